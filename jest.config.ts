@@ -1,0 +1,24 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+// One jest project per package/app. Types are checked once by `tsc --noEmit` (scripts/test.mjs),
+// so ts-jest only transpiles here (isolatedModules in tsconfig.jest.json): fast and decorator-safe.
+const packages = [
+  { name: 'core', dir: 'packages/core' },
+  { name: 'adapters-crypto', dir: 'packages/adapters-crypto' },
+  { name: 'adapters-typeorm', dir: 'packages/adapters-typeorm' },
+  { name: 'api', dir: 'apps/api' },
+];
+
+const config: Config = {
+  projects: packages.map(({ name, dir }) => ({
+    displayName: name,
+    rootDir: `<rootDir>/${dir}`,
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+    transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../../tsconfig.jest.json' }] },
+    moduleFileExtensions: ['ts', 'js', 'json'],
+  })),
+};
+
+export default config;

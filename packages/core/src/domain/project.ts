@@ -1,0 +1,70 @@
+export const PLANS = ['FREE', 'SOLO', 'PRO'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export type PlanUserLimits = Record<Plan, number | null>;
+
+export const DEFAULT_PLAN_USER_LIMITS: PlanUserLimits = { FREE: 1000, SOLO: 10000, PRO: null };
+
+export interface TokenLifetimes {
+  /** Access-token lifetime in seconds (reported as expiresIn). */
+  accessTokenTtlSeconds: number;
+  /** Lifetime of each refresh token in seconds; every rotation starts a new one. */
+  refreshTokenTtlSeconds: number;
+  /** 0 = strict reuse detection; > 0 lets a just-rotated token get the same successor again. */
+  refreshReuseGraceSeconds: number;
+}
+
+export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
+  accessTokenTtlSeconds: 900,
+  refreshTokenTtlSeconds: 60 * 24 * 60 * 60,
+  refreshReuseGraceSeconds: 0,
+};
+
+export interface Project extends TokenLifetimes {
+  id: string;
+  name: string;
+  plan: Plan;
+  allowedOrigins: string[];
+  defaultMeta: Record<string, unknown>;
+  redirectUrls: string[];
+  magicLinkUrl: string | null;
+  passwordResetUrl: string | null;
+  oidcLoginUrl: string | null;
+  /** Overrides the plan's user limit for production users; null = use the plan's. */
+  userLimit: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Fields an operator may set on create or update. */
+export type ProjectSettings = Partial<
+  Pick<
+    Project,
+    | 'name'
+    | 'plan'
+    | 'allowedOrigins'
+    | 'defaultMeta'
+    | 'redirectUrls'
+    | 'magicLinkUrl'
+    | 'passwordResetUrl'
+    | 'oidcLoginUrl'
+    | 'userLimit'
+    | 'accessTokenTtlSeconds'
+    | 'refreshTokenTtlSeconds'
+    | 'refreshReuseGraceSeconds'
+  >
+>;
+
+export function isPlan(value: unknown): value is Plan {
+  return typeof value === 'string' && (PLANS as readonly string[]).includes(value);
+}
+
+/** The production user limit in force for a project: its own override, else its plan's. */
+export function effectiveUserLimit(project: Project, limits: PlanUserLimits): number | null {
+  return project.userLimit ?? limits[project.plan];
+}
+
+/** Branding rule of contract endpoint 14: free projects show "powered by". */
+export function poweredByService(plan: Plan): boolean {
+  return plan === 'FREE';
+}

@@ -1,0 +1,24 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+// node:crypto is used only for pure computation (digests, HMAC); it performs no I/O and exists on
+// every runtime that implements Node's API (Node, Bun, Deno), so core stays portable.
+
+export function toBase64Url(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('base64url');
+}
+
+/** SHA-256 hex digest: the only form in which bearer secrets are stored (DESIGN §4a). */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+export function hmacBase64Url(key: string, value: string): string {
+  return createHmac('sha256', key).update(value, 'utf8').digest('base64url');
+}
+
+/** Constant-time string comparison (lengths are not secret). */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}

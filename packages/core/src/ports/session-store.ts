@@ -1,0 +1,36 @@
+import type { TenantScope } from '../domain/environment';
+import type { RefreshTokenRecord, RotationResult } from '../domain/session';
+
+export interface NewSession {
+  id: string;
+  userId: string;
+  rotationKey: string;
+  createdAt: Date;
+  /** The first refresh token of the session (its SHA-256) and when it expires. */
+  refreshTokenHash: string;
+  refreshExpiresAt: Date;
+}
+
+export interface SessionStore {
+  /** Starts a session (a rotation family) with its first refresh token. */
+  create(scope: TenantScope, session: NewSession): Promise<void>;
+  /** The refresh token with this hash, used or not, with its session's state; null if unknown. */
+  findRefreshToken(scope: TenantScope, tokenHash: string): Promise<RefreshTokenRecord | null>;
+  /**
+   * The rotation primitive. In one atomic conditional step: if the token `presentedHash` exists,
+   * is unused, unexpired at `now` and its session is not revoked, mark it used (recording
+   * `successorHash`) and insert the successor with `expiresAt` -> `rotated`. If it exists but is
+   * used or its session is revoked -> `reused` (nothing changes). Otherwise -> `unknown`.
+   * Of concurrent calls with one token, exactly one is `rotated`.
+   */
+  rotate(
+    scope: TenantScope,
+    rotation: { presentedHash: string; successorHash: string; now: Date; expiresAt: Date },
+  ): Promise<RotationResult>;
+  /** True when the session exists in the scope and is not revoked. */
+  isActive(scope: TenantScope, sessionId: string): Promise<boolean>;
+  /** Revokes one session (idempotent). False when it does not exist in the scope. */
+  revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean>;
+  /** Revokes every session of the user in the scope; returns how many were active. */
+  revokeAllForUser(scope: TenantScope, userId: string, at: Date): Promise<number>;
+}

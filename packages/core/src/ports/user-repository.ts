@@ -1,0 +1,36 @@
+import type { TenantScope } from '../domain/environment';
+import type { User } from '../domain/user';
+
+export type CreateUserResult =
+  | { status: 'created' }
+  | { status: 'exists' }
+  | { status: 'limit_reached' };
+
+export interface UserPage {
+  users: User[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface UserRepository {
+  /**
+   * Inserts the user unless the scope already has that (normalised) e-mail or already holds
+   * `limit` users. The count and the insert are one atomic step: of N concurrent calls at
+   * `limit - 1` users exactly one is `created`. `limit: null` means no limit.
+   */
+  createWithinLimit(scope: TenantScope, user: User, options: { limit: number | null }): Promise<CreateUserResult>;
+  /** The user with this normalised e-mail in the scope, or null. */
+  findByEmail(scope: TenantScope, email: string): Promise<User | null>;
+  /** The user with this id in the scope, or null (ids of other scopes are never found). */
+  findById(scope: TenantScope, id: string): Promise<User | null>;
+  /** Sets lastLoginAt. */
+  recordLogin(scope: TenantScope, id: string, at: Date): Promise<void>;
+  /** Sets or clears the ban. False when the user does not exist in the scope. */
+  setBanned(scope: TenantScope, id: string, bannedAt: Date | null): Promise<boolean>;
+  /** Deletes the user. False when the user does not exist in the scope. */
+  delete(scope: TenantScope, id: string): Promise<boolean>;
+  /** Users ordered by id, optionally only the one with `email`; `limit` per page. */
+  list(scope: TenantScope, query: { email?: string; limit: number; cursor?: string }): Promise<UserPage>;
+  /** Number of users in the scope. */
+  count(scope: TenantScope): Promise<number>;
+}

@@ -1,0 +1,87 @@
+import { sameScope, type TenantScope } from '../domain/environment';
+import type { RefreshTokenRecord, RotationResult } from '../domain/session';
+import type { NewSession, SessionStore } from '../ports/session-store';
+
+interface StoredSession extends TenantScope {
+  id: string;
+  userId: string;
+  rotationKey: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+interface StoredToken extends TenantScope {
+  tokenHash: string;
+  sessionId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+  successorHash: string | null;
+}
+
+/** Reference SessionStore kept in process memory; rotate() has no await, so it is atomic. */
+export class InMemorySessionStore implements SessionStore {
+  private readonly sessions = new Map<string, StoredSession>();
+  private readonly tokens = new Map<string, StoredToken>();
+
+  async create(scope: TenantScope, s: NewSession): Promise<void> {
+    const { projectId, environment } = scope;
+    this.sessions.set(s.id, { projectId, environment, id: s.id, userId: s.userId, rotationKey: s.rotationKey, createdAt: s.createdAt, revokedAt: null });
+    this.tokens.set(s.refreshTokenHash, {
+      projectId, environment, tokenHash: s.refreshTokenHash, sessionId: s.id,
+      createdAt: s.createdAt, expiresAt: s.refreshExpiresAt, usedAt: null, successorHash: null,
+    });
+  }
+
+  async findRefreshToken(scope: TenantScope, tokenHash: string): Promise<RefreshTokenRecord | null> {
+    const token = this.tokens.get(tokenHash);
+    if (!token || !sameScope(token, scope)) return null;
+    const session = this.sessions.get(token.sessionId)!;
+    return {
+      tokenHash: token.tokenHash, sessionId: session.id, userId: session.userId, rotationKey: session.rotationKey,
+      createdAt: token.createdAt, expiresAt: token.expiresAt, usedAt: token.usedAt,
+      successorHash: token.successorHash, sessionRevokedAt: session.revokedAt,
+    };
+  }
+
+  async rotate(
+    scope: TenantScope,
+    r: { presentedHash: string; successorHash: string; now: Date; expiresAt: Date },
+  ): Promise<RotationResult> {
+    const token = this.tokens.get(r.presentedHash);
+    if (!token || !sameScope(token, scope)) return { status: 'unknown' };
+    const session = this.sessions.get(token.sessionId)!;
+    if (token.usedAt || session.revokedAt) return { status: 'reused' };
+    if (token.expiresAt <= r.now) return { status: 'unknown' };
+    token.usedAt = r.now;
+    token.successorHash = r.successorHash;
+    this.tokens.set(r.successorHash, {
+      projectId: scope.projectId, environment: scope.environment, tokenHash: r.successorHash,
+      sessionId: session.id, createdAt: r.now, expiresAt: r.expiresAt, usedAt: null, successorHash: null,
+    });
+    return { status: 'rotated' };
+  }
+
+  async isActive(scope: TenantScope, sessionId: string): Promise<boolean> {
+    const session = this.sessions.get(sessionId);
+    return !!session && sameScope(session, scope) && session.revokedAt === null;
+  }
+
+  async revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean> {
+    const session = this.sessions.get(sessionId);
+    if (!session || !sameScope(session, scope)) return false;
+    session.revokedAt ??= at;
+    return true;
+  }
+
+  async revokeAllForUser(scope: TenantScope, userId: string, at: Date): Promise<number> {
+    let revoked = 0;
+    for (const session of this.sessions.values()) {
+      if (sameScope(session, scope) && session.userId === userId && session.revokedAt === null) {
+        session.revokedAt = at;
+        revoked += 1;
+      }
+    }
+    return revoked;
+  }
+}

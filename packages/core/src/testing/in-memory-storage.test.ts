@@ -1,0 +1,21 @@
+import { createInMemoryStorage } from './in-memory-deps';
+import { FixedClock } from './fixed-clock';
+import { InMemoryRateLimiter } from './in-memory-rate-limiter';
+import { apiKeyRepositoryContract } from './api-key-repository.contract';
+import { projectRepositoryContract } from './project-repository.contract';
+import { rateLimiterContract } from './rate-limiter.contract';
+import { sessionStoreContract } from './session-store.contract';
+import { signingKeyStoreContract } from './signing-key-store.contract';
+import { userRepositoryContract } from './user-repository.contract';
+
+const memory = async () => ({ ports: createInMemoryStorage(), close: async () => {} });
+
+projectRepositoryContract('memory', memory);
+apiKeyRepositoryContract('memory', memory);
+userRepositoryContract('memory', memory);
+sessionStoreContract('memory', memory);
+signingKeyStoreContract('memory', memory);
+rateLimiterContract('memory', async () => {
+  const clock = new FixedClock();
+  return { limiter: new InMemoryRateLimiter(clock), clock };
+});

@@ -1,0 +1,67 @@
+import type { TenantScope } from '../domain/environment';
+import type { User } from '../domain/user';
+import type { CreateUserResult, UserPage, UserRepository } from '../ports/user-repository';
+
+const scopeKey = (scope: TenantScope) => `${scope.projectId}\u0000${scope.environment}`;
+
+/**
+ * Reference UserRepository kept in process memory. createWithinLimit has no await between its
+ * count and its insert, which is what makes it atomic on a single-threaded event loop.
+ */
+export class InMemoryUserRepository implements UserRepository {
+  private readonly scopes = new Map<string, Map<string, User>>();
+
+  private usersOf(scope: TenantScope): Map<string, User> {
+    let users = this.scopes.get(scopeKey(scope));
+    if (!users) this.scopes.set(scopeKey(scope), (users = new Map()));
+    return users;
+  }
+
+  async createWithinLimit(scope: TenantScope, user: User, options: { limit: number | null }): Promise<CreateUserResult> {
+    const users = this.usersOf(scope);
+    if ([...users.values()].some((u) => u.email === user.email)) return { status: 'exists' };
+    if (options.limit !== null && users.size >= options.limit) return { status: 'limit_reached' };
+    users.set(user.id, structuredClone(user));
+    return { status: 'created' };
+  }
+
+  async findByEmail(scope: TenantScope, email: string): Promise<User | null> {
+    const user = [...this.usersOf(scope).values()].find((u) => u.email === email);
+    return user ? structuredClone(user) : null;
+  }
+
+  async findById(scope: TenantScope, id: string): Promise<User | null> {
+    const user = this.usersOf(scope).get(id);
+    return user ? structuredClone(user) : null;
+  }
+
+  async recordLogin(scope: TenantScope, id: string, at: Date): Promise<void> {
+    const user = this.usersOf(scope).get(id);
+    if (user) user.lastLoginAt = at;
+  }
+
+  async setBanned(scope: TenantScope, id: string, bannedAt: Date | null): Promise<boolean> {
+    const user = this.usersOf(scope).get(id);
+    if (!user) return false;
+    user.bannedAt = bannedAt;
+    return true;
+  }
+
+  async delete(scope: TenantScope, id: string): Promise<boolean> {
+    return this.usersOf(scope).delete(id);
+  }
+
+  async list(scope: TenantScope, query: { email?: string; limit: number; cursor?: string }): Promise<UserPage> {
+    const { email, limit, cursor } = query;
+    const matching = [...this.usersOf(scope).values()]
+      .filter((u) => (email === undefined || u.email === email) && (cursor === undefined || u.id > cursor))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const users = matching.slice(0, limit).map((u) => structuredClone(u));
+    const nextCursor = matching.length > limit ? users[users.length - 1].id : null;
+    return { users, nextCursor };
+  }
+
+  async count(scope: TenantScope): Promise<number> {
+    return this.usersOf(scope).size;
+  }
+}

@@ -1,0 +1,50 @@
+import { at, newId, projectFixture, useStorage, type StorageFactory } from './storage-fixture';
+
+/** Contract every ProjectRepository passes. */
+export function projectRepositoryContract(label: string, factory: StorageFactory): void {
+  describe(`ProjectRepository contract: ${label}`, () => {
+    const ports = useStorage(factory);
+
+    it('round-trips every field', async () => {
+      const project = projectFixture({
+        plan: 'PRO',
+        allowedOrigins: ['https://app.example.test', 'http://localhost:5173'],
+        defaultMeta: { tier: 'gold', nested: { a: [1, 2, { b: null }] }, unicode: 'häß ✓' },
+        redirectUrls: ['https://app.example.test/cb'],
+        magicLinkUrl: 'https://app.example.test/magic',
+        passwordResetUrl: 'https://app.example.test/reset',
+        oidcLoginUrl: 'https://app.example.test/login',
+        userLimit: 42,
+        accessTokenTtlSeconds: 600,
+        refreshTokenTtlSeconds: 3600,
+        refreshReuseGraceSeconds: 5,
+      });
+      await ports().projects.create(project);
+      expect(await ports().projects.findById(project.id)).toEqual(project);
+    });
+
+    it('answers null for an unknown id', async () => {
+      expect(await ports().projects.findById(newId())).toBeNull();
+    });
+
+    it('rejects a duplicate id', async () => {
+      const project = projectFixture();
+      await ports().projects.create(project);
+      await expect(ports().projects.create({ ...project, name: 'other' })).rejects.toThrow();
+    });
+
+    it('updates only the given fields and stamps updatedAt', async () => {
+      const project = projectFixture({ allowedOrigins: ['https://a.test'], userLimit: 5 });
+      await ports().projects.create(project);
+      const later = at('2026-02-01T10:00:00.123Z');
+      const updated = await ports().projects.update(project.id, { plan: 'SOLO', userLimit: null, defaultMeta: { x: 1 } }, later);
+      const expected = { ...project, plan: 'SOLO', userLimit: null, defaultMeta: { x: 1 }, updatedAt: later };
+      expect(updated).toEqual(expected);
+      expect(await ports().projects.findById(project.id)).toEqual(expected);
+    });
+
+    it('answers null when updating an unknown project', async () => {
+      expect(await ports().projects.update(newId(), { name: 'x' }, new Date())).toBeNull();
+    });
+  });
+}

@@ -1,0 +1,66 @@
+import type { RateLimiter } from '../ports/rate-limiter';
+import type { FixedClock } from './fixed-clock';
+
+/**
+ * Contract every RateLimiter passes. Stores take time from the injected clock (a fixed window is
+ * named by floor(now / window)), so the suite moves the clock instead of sleeping.
+ */
+export function rateLimiterContract(
+  label: string,
+  make: () => Promise<{ limiter: RateLimiter; clock: FixedClock; close?: () => Promise<void> }>,
+): void {
+  describe(`RateLimiter contract: ${label}`, () => {
+    let subject: Awaited<ReturnType<typeof make>>;
+    beforeAll(async () => {
+      subject = await make();
+    });
+    afterAll(async () => {
+      await subject.close?.();
+    });
+    const key = () => `contract:${globalThis.crypto.randomUUID()}`;
+
+    it('allows `limit` hits per window, then refuses with a reset time', async () => {
+      const k = key();
+      const rule = { limit: 3, windowSeconds: 60 };
+      const decisions = [];
+      for (let i = 0; i < 5; i += 1) decisions.push(await subject.limiter.hit(k, rule));
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
+      expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0, 0]);
+      expect(decisions[3].limit).toBe(3);
+      expect(decisions[3].resetSeconds).toBeGreaterThanOrEqual(1);
+      expect(decisions[3].resetSeconds).toBeLessThanOrEqual(60);
+    });
+
+    it('counts keys separately', async () => {
+      const rule = { limit: 1, windowSeconds: 60 };
+      const a = key();
+      expect((await subject.limiter.hit(a, rule)).allowed).toBe(true);
+      expect((await subject.limiter.hit(a, rule)).allowed).toBe(false);
+      expect((await subject.limiter.hit(key(), rule)).allowed).toBe(true);
+    });
+
+    it('is atomic under concurrency', async () => {
+      const k = key();
+      const rule = { limit: 5, windowSeconds: 60 };
+      const decisions = await Promise.all(Array.from({ length: 20 }, () => subject.limiter.hit(k, rule)));
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
+    });
+
+    it('reset forgets the count', async () => {
+      const k = key();
+      const rule = { limit: 1, windowSeconds: 60 };
+      await subject.limiter.hit(k, rule);
+      await subject.limiter.reset(k);
+      expect((await subject.limiter.hit(k, rule)).allowed).toBe(true);
+    });
+
+    it('opens a new window when the old one ends', async () => {
+      const k = key();
+      const rule = { limit: 1, windowSeconds: 60 };
+      await subject.limiter.hit(k, rule);
+      expect((await subject.limiter.hit(k, rule)).allowed).toBe(false);
+      subject.clock.advance(61);
+      expect((await subject.limiter.hit(k, rule)).allowed).toBe(true);
+    });
+  });
+}

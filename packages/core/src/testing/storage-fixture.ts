@@ -1,0 +1,93 @@
+import type { Environment, TenantScope } from '../domain/environment';
+import { DEFAULT_TOKEN_LIFETIMES, type Project } from '../domain/project';
+import type { User } from '../domain/user';
+import type { ApiKeyRepository } from '../ports/api-key-repository';
+import type { ProjectRepository } from '../ports/project-repository';
+import type { SessionStore } from '../ports/session-store';
+import type { SigningKeyStore } from '../ports/signing-key-store';
+import type { UserRepository } from '../ports/user-repository';
+
+/** The storage ports one adapter provides; contract suites get them together because rows reference each other. */
+export interface StoragePorts {
+  projects: ProjectRepository;
+  apiKeys: ApiKeyRepository;
+  users: UserRepository;
+  sessions: SessionStore;
+  signingKeys: SigningKeyStore;
+}
+
+/**
+ * Opens a storage adapter for one contract suite. Suites isolate their cases by fresh project ids,
+ * so one database (or schema) can serve a whole suite; `close` drops what `open` created.
+ */
+export type StorageFactory = () => Promise<{ ports: StoragePorts; close(): Promise<void> }>;
+
+export const newId = (): string => globalThis.crypto.randomUUID();
+
+/** Millisecond-precision dates only: every adapter must round-trip them exactly. */
+export const at = (iso: string): Date => new Date(iso);
+
+export function projectFixture(overrides: Partial<Project> = {}): Project {
+  const now = at('2026-01-01T00:00:00.000Z');
+  return {
+    id: newId(),
+    name: 'Contract project',
+    plan: 'FREE',
+    allowedOrigins: [],
+    defaultMeta: {},
+    redirectUrls: [],
+    magicLinkUrl: null,
+    passwordResetUrl: null,
+    oidcLoginUrl: null,
+    userLimit: null,
+    ...DEFAULT_TOKEN_LIFETIMES,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
+}
+
+export function userFixture(overrides: Partial<User> = {}): User {
+  const id = newId();
+  return {
+    id,
+    email: `${id}@example.test`,
+    passwordHash: 'hash',
+    role: 'user',
+    meta: {},
+    emailVerified: false,
+    bannedAt: null,
+    createdAt: at('2026-01-01T00:00:00.000Z'),
+    lastLoginAt: null,
+    ...overrides,
+  };
+}
+
+/** Creates a project and returns the scope of one of its environments. */
+export async function seedScope(ports: StoragePorts, environment: Environment = 'production'): Promise<TenantScope> {
+  const project = projectFixture();
+  await ports.projects.create(project);
+  return { projectId: project.id, environment };
+}
+
+export async function seedUser(ports: StoragePorts, scope: TenantScope, overrides: Partial<User> = {}): Promise<User> {
+  const user = userFixture(overrides);
+  const result = await ports.users.createWithinLimit(scope, user, { limit: null });
+  if (result.status !== 'created') throw new Error(`seedUser: ${result.status}`);
+  return user;
+}
+
+/** Opens the storage once per describe block and closes it afterwards. */
+export function useStorage(factory: StorageFactory): () => StoragePorts {
+  let opened: Awaited<ReturnType<StorageFactory>> | undefined;
+  beforeAll(async () => {
+    opened = await factory();
+  });
+  afterAll(async () => {
+    await opened?.close();
+  });
+  return () => {
+    if (!opened) throw new Error('storage not opened');
+    return opened.ports;
+  };
+}

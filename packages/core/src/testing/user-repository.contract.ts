@@ -1,0 +1,129 @@
+import { at, newId, seedScope, seedUser, useStorage, userFixture, type StorageFactory } from './storage-fixture';
+
+/** Contract every UserRepository passes, including tenant isolation and the concurrent limit. */
+export function userRepositoryContract(label: string, factory: StorageFactory): void {
+  describe(`UserRepository contract: ${label}`, () => {
+    const ports = useStorage(factory);
+
+    it('round-trips every field', async () => {
+      const scope = await seedScope(ports());
+      const user = userFixture({
+        passwordHash: null,
+        role: 'admin',
+        meta: { plan: 'x', nested: { list: [1, 'two', { three: true }] }, emoji: '✓' },
+        emailVerified: true,
+        bannedAt: at('2026-01-03T04:05:06.789Z'),
+        lastLoginAt: at('2026-01-02T00:00:00.001Z'),
+      });
+      expect(await ports().users.createWithinLimit(scope, user, { limit: null })).toEqual({ status: 'created' });
+      expect(await ports().users.findById(scope, user.id)).toEqual(user);
+      expect(await ports().users.findByEmail(scope, user.email)).toEqual(user);
+    });
+
+    it('refuses a second user with the same e-mail in one scope', async () => {
+      const scope = await seedScope(ports());
+      const user = await seedUser(ports(), scope);
+      const again = userFixture({ email: user.email });
+      expect(await ports().users.createWithinLimit(scope, again, { limit: null })).toEqual({ status: 'exists' });
+      expect(await ports().users.count(scope)).toBe(1);
+    });
+
+    it('keeps projects and environments apart', async () => {
+      const production = await seedScope(ports(), 'production');
+      const sandbox = { ...production, environment: 'sandbox' as const };
+      const other = await seedScope(ports(), 'production');
+      const user = await seedUser(ports(), production);
+      for (const scope of [sandbox, other]) {
+        expect(await ports().users.findById(scope, user.id)).toBeNull();
+        expect(await ports().users.findByEmail(scope, user.email)).toBeNull();
+        expect(await ports().users.setBanned(scope, user.id, new Date())).toBe(false);
+        expect(await ports().users.delete(scope, user.id)).toBe(false);
+        expect((await ports().users.list(scope, { limit: 10 })).users).toEqual([]);
+      }
+      // The same e-mail may exist in the other environment and the other project.
+      const twin = userFixture({ email: user.email });
+      expect(await ports().users.createWithinLimit(sandbox, twin, { limit: null })).toEqual({ status: 'created' });
+      expect(await ports().users.createWithinLimit(other, { ...twin, id: newId() }, { limit: null })).toEqual({
+        status: 'created',
+      });
+      expect((await ports().users.findById(production, user.id))?.bannedAt).toBeNull();
+    });
+
+    it('enforces the limit', async () => {
+      const scope = await seedScope(ports());
+      await seedUser(ports(), scope);
+      await seedUser(ports(), scope);
+      expect(await ports().users.createWithinLimit(scope, userFixture(), { limit: 2 })).toEqual({ status: 'limit_reached' });
+      expect(await ports().users.createWithinLimit(scope, userFixture(), { limit: 3 })).toEqual({ status: 'created' });
+    });
+
+    it('lets exactly one of many concurrent creates through at limit - 1', async () => {
+      const scope = await seedScope(ports());
+      for (let i = 0; i < 4; i += 1) await seedUser(ports(), scope);
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => ports().users.createWithinLimit(scope, userFixture(), { limit: 5 })),
+      );
+      expect(results.filter((r) => r.status === 'created')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'limit_reached')).toHaveLength(11);
+      expect(await ports().users.count(scope)).toBe(5);
+    });
+
+    it('lets exactly one of many concurrent creates with one e-mail through', async () => {
+      const scope = await seedScope(ports());
+      const email = `${newId()}@race.test`;
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => ports().users.createWithinLimit(scope, userFixture({ email }), { limit: null })),
+      );
+      expect(results.filter((r) => r.status === 'created')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'exists')).toHaveLength(7);
+    });
+
+    it('records logins, bans and unbans', async () => {
+      const scope = await seedScope(ports());
+      const user = await seedUser(ports(), scope);
+      const when = at('2026-05-05T05:05:05.005Z');
+      await ports().users.recordLogin(scope, user.id, when);
+      expect(await ports().users.setBanned(scope, user.id, when)).toBe(true);
+      let stored = await ports().users.findById(scope, user.id);
+      expect(stored?.lastLoginAt).toEqual(when);
+      expect(stored?.bannedAt).toEqual(when);
+      expect(await ports().users.setBanned(scope, user.id, null)).toBe(true);
+      stored = await ports().users.findById(scope, user.id);
+      expect(stored?.bannedAt).toBeNull();
+    });
+
+    it('deletes a user, once', async () => {
+      const scope = await seedScope(ports());
+      const user = await seedUser(ports(), scope);
+      expect(await ports().users.delete(scope, user.id)).toBe(true);
+      expect(await ports().users.delete(scope, user.id)).toBe(false);
+      expect(await ports().users.findById(scope, user.id)).toBeNull();
+      expect(await ports().users.count(scope)).toBe(0);
+    });
+
+    it('pages through users by id and filters by e-mail', async () => {
+      const scope = await seedScope(ports());
+      const created = [];
+      for (let i = 0; i < 5; i += 1) created.push(await seedUser(ports(), scope));
+      const ids = created.map((u) => u.id).sort();
+      const first = await ports().users.list(scope, { limit: 2 });
+      expect(first.users.map((u) => u.id)).toEqual(ids.slice(0, 2));
+      const second = await ports().users.list(scope, { limit: 2, cursor: first.nextCursor! });
+      expect(second.users.map((u) => u.id)).toEqual(ids.slice(2, 4));
+      const last = await ports().users.list(scope, { limit: 2, cursor: second.nextCursor! });
+      expect(last.users.map((u) => u.id)).toEqual(ids.slice(4));
+      expect(last.nextCursor).toBeNull();
+      const byEmail = await ports().users.list(scope, { limit: 10, email: created[3].email });
+      expect(byEmail.users).toEqual([created[3]]);
+    });
+
+    it('treats odd lookups as misses, never as "any row"', async () => {
+      const scope = await seedScope(ports());
+      await seedUser(ports(), scope);
+      expect(await ports().users.findByEmail(scope, '')).toBeNull();
+      expect(await ports().users.findById(scope, '')).toBeNull();
+      expect(await ports().users.findById(scope, 'not-a-uuid')).toBeNull();
+      expect(await ports().users.findByEmail(scope, "' OR 1=1 --")).toBeNull();
+    });
+  });
+}

@@ -1,0 +1,35 @@
+import { AuthError } from '../../errors';
+import { apiKeySuffix, formatApiKey, hashApiKey } from '../../domain/api-key';
+import type { Environment } from '../../domain/environment';
+import type { AuthDeps } from '../deps';
+
+/** Issues a new key; the full key is returned once and only its hash is stored. */
+export async function createApiKey(
+  deps: Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'apiKeys'>,
+  projectId: string,
+  environment: Environment,
+): Promise<{ id: string; key: string; environment: Environment }> {
+  if (!(await deps.projects.findById(projectId))) throw new AuthError('not_found', 'Project not found.');
+  const key = formatApiKey(environment, deps.random.bytes(32));
+  const id = deps.random.uuid();
+  await deps.apiKeys.create({
+    id,
+    projectId,
+    environment,
+    keyHash: hashApiKey(key),
+    suffix: apiKeySuffix(key),
+    createdAt: deps.clock.now(),
+    revokedAt: null,
+  });
+  return { id, key, environment };
+}
+
+export async function revokeApiKey(
+  deps: Pick<AuthDeps, 'clock' | 'apiKeys'>,
+  projectId: string,
+  keyId: string,
+): Promise<void> {
+  if (!(await deps.apiKeys.revoke(projectId, keyId, deps.clock.now()))) {
+    throw new AuthError('not_found', 'API key not found.');
+  }
+}

@@ -1,0 +1,46 @@
+import { AuthError } from '../../errors';
+import { ENVIRONMENTS, type Environment } from '../../domain/environment';
+import { DEFAULT_TOKEN_LIFETIMES, type Project, type ProjectSettings } from '../../domain/project';
+import type { AuthDeps } from '../deps';
+import { createApiKey } from './create-api-key';
+import { rotateSigningKey } from './rotate-signing-key';
+
+export interface CreatedProject {
+  project: Project;
+  apiKeys: Record<Environment, string>;
+  publicKeys: Record<Environment, string>;
+}
+
+/** Creates a project with one API key and one signing key per environment (DESIGN §12). */
+export async function createProject(
+  deps: Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'apiKeys' | 'signingKeys' | 'keyFactory'>,
+  settings: ProjectSettings & { name: string },
+): Promise<CreatedProject> {
+  if (!settings.name.trim()) throw new AuthError('validation_error', 'name must not be empty.');
+  const now = deps.clock.now();
+  const project: Project = {
+    id: deps.random.uuid(),
+    name: settings.name.trim(),
+    plan: settings.plan ?? 'FREE',
+    allowedOrigins: settings.allowedOrigins ?? [],
+    defaultMeta: settings.defaultMeta ?? {},
+    redirectUrls: settings.redirectUrls ?? [],
+    magicLinkUrl: settings.magicLinkUrl ?? null,
+    passwordResetUrl: settings.passwordResetUrl ?? null,
+    oidcLoginUrl: settings.oidcLoginUrl ?? null,
+    userLimit: settings.userLimit ?? null,
+    accessTokenTtlSeconds: settings.accessTokenTtlSeconds ?? DEFAULT_TOKEN_LIFETIMES.accessTokenTtlSeconds,
+    refreshTokenTtlSeconds: settings.refreshTokenTtlSeconds ?? DEFAULT_TOKEN_LIFETIMES.refreshTokenTtlSeconds,
+    refreshReuseGraceSeconds: settings.refreshReuseGraceSeconds ?? DEFAULT_TOKEN_LIFETIMES.refreshReuseGraceSeconds,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.projects.create(project);
+  const apiKeys = {} as Record<Environment, string>;
+  const publicKeys = {} as Record<Environment, string>;
+  for (const environment of ENVIRONMENTS) {
+    apiKeys[environment] = (await createApiKey(deps, project.id, environment)).key;
+    publicKeys[environment] = (await rotateSigningKey(deps, { projectId: project.id, environment })).publicKey;
+  }
+  return { project, apiKeys, publicKeys };
+}

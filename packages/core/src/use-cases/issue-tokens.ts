@@ -1,0 +1,58 @@
+import type { TenantScope } from '../domain/environment';
+import type { Project } from '../domain/project';
+import { sha256Hex, toBase64Url } from '../domain/secrets';
+import type { AccessTokenClaims, TokenBundle } from '../domain/tokens';
+import type { User } from '../domain/user';
+import type { AuthDeps } from './deps';
+
+type SignDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'tokens'>;
+
+/** Bearer secrets are 256 random bits, base64url (DESIGN §4a asks for at least 128). */
+export function newBearerSecret(random: AuthDeps['random']): string {
+  return toBase64Url(random.bytes(32));
+}
+
+export async function signAccessToken(
+  deps: SignDeps,
+  scope: TenantScope,
+  project: Project,
+  user: Pick<User, 'id' | 'email' | 'role'>,
+  sessionId: string,
+): Promise<string> {
+  const iat = Math.floor(deps.clock.now().getTime() / 1000);
+  const claims: AccessTokenClaims = {
+    iss: deps.settings.issuer,
+    sub: user.id,
+    aud: project.id,
+    env: scope.environment,
+    sid: sessionId,
+    email: user.email,
+    role: user.role,
+    iat,
+    exp: iat + project.accessTokenTtlSeconds,
+    jti: deps.random.uuid(),
+  };
+  return deps.tokens.sign(scope, claims);
+}
+
+/** Starts a new session (rotation family) for the user and returns its first token bundle. */
+export async function startSession(
+  deps: SignDeps & Pick<AuthDeps, 'sessions'>,
+  scope: TenantScope,
+  project: Project,
+  user: Pick<User, 'id' | 'email' | 'role'>,
+): Promise<TokenBundle> {
+  const now = deps.clock.now();
+  const sessionId = deps.random.uuid();
+  const refreshToken = newBearerSecret(deps.random);
+  await deps.sessions.create(scope, {
+    id: sessionId,
+    userId: user.id,
+    rotationKey: newBearerSecret(deps.random),
+    createdAt: now,
+    refreshTokenHash: sha256Hex(refreshToken),
+    refreshExpiresAt: new Date(now.getTime() + project.refreshTokenTtlSeconds * 1000),
+  });
+  const accessToken = await signAccessToken(deps, scope, project, user, sessionId);
+  return { accessToken, refreshToken, expiresIn: project.accessTokenTtlSeconds };
+}

@@ -1,0 +1,67 @@
+import { AuthError } from '../errors';
+import type { TenantScope } from '../domain/environment';
+import type { Project } from '../domain/project';
+import { hmacBase64Url, sha256Hex } from '../domain/secrets';
+import type { RefreshTokenRecord } from '../domain/session';
+import type { TokenBundle } from '../domain/tokens';
+import { isBanned } from '../domain/user';
+import type { AuthDeps } from './deps';
+import { signAccessToken } from './issue-tokens';
+
+type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens'>;
+
+/**
+ * Contract endpoint 4. The presented token is consumed by the store's atomic rotation primitive.
+ * A successor is derived as HMAC(session rotation key, presented token): only a holder of the
+ * presented token can know it, and the grace window (DESIGN §3) can hand a racing tab the very
+ * same successor without the raw token ever being stored.
+ */
+export async function refreshTokens(
+  deps: RefreshDeps,
+  scope: TenantScope,
+  project: Project,
+  refreshToken: string,
+): Promise<TokenBundle> {
+  const presentedHash = sha256Hex(refreshToken);
+  const record = await deps.sessions.findRefreshToken(scope, presentedHash);
+  if (!record) throw new AuthError('invalid_refresh_token');
+  const now = deps.clock.now();
+  const successor = hmacBase64Url(record.rotationKey, refreshToken);
+  const result = await deps.sessions.rotate(scope, {
+    presentedHash,
+    successorHash: sha256Hex(successor),
+    now,
+    expiresAt: new Date(now.getTime() + project.refreshTokenTtlSeconds * 1000),
+  });
+  if (result.status === 'unknown') throw new AuthError('invalid_refresh_token');
+  if (result.status === 'reused' && !(await withinGrace(deps, scope, project, record, successor))) {
+    // Replay: revoke every session of the user, and let that stand although the request fails.
+    await deps.sessions.revokeAllForUser(scope, record.userId, now);
+    throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'reuse_detected' } });
+  }
+  const user = await deps.users.findById(scope, record.userId);
+  if (!user || isBanned(user)) throw new AuthError('invalid_refresh_token');
+  const accessToken = await signAccessToken(deps, scope, project, user, record.sessionId);
+  return { accessToken, refreshToken: successor, expiresIn: project.accessTokenTtlSeconds };
+}
+
+/**
+ * A token used moments ago may be presented again inside the project's grace window (browser
+ * tabs racing); it gets the successor it already produced, as long as that successor is itself
+ * still unused and the session alive. With the default window of 0 every reuse is a replay.
+ */
+async function withinGrace(
+  deps: RefreshDeps,
+  scope: TenantScope,
+  project: Project,
+  record: RefreshTokenRecord,
+  successor: string,
+): Promise<boolean> {
+  const grace = project.refreshReuseGraceSeconds;
+  if (grace <= 0 || !record.usedAt || record.sessionRevokedAt) return false;
+  if (deps.clock.now().getTime() - record.usedAt.getTime() > grace * 1000) return false;
+  const successorHash = sha256Hex(successor);
+  if (record.successorHash !== successorHash) return false;
+  const next = await deps.sessions.findRefreshToken(scope, successorHash);
+  return next !== null && next.usedAt === null && next.sessionRevokedAt === null;
+}

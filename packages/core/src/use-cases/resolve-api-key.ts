@@ -1,0 +1,52 @@
+import { AuthError } from '../errors';
+import { environmentOfApiKey, hashApiKey } from '../domain/api-key';
+import type { TenantScope } from '../domain/environment';
+import type { Project } from '../domain/project';
+import type { AuthDeps } from './deps';
+
+export interface ResolvedApiKey {
+  keyId: string;
+  scope: TenantScope;
+  project: Project;
+}
+
+/**
+ * Turns an `X-API-Key` value into its tenant. No key -> missing_api_key; a foreign prefix, an
+ * unknown or revoked key, or a prefix that disagrees with the stored environment -> invalid_api_key.
+ */
+export async function resolveApiKey(
+  deps: Pick<AuthDeps, 'apiKeys' | 'projects'>,
+  key: string | undefined,
+): Promise<ResolvedApiKey> {
+  if (key === undefined || key === '') throw new AuthError('missing_api_key');
+  const environment = environmentOfApiKey(key);
+  if (!environment) throw new AuthError('invalid_api_key');
+  const record = await deps.apiKeys.findByHash(hashApiKey(key));
+  if (!record || record.revokedAt || record.environment !== environment) throw new AuthError('invalid_api_key');
+  const project = await deps.projects.findById(record.projectId);
+  if (!project) throw new AuthError('invalid_api_key');
+  return { keyId: record.id, scope: { projectId: project.id, environment }, project };
+}
+
+/**
+ * Caches resolutions for `ttlSeconds` (default 10): a revoked key or a changed project setting
+ * takes effect on every instance within that time (DESIGN §14). Failures are not cached, so a
+ * key created a moment ago works at once.
+ */
+export function createApiKeyResolver(
+  deps: Pick<AuthDeps, 'apiKeys' | 'projects' | 'clock'>,
+  options: { ttlSeconds?: number; maxEntries?: number } = {},
+): (key: string | undefined) => Promise<ResolvedApiKey> {
+  const ttlMs = (options.ttlSeconds ?? 10) * 1000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const cache = new Map<string, { value: ResolvedApiKey; until: number }>();
+  return async (key) => {
+    const now = deps.clock.now().getTime();
+    const hit = key ? cache.get(key) : undefined;
+    if (hit && hit.until > now) return hit.value;
+    const value = await resolveApiKey(deps, key);
+    if (cache.size >= maxEntries) cache.clear();
+    cache.set(key as string, { value, until: now + ttlMs });
+    return value;
+  };
+}

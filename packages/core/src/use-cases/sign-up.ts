@@ -1,0 +1,57 @@
+import { AuthError } from '../errors';
+import type { TenantScope } from '../domain/environment';
+import { effectiveUserLimit, type Project } from '../domain/project';
+import type { TokenBundle } from '../domain/tokens';
+import { DEFAULT_ROLE, isBanned, mergeMeta, normalizeEmail, type User, type UserMeta } from '../domain/user';
+import type { AuthDeps } from './deps';
+import { startSession } from './issue-tokens';
+
+export interface SignUpInput {
+  email: string;
+  password: string;
+  meta?: UserMeta;
+}
+
+/** Contract endpoint 1: creates the user in the key's scope and signs them in at once. */
+export async function signUp(
+  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'>,
+  scope: TenantScope,
+  project: Project,
+  input: SignUpInput,
+): Promise<{ user: User } & TokenBundle> {
+  const email = normalizeEmail(input.email);
+  await refuseExisting(deps, scope, email);
+  const now = deps.clock.now();
+  const user: User = {
+    id: deps.random.uuid(),
+    email,
+    passwordHash: await deps.passwords.hash(input.password),
+    role: DEFAULT_ROLE,
+    meta: mergeMeta(project.defaultMeta, input.meta),
+    emailVerified: false,
+    bannedAt: null,
+    createdAt: now,
+    lastLoginAt: null,
+  };
+  const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
+  if (created.status === 'limit_reached') throw new AuthError('plan_limit_reached');
+  if (created.status === 'exists') await refuseExisting(deps, scope, email, { racing: true });
+  return { user, ...(await startSession(deps, scope, project, user)) };
+}
+
+/** Sandbox users never count toward a plan limit (contract, Limits). */
+export function userLimitFor(deps: Pick<AuthDeps, 'settings'>, scope: TenantScope, project: Project): number | null {
+  return scope.environment === 'sandbox' ? null : effectiveUserLimit(project, deps.settings.planUserLimits);
+}
+
+async function refuseExisting(
+  deps: Pick<AuthDeps, 'users'>,
+  scope: TenantScope,
+  email: string,
+  options: { racing?: boolean } = {},
+): Promise<void> {
+  const existing = await deps.users.findByEmail(scope, email);
+  // A banned user's e-mail answers user_banned (contract rule 2, DESIGN §14).
+  if (existing && isBanned(existing)) throw new AuthError('user_banned');
+  if (existing || options.racing) throw new AuthError('user_already_exists');
+}

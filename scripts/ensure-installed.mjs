@@ -1,0 +1,31 @@
+// Installs the workspace on first use, so `npm start` and `npm test` work on a fresh clone with
+// only Node and npm. pnpm is taken from PATH, else run through npx at the pinned version.
+import { execSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const marker = join(root, 'node_modules', '.modules.yaml');
+const lockfile = join(root, 'pnpm-lock.yaml');
+
+const upToDate =
+  existsSync(marker) && (!existsSync(lockfile) || statSync(marker).mtimeMs >= statSync(lockfile).mtimeMs);
+
+if (!upToDate) {
+  const env = { ...process.env };
+  // Native addons (better-sqlite3) build against the machine's own Node headers when present.
+  if (!env.npm_config_nodedir && existsSync('/usr/include/node/node.h')) env.npm_config_nodedir = '/usr';
+  const hasPnpm = (() => {
+    try {
+      execSync('pnpm --version', { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  const pnpm = hasPnpm ? 'pnpm' : 'npx --yes pnpm@12.21.0';
+  const frozen = process.env.CI ? ' --frozen-lockfile' : '';
+  console.log(`[svc] installing dependencies with ${pnpm}${frozen} ...`);
+  execSync(`${pnpm} install${frozen}`, { cwd: root, stdio: 'inherit', env });
+}
