@@ -44,7 +44,7 @@ export function passwordHasherContract(label: string, make: () => Promise<Passwo
       ['4-byte UTF-8', '🔑'.repeat(18) + '1', '🔑'.repeat(18) + '2'],
       ['a character straddling byte 72', 'a' + '€'.repeat(24) + 'x', 'a' + '€'.repeat(24) + 'y'],
     ];
-    it.each(sharing72Bytes)('counts every byte: %s passwords sharing the first 72 bytes', async (_, a, b) => {
+    it.each(sharing72Bytes)('counts every byte (%s): passwords sharing their first 72 bytes', async (_, a, b) => {
       expect(Buffer.byteLength(a, 'utf8')).toBeGreaterThan(72);
       expect(Buffer.from(a, 'utf8').subarray(0, 72)).toEqual(Buffer.from(b, 'utf8').subarray(0, 72));
       const hash = await hasher.hash(a);

@@ -1,0 +1,112 @@
+import { execFile } from 'node:child_process';
+import { createPrivateKey, createPublicKey, verify, type JsonWebKey } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { AccessTokenClaims, TenantScope } from '@svc/core';
+import { FixedClock, InMemorySigningKeyStore, accessTokenCodecContract } from '@svc/core/testing';
+import { KeyEncryption } from './key-encryption';
+import { RsaSigningKeyFactory } from './rsa-signing-key-factory';
+import { Rs256AccessTokenCodec } from './rs256-access-token-codec';
+
+const encryption = new KeyEncryption({ masterKey: Buffer.alloc(32, 7) });
+const factory = new RsaSigningKeyFactory({ encryption });
+
+// The contract rotates through the store and expects the next token to use the new key at once.
+accessTokenCodecContract('Rs256AccessTokenCodec + RsaSigningKeyFactory', async () => {
+  const signingKeys = new InMemorySigningKeyStore();
+  return { codec: new Rs256AccessTokenCodec({ signingKeys, encryption, currentKeyCacheSeconds: 0 }), factory, signingKeys };
+});
+
+describe('Rs256AccessTokenCodec', () => {
+  const scope: TenantScope = { projectId: 'p-1', environment: 'production' };
+  const clock = new FixedClock();
+  const signingKeys = new InMemorySigningKeyStore();
+  const codec = new Rs256AccessTokenCodec({ signingKeys, encryption, clock });
+  const claims: AccessTokenClaims = {
+    iss: 'https://auth.example.test', sub: 'u-1', aud: scope.projectId, env: 'production', sid: 's-1',
+    email: 'ada@example.test', role: 'user', iat: 1_767_225_600, exp: 1_767_226_500, jti: 'j-1',
+  };
+  beforeAll(async () => {
+    await signingKeys.rotate(scope, await factory.generate(scope, clock.now()));
+  });
+  const kidOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString()).kid;
+
+  it('makes RSA-2048 keys with an RFC 7638 kid and a private key that is not stored in clear', async () => {
+    const key = (await signingKeys.current(scope))!;
+    expect(createPublicKey(key.publicKeyPem).asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect(key.kid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(key.encryptedPrivateKey.startsWith('v1.')).toBe(true);
+    expect(key.encryptedPrivateKey).not.toContain('PRIVATE KEY');
+    expect(() => createPrivateKey(key.encryptedPrivateKey)).toThrow();
+  });
+
+  it('produces tokens that jose accepts (jwtVerify, importSPKI, RS256 only), kid = its thumbprint', async () => {
+    const token = await codec.sign(scope, claims);
+    const key = (await signingKeys.current(scope))!;
+    const verified = await verifyWithJose(token, key.publicKeyPem);
+    expect(verified.payload).toEqual(claims);
+    expect(verified.protectedHeader).toEqual({ alg: 'RS256', typ: 'JWT', kid: key.kid });
+    expect(verified.thumbprint).toBe(key.kid); // the kid is the RFC 7638 thumbprint
+  });
+
+  it('produces tokens that node:crypto accepts through a JWK round trip', async () => {
+    const token = await codec.sign(scope, claims);
+    const key = (await signingKeys.current(scope))!;
+    const jwk = createPublicKey(key.publicKeyPem).export({ format: 'jwk' }) as JsonWebKey;
+    const [header, payload, signature] = token.split('.');
+    const ok = verify('sha256', Buffer.from(`${header}.${payload}`), createPublicKey({ key: jwk, format: 'jwk' }), Buffer.from(signature, 'base64url'));
+    expect(ok).toBe(true);
+    expect(JSON.parse(Buffer.from(payload, 'base64url').toString())).toEqual(claims);
+  });
+
+  it('picks up a rotation made elsewhere once the current-key cache expires', async () => {
+    const before = await codec.sign(scope, claims);
+    await signingKeys.rotate(scope, await factory.generate(scope, clock.now()));
+    const newKid = (await signingKeys.current(scope))!.kid;
+    clock.advance(5);
+    expect(kidOf(await codec.sign(scope, claims))).toBe(kidOf(before));
+    clock.advance(6);
+    const after = await codec.sign(scope, claims);
+    expect(kidOf(after)).toBe(newKid);
+    expect(await codec.decode(scope, before)).toEqual(claims);
+    expect(await codec.decode(scope, after)).toEqual(claims);
+  });
+
+  it('refuses to sign with a key encrypted under another master key', async () => {
+    const other = { projectId: 'p-2', environment: 'sandbox' } as const;
+    const foreign = new RsaSigningKeyFactory({ encryption: new KeyEncryption({ masterKey: Buffer.alloc(32, 8) }) });
+    await signingKeys.rotate(other, await foreign.generate(other, clock.now()));
+    await expect(codec.sign(other, { ...claims, aud: 'p-2', env: 'sandbox' })).rejects.toThrow(/master key/);
+  });
+
+  it('rejects an alg header that is only almost RS256, and a crit header', async () => {
+    const [, payload, signature] = (await codec.sign(scope, claims)).split('.');
+    const kid = (await signingKeys.current(scope))!.kid;
+    for (const header of [{ alg: 'rs256', kid }, { alg: 'RS384', kid }, { alg: 'RS256', kid, typ: 'at+jwt' }, { alg: 'RS256', kid, crit: ['x'] }]) {
+      const forged = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${payload}.${signature}`;
+      expect(await codec.decode(scope, forged)).toBeNull();
+    }
+  });
+});
+
+/**
+ * jose 6 is ESM-only and jest runs CommonJS without --experimental-vm-modules, where `import('jose')`
+ * fails; so jose verifies in a child node process (the package dir, where jose resolves).
+ */
+async function verifyWithJose(token: string, publicKeyPem: string): Promise<{ payload: unknown; protectedHeader: unknown; thumbprint: string }> {
+  const script = `
+    import { calculateJwkThumbprint, exportJWK, importSPKI, jwtVerify } from 'jose';
+    const [token, pem] = process.argv.slice(1);
+    const key = await importSPKI(pem, 'RS256', { extractable: true });
+    const { payload, protectedHeader } = await jwtVerify(token, key, {
+      algorithms: ['RS256'], currentDate: new Date(payload0(token).iat * 1000),
+    });
+    const thumbprint = await calculateJwkThumbprint(await exportJWK(key));
+    process.stdout.write(JSON.stringify({ payload, protectedHeader, thumbprint }));
+    function payload0(t) { return JSON.parse(Buffer.from(t.split('.')[1], 'base64url').toString()); }
+  `;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, '--', token, publicKeyPem], {
+    cwd: join(__dirname, '..'),
+  });
+  return JSON.parse(stdout);
+}

@@ -1,0 +1,173 @@
+import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  systemClock,
+  type AccessTokenClaims,
+  type AccessTokenCodec,
+  type Clock,
+  type PublicJwk,
+  type SigningKeyRecord,
+  type SigningKeyStore,
+  type TenantScope,
+} from '@svc/core';
+import type { KeyEncryption } from './key-encryption';
+import { signingKeyContext } from './rsa-signing-key-factory';
+
+/** Longer input is not a token of ours; refusing it bounds the work an attacker can ask for. */
+const MAX_TOKEN_LENGTH = 8192;
+
+export interface Rs256AccessTokenCodecOptions {
+  signingKeys: SigningKeyStore;
+  encryption: KeyEncryption;
+  /**
+   * How long a scope's current kid is reused before the store is asked again: a rotation made by
+   * another instance takes effect within this time. 0 asks on every sign. Default 10.
+   */
+  currentKeyCacheSeconds?: number;
+  /** Injected so tests can move time instead of sleeping. */
+  clock?: Clock;
+}
+
+interface CurrentKey {
+  kid: string;
+  privateKey: KeyObject;
+  expiresAt: number;
+}
+
+/**
+ * RS256 access tokens with synchronous node:crypto (DESIGN §3): on the hot path a sign costs
+ * ~0.2 ms and a verify ~0.02 ms on the event loop, far less than queueing behind bcrypt on the
+ * libuv pool. KeyObjects are imported once per (scope, kid) and kept, since a kid's key never changes.
+ */
+export class Rs256AccessTokenCodec implements AccessTokenCodec {
+  private readonly signingKeys: SigningKeyStore;
+  private readonly encryption: KeyEncryption;
+  private readonly currentKeyCacheMs: number;
+  private readonly clock: Clock;
+  private readonly currentKeys = new Map<string, CurrentKey>();
+  private readonly privateKeys = new Map<string, KeyObject>();
+  private readonly publicKeys = new Map<string, KeyObject>();
+
+  constructor(options: Rs256AccessTokenCodecOptions) {
+    this.signingKeys = options.signingKeys;
+    this.encryption = options.encryption;
+    this.currentKeyCacheMs = Math.max(0, options.currentKeyCacheSeconds ?? 10) * 1000;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  async sign(scope: TenantScope, claims: AccessTokenClaims): Promise<string> {
+    const key = await this.currentKey(scope);
+    const input = `${encodeJson({ alg: 'RS256', typ: 'JWT', kid: key.kid })}.${encodeJson(claims)}`;
+    return `${input}.${sign('sha256', Buffer.from(input), key.privateKey).toString('base64url')}`;
+  }
+
+  /**
+   * Returns the payload, or null for anything but a well-formed RS256 JWT signed by a key of this
+   * scope. Errors of the key store itself are not swallowed: an outage is not an invalid token.
+   */
+  async decode(scope: TenantScope, token: string): Promise<Record<string, unknown> | null> {
+    const parsed = parseToken(token);
+    if (!parsed) return null;
+    const publicKey = await this.publicKey(scope, parsed.kid);
+    if (!publicKey) return null;
+    try {
+      return verify('sha256', Buffer.from(parsed.signingInput), publicKey, parsed.signature) ? parsed.payload : null;
+    } catch {
+      return null;
+    }
+  }
+
+  toPublicJwk(key: SigningKeyRecord): PublicJwk {
+    const { n, e } = createPublicKey(key.publicKeyPem).export({ format: 'jwk' });
+    // Only the public members are copied: nothing private can reach a JWKS.
+    return { kty: 'RSA', n, e, kid: key.kid, alg: 'RS256', use: 'sig' };
+  }
+
+  private async currentKey(scope: TenantScope): Promise<CurrentKey> {
+    const now = this.clock.now().getTime();
+    const cached = this.currentKeys.get(scopeId(scope));
+    if (cached && now < cached.expiresAt) return cached;
+    const record = await this.signingKeys.current(scope);
+    if (!record) throw new Error('No signing key for this project environment.');
+    const id = keyId(scope, record.kid);
+    let privateKey = this.privateKeys.get(id);
+    if (!privateKey) {
+      privateKey = createPrivateKey(this.encryption.decrypt(record.encryptedPrivateKey, signingKeyContext(record)));
+      this.privateKeys.set(id, privateKey);
+    }
+    const current = { kid: record.kid, privateKey, expiresAt: now + this.currentKeyCacheMs };
+    this.currentKeys.set(scopeId(scope), current);
+    return current;
+  }
+
+  /** The public key of `kid` within this scope only (DESIGN §4a): another scope's kid is not found. */
+  private async publicKey(scope: TenantScope, kid: string): Promise<KeyObject | null> {
+    const id = keyId(scope, kid);
+    const cached = this.publicKeys.get(id);
+    if (cached) return cached;
+    const record = await this.signingKeys.findByKid(scope, kid);
+    if (!record || record.projectId !== scope.projectId || record.environment !== scope.environment) return null;
+    try {
+      const publicKey = createPublicKey(record.publicKeyPem);
+      if (publicKey.asymmetricKeyType !== 'rsa') return null;
+      this.publicKeys.set(id, publicKey);
+      return publicKey;
+    } catch {
+      return null;
+    }
+  }
+}
+
+interface ParsedToken {
+  kid: string;
+  signingInput: string;
+  payload: Record<string, unknown>;
+  signature: Buffer;
+}
+
+/** Strict compact-JWS parsing: 3 canonical base64url segments, a pinned header, JSON objects. */
+function parseToken(token: unknown): ParsedToken | null {
+  if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return null;
+  const segments = token.split('.');
+  if (segments.length !== 3 || !segments.every(isCanonicalBase64Url)) return null;
+  const header = decodeJson(segments[0]);
+  // alg pinned exactly (no none/HS256 confusion); crit names extensions we do not implement (RFC 7515
+  // §4.1.11); jku/jwk/x5u/x5c are never read: the key comes from the scope's own store.
+  if (!header || header.alg !== 'RS256' || 'crit' in header) return null;
+  if (header.typ !== undefined && header.typ !== 'JWT') return null;
+  if (typeof header.kid !== 'string' || header.kid === '') return null;
+  const payload = decodeJson(segments[1]);
+  if (!payload) return null;
+  return {
+    kid: header.kid,
+    signingInput: `${segments[0]}.${segments[1]}`,
+    payload,
+    signature: Buffer.from(segments[2], 'base64url'),
+  };
+}
+
+function decodeJson(segment: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Buffer's decoder skips stray characters; only the canonical form is accepted. */
+function isCanonicalBase64Url(segment: string): boolean {
+  return /^[A-Za-z0-9_-]+$/.test(segment) && Buffer.from(segment, 'base64url').toString('base64url') === segment;
+}
+
+function encodeJson(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+function scopeId(scope: TenantScope): string {
+  return JSON.stringify([scope.projectId, scope.environment]);
+}
+
+/** Caches are keyed by scope and kid, so equal kids in two scopes can never share a key. */
+function keyId(scope: TenantScope, kid: string): string {
+  return JSON.stringify([scope.projectId, scope.environment, kid]);
+}

@@ -1,0 +1,91 @@
+import { sha256Hex } from '../src/domain/secrets';
+import { PASSWORD, serviceWithProject } from './helpers';
+
+async function signedIn(settings = {}) {
+  const ctx = await serviceWithProject(settings);
+  const first = await ctx.service.signUp(ctx.production, { email: 'ada@example.test', password: PASSWORD });
+  return { ...ctx, first };
+}
+
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
+
+describe('refreshTokens', () => {
+  it('rotates: new tokens, same session id, the old token is spent', async () => {
+    const { service, production, first } = await signedIn();
+    const next = await service.refresh(production, first.refreshToken);
+    expect(next.refreshToken).not.toBe(first.refreshToken);
+    expect(next.accessToken).not.toBe(first.accessToken);
+    expect(claimsOf(next.accessToken).sid).toBe(claimsOf(first.accessToken).sid);
+    const again = await service.refresh(production, next.refreshToken);
+    expect(again.refreshToken).not.toBe(next.refreshToken);
+  });
+
+  it('a replayed token revokes every session of the user, and their access tokens die at /me', async () => {
+    const { service, production, first } = await signedIn();
+    const other = await service.logIn(production, { email: 'ada@example.test', password: PASSWORD });
+    const next = await service.refresh(production, first.refreshToken);
+    await expect(service.refresh(production, first.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    await expect(service.refresh(production, next.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    await expect(service.refresh(production, other.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    for (const token of [first.accessToken, next.accessToken, other.accessToken]) {
+      await expect(service.getMe(production, token)).rejects.toMatchObject({ code: 'invalid_token' });
+    }
+  });
+
+  it('spares other users when one user replays', async () => {
+    const { service, production, first } = await signedIn();
+    const bystander = await service.signUp(production, { email: 'bob@example.test', password: PASSWORD });
+    await service.refresh(production, first.refreshToken);
+    await expect(service.refresh(production, first.refreshToken)).rejects.toThrow();
+    await expect(service.refresh(production, bystander.refreshToken)).resolves.toBeDefined();
+  });
+
+  it('of two concurrent refreshes with one token exactly one succeeds', async () => {
+    const { service, production, first } = await signedIn();
+    const results = await Promise.allSettled([
+      service.refresh(production, first.refreshToken),
+      service.refresh(production, first.refreshToken),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+  });
+
+  it('refuses unknown, expired and other-environment tokens', async () => {
+    const { service, production, sandbox, first, deps } = await signedIn({ refreshTokenTtlSeconds: 3600 });
+    await expect(service.refresh(production, 'not-a-token')).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    await expect(service.refresh(sandbox, first.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    deps.clock.advance(3601);
+    await expect(service.refresh(production, first.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+  });
+
+  it('stores refresh tokens only as SHA-256', async () => {
+    const { production, first, deps } = await signedIn();
+    expect(await deps.sessions.findRefreshToken(production.scope, first.refreshToken)).toBeNull();
+    expect(await deps.sessions.findRefreshToken(production.scope, sha256Hex(first.refreshToken))).not.toBeNull();
+  });
+
+  describe('with a reuse grace window', () => {
+    it('hands a racing tab the same successor inside the window', async () => {
+      const { service, production, first, deps } = await signedIn({ refreshReuseGraceSeconds: 10 });
+      const a = await service.refresh(production, first.refreshToken);
+      deps.clock.advance(5);
+      const b = await service.refresh(production, first.refreshToken);
+      expect(b.refreshToken).toBe(a.refreshToken);
+      await expect(service.refresh(production, b.refreshToken)).resolves.toBeDefined();
+    });
+
+    it('treats reuse after the window, or after the successor was used, as replay', async () => {
+      const late = await signedIn({ refreshReuseGraceSeconds: 10 });
+      await late.service.refresh(late.production, late.first.refreshToken);
+      late.deps.clock.advance(11);
+      await expect(late.service.refresh(late.production, late.first.refreshToken)).rejects.toMatchObject({
+        code: 'invalid_refresh_token',
+      });
+      const spent = await signedIn({ refreshReuseGraceSeconds: 10 });
+      const next = await spent.service.refresh(spent.production, spent.first.refreshToken);
+      await spent.service.refresh(spent.production, next.refreshToken);
+      await expect(spent.service.refresh(spent.production, spent.first.refreshToken)).rejects.toMatchObject({
+        code: 'invalid_refresh_token',
+      });
+    });
+  });
+});

@@ -1,0 +1,37 @@
+// `npm test` / `pnpm test`: type-check the whole workspace once, then run every jest project.
+// Extra arguments go to jest (e.g. `pnpm test --selectProjects core`). Ends with one plain
+// summary line, "tests: N passed, N failed, N skipped", and jest's exit code.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const bin = (name) => join(process.cwd(), 'node_modules', '.bin', name);
+const run = (cmd, args) => spawnSync(cmd, args, { stdio: 'inherit', env: process.env }).status ?? 1;
+
+const extra = process.argv.slice(2);
+if (!extra.length || process.env.CI) {
+  console.log('[svc] type-checking (tsc --noEmit) ...');
+  if (run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']) !== 0) {
+    console.error('[svc] type errors: fix them before the tests run.');
+    process.exit(1);
+  }
+}
+
+const outDir = mkdtempSync(join(tmpdir(), 'svc-jest-'));
+const outputFile = join(outDir, 'results.json');
+const args = ['--json', `--outputFile=${outputFile}`, ...(process.env.CI ? ['--ci'] : []), ...extra];
+const status = run(bin('jest'), args);
+
+try {
+  const results = JSON.parse(readFileSync(outputFile, 'utf8'));
+  const skipped = results.numPendingTests + results.numTodoTests;
+  const failedSuites = results.numFailedTestSuites;
+  console.log(`\ntests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped`);
+  if (failedSuites && !results.numFailedTests) console.log(`(${failedSuites} test suite(s) failed to run)`);
+} catch {
+  console.log('\ntests: 0 passed, 1 failed (jest produced no results)');
+} finally {
+  rmSync(outDir, { recursive: true, force: true });
+}
+process.exit(status);
