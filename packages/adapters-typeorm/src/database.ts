@@ -1,0 +1,126 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import { SqliteMutex } from './sqlite-mutex';
+
+/** The two databases this adapter speaks. */
+export type StorageKind = 'postgres' | 'sqlite';
+
+/** A raw result row, keyed by column name. */
+export type Row = Record<string, unknown>;
+
+/** Runs one parameterised statement and returns its rows (SELECT or `... RETURNING`). */
+export interface Sql {
+  /** Placeholders are PostgreSQL style (`$1`, `$2`, a number may repeat) on both databases. */
+  query<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+}
+
+/**
+ * Thin layer over a TypeORM DataSource: plain parameterised SQL, one placeholder style, and
+ * transactions that are safe under concurrency on both databases. Repositories use only this.
+ */
+export class Database implements Sql {
+  private readonly mutex = new SqliteMutex();
+
+  constructor(
+    readonly dataSource: DataSource,
+    readonly kind: StorageKind,
+  ) {}
+
+  async query<T extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    if (this.kind === 'sqlite') {
+      // Even single statements queue behind open transactions: on the one shared connection they
+      // would otherwise read uncommitted rows or become part of someone else's transaction.
+      return this.mutex.run(() => run<T>(this.dataSource.createQueryRunner(), this.kind, sql, params));
+    }
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      return await run<T>(runner, this.kind, sql, params);
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws.
+   *
+   * `lock` names a critical section (e.g. one tenant's user table). On PostgreSQL it becomes a
+   * transaction-scoped advisory lock, so check-then-insert sequences inside `work` cannot race
+   * with another instance of the API. On SQLite every transaction is already exclusive.
+   */
+  async transaction<T>(work: (tx: Sql) => Promise<T>, options: { lock?: string } = {}): Promise<T> {
+    return this.kind === 'sqlite' ? this.sqliteTransaction(work) : this.postgresTransaction(work, options.lock);
+  }
+
+  /** Waits for queued SQLite work, then closes the connection (pool) for good. */
+  async close(): Promise<void> {
+    if (!this.dataSource.isInitialized) return;
+    if (this.kind === 'sqlite') await this.mutex.run(() => this.dataSource.destroy());
+    else await this.dataSource.destroy();
+  }
+
+  private async postgresTransaction<T>(work: (tx: Sql) => Promise<T>, lock: string | undefined): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      const tx = boundTo(runner, this.kind);
+      // hashtextextended turns the name into the 64-bit key the lock function wants; a rare hash
+      // collision only makes two unrelated sections wait for each other, never breaks them.
+      if (lock !== undefined) await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
+      const result = await work(tx);
+      await runner.commitTransaction();
+      return result;
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private sqliteTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      const runner = this.dataSource.createQueryRunner();
+      // IMMEDIATE takes the write lock up front: another process on the same file (the CLI, a
+      // second API) then waits on busy_timeout at BEGIN instead of failing halfway through.
+      await runner.query('BEGIN IMMEDIATE');
+      try {
+        const result = await work(boundTo(runner, this.kind));
+        await runner.query('COMMIT');
+        return result;
+      } catch (error) {
+        await runner.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+}
+
+function boundTo(runner: QueryRunner, kind: StorageKind): Sql {
+  return { query: (sql, params = []) => run(runner, kind, sql, params) };
+}
+
+async function run<T extends Row>(
+  runner: QueryRunner,
+  kind: StorageKind,
+  sql: string,
+  params: readonly unknown[],
+): Promise<T[]> {
+  // TypeORM treats undefined as "no condition"; in raw SQL it would bind as NULL. Either way an
+  // unchecked value slipped through, so refuse it rather than guess (DESIGN §4a).
+  if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${sql}`);
+  const [text, values] = kind === 'sqlite' ? toSqlitePlaceholders(sql, params) : [sql, [...params]];
+  const result = await runner.query(text, values, true);
+  return (result.records ?? []) as T[];
+}
+
+/** better-sqlite3 binds `?` positionally only, so `$n` becomes `?` with its value repeated as needed. */
+function toSqlitePlaceholders(sql: string, params: readonly unknown[]): [string, unknown[]] {
+  const values: unknown[] = [];
+  const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const index = Number(n) - 1;
+    if (index < 0 || index >= params.length) throw new RangeError(`missing SQL parameter $${n}`);
+    values.push(params[index]);
+    return '?';
+  });
+  return [text, values];
+}

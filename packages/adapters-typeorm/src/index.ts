@@ -1,0 +1,11 @@
+export { openStorage } from './open-storage';
+export type { OpenStorageOptions, StoragePorts, TypeormStorage } from './open-storage';
+export { Database } from './database';
+export type { Row, Sql, StorageKind } from './database';
+export { TypeormProjectRepository } from './typeorm-project-repository';
+export { TypeormApiKeyRepository } from './typeorm-api-key-repository';
+export { TypeormUserRepository } from './typeorm-user-repository';
+export { TypeormSessionStore } from './typeorm-session-store';
+export { TypeormSigningKeyStore } from './typeorm-signing-key-store';
+export { entitiesFor } from './entities';
+export { migrations } from './migrations';

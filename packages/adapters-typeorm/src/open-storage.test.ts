@@ -1,0 +1,194 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { newId, projectFixture, seedScope, seedUser, userFixture } from '@svc/core/testing';
+import { openStorage, type TypeormStorage } from './open-storage';
+import { createTestSchema, describeWithPostgres } from './testing';
+
+const T0 = new Date('2026-01-01T00:00:00.000Z');
+
+async function migrationNames(storage: TypeormStorage): Promise<string[]> {
+  const rows: { name: string }[] = await storage.dataSource.query('SELECT name FROM migrations ORDER BY id');
+  return rows.map((row) => row.name);
+}
+
+describe('openStorage on SQLite', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-open-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('builds the schema by migration, never by synchronize', async () => {
+    const storage = await openStorage({ sqlitePath: join(dir, 'a', 'b', 'svc.sqlite') });
+    try {
+      expect(storage.kind).toBe('sqlite');
+      expect(storage.dataSource.options.synchronize).toBe(false);
+      expect(storage.dataSource.options.migrationsRun).toBe(true);
+      expect(await migrationNames(storage)).toEqual(['InitialSchema1767225600000']);
+      await expect(storage.ping()).resolves.toBeUndefined();
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('turns on WAL, foreign keys and a busy timeout', async () => {
+    const storage = await openStorage({ sqlitePath: join(dir, 'svc.sqlite') });
+    try {
+      const pragma = async (name: string) => Object.values((await storage.dataSource.query(`PRAGMA ${name}`))[0])[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('foreign_keys')).toBe(1);
+      expect(await pragma('busy_timeout')).toBe(5000);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('keeps its data across a restart and does not migrate twice', async () => {
+    const path = join(dir, 'svc.sqlite');
+    const first = await openStorage({ sqlitePath: path });
+    const scope = await seedScope(first);
+    const user = await seedUser(first, scope, { meta: { kept: true } });
+    await first.close();
+
+    const second = await openStorage({ sqlitePath: path });
+    try {
+      expect(await second.users.findById(scope, user.id)).toEqual(user);
+      expect(await migrationNames(second)).toEqual(['InitialSchema1767225600000']);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('cascades deletes from a user to its sessions and refresh tokens', async () => {
+    const storage = await openStorage({ sqlitePath: ':memory:' });
+    try {
+      const scope = await seedScope(storage);
+      const user = await seedUser(storage, scope);
+      const session = { id: newId(), userId: user.id, rotationKey: 'k', createdAt: T0, refreshTokenHash: 'h1', refreshExpiresAt: new Date('2027-01-01T00:00:00.000Z') };
+      await storage.sessions.create(scope, session);
+      expect(await storage.users.delete(scope, user.id)).toBe(true);
+      expect(await storage.sessions.isActive(scope, session.id)).toBe(false);
+      expect(await storage.sessions.findRefreshToken(scope, 'h1')).toBeNull();
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('refuses a session for a user of another scope (composite foreign key)', async () => {
+    const storage = await openStorage({ sqlitePath: ':memory:' });
+    try {
+      const production = await seedScope(storage);
+      const user = await seedUser(storage, production);
+      const sandbox = { ...production, environment: 'sandbox' as const };
+      const session = { id: newId(), userId: user.id, rotationKey: 'k', createdAt: T0, refreshTokenHash: 'h2', refreshExpiresAt: T0 };
+      await expect(storage.sessions.create(sandbox, session)).rejects.toThrow();
+      expect(await storage.sessions.isActive(sandbox, session.id)).toBe(false);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('treats malformed ids and scopes as misses and refuses them on writes', async () => {
+    const storage = await openStorage({ sqlitePath: ':memory:' });
+    try {
+      const scope = await seedScope(storage);
+      const badScope = { projectId: 'not-a-uuid', environment: 'production' as const };
+      expect(await storage.projects.findById('not-a-uuid')).toBeNull();
+      expect(await storage.users.findById(badScope, newId())).toBeNull();
+      expect(await storage.users.count(badScope)).toBe(0);
+      expect(await storage.sessions.isActive(scope, 'x')).toBe(false);
+      expect(await storage.signingKeys.current(badScope)).toBeNull();
+      expect(await storage.users.list(scope, { limit: 5, cursor: "' OR 1=1" })).toEqual({ users: [], nextCursor: null });
+      await expect(storage.users.createWithinLimit(badScope, userFixture(), { limit: null })).rejects.toThrow(TypeError);
+      await expect(storage.projects.create(projectFixture({ id: 'NOT-A-UUID' }))).rejects.toThrow(TypeError);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('rejects unusable options', async () => {
+    await expect(openStorage({ databaseUrl: 'mysql://localhost/x', sqlitePath: ':memory:' })).rejects.toThrow(/postgres/);
+    await expect(openStorage({})).rejects.toThrow(/sqlitePath/);
+  });
+});
+
+describeWithPostgres('openStorage on PostgreSQL', (url) => {
+  let schema: string;
+  let drop: () => Promise<void>;
+  beforeEach(async () => {
+    ({ schema, drop } = await createTestSchema(url));
+  });
+  afterEach(async () => {
+    await drop();
+  });
+
+  it('migrates into the given schema, never by synchronize, once across restarts', async () => {
+    const first = await openStorage({ databaseUrl: url, schema });
+    const scope = await seedScope(first);
+    const user = await seedUser(first, scope);
+    expect(first.kind).toBe('postgres');
+    expect(first.dataSource.options.synchronize).toBe(false);
+    await first.ping();
+    await first.close();
+
+    const second = await openStorage({ databaseUrl: url, schema });
+    try {
+      expect(await second.users.findById(scope, user.id)).toEqual(user);
+      expect(await migrationNames(second)).toEqual(['InitialSchema1767225600000']);
+      const tables: { table_name: string }[] = await second.dataSource.query(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+        [schema],
+      );
+      expect(tables.map((t) => t.table_name)).toEqual(
+        ['api_keys', 'migrations', 'projects', 'refresh_tokens', 'sessions', 'signing_keys', 'users'],
+      );
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('creates a missing schema and refuses an unsafe schema name', async () => {
+    const own = `${schema}_new`;
+    const storage = await openStorage({ databaseUrl: url, schema: own });
+    try {
+      expect(await storage.dataSource.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [own])).toHaveLength(1);
+    } finally {
+      await storage.dataSource.query(`DROP SCHEMA "${own}" CASCADE`);
+      await storage.close();
+    }
+    await expect(openStorage({ databaseUrl: url, schema: 'x"; DROP TABLE users; --' })).rejects.toThrow(/schema/);
+  });
+
+  // Two storages = two API instances with their own pools: the guarantees must hold across them.
+  it('holds the user limit and single-use rotation across two instances', async () => {
+    const a = await openStorage({ databaseUrl: url, schema, poolSize: 8 });
+    const b = await openStorage({ databaseUrl: url, schema, poolSize: 8 });
+    try {
+      const scope = await seedScope(a);
+      for (let i = 0; i < 2; i += 1) await seedUser(a, scope);
+      const creates = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => (i % 2 ? a : b).users.createWithinLimit(scope, userFixture(), { limit: 3 })),
+      );
+      expect(creates.filter((r) => r.status === 'created')).toHaveLength(1);
+      expect(await b.users.count(scope)).toBe(3);
+
+      const [user] = (await a.users.list(scope, { limit: 1 })).users;
+      const session = { id: newId(), userId: user.id, rotationKey: 'k', createdAt: T0, refreshTokenHash: newId(), refreshExpiresAt: new Date('2027-01-01T00:00:00.000Z') };
+      await a.sessions.create(scope, session);
+      const now = new Date('2026-01-02T00:00:00.000Z');
+      const rotations = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? a : b).sessions.rotate(scope, { presentedHash: session.refreshTokenHash, successorHash: newId(), now, expiresAt: session.refreshExpiresAt }),
+        ),
+      );
+      expect(rotations.filter((r) => r.status === 'rotated')).toHaveLength(1);
+      expect(rotations.filter((r) => r.status === 'reused')).toHaveLength(19);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

@@ -1,0 +1,160 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { AuthDeps } from '@svc/core';
+import { Client } from 'pg';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { Database, type StorageKind } from './database';
+import { entitiesFor } from './entities';
+import { migrations } from './migrations';
+import { TypeormApiKeyRepository } from './typeorm-api-key-repository';
+import { TypeormProjectRepository } from './typeorm-project-repository';
+import { TypeormSessionStore } from './typeorm-session-store';
+import { TypeormSigningKeyStore } from './typeorm-signing-key-store';
+import { TypeormUserRepository } from './typeorm-user-repository';
+
+/** The storage ports (same shape as `StoragePorts` of `@svc/core/testing`). */
+export type StoragePorts = Pick<AuthDeps, 'projects' | 'apiKeys' | 'users' | 'sessions' | 'signingKeys'>;
+
+/** Storage ports backed by one open database, plus what the composition root needs to run it. */
+export type TypeormStorage = StoragePorts & {
+  /**
+   * The underlying DataSource, for tooling and inspection. On SQLite, statements sent through it
+   * bypass the write queue below; for application SQL use `database`.
+   */
+  dataSource: DataSource;
+  /** Plain SQL with this adapter's transaction rules (SQLite write queue, PostgreSQL advisory locks). */
+  database: Database;
+  kind: StorageKind;
+  /** Resolves when the database answers `SELECT 1` (readiness probe). */
+  ping(): Promise<void>;
+  /** Waits for queued work and closes the connection(s). */
+  close(): Promise<void>;
+};
+
+export interface OpenStorageOptions {
+  /** `postgres://` or `postgresql://` selects PostgreSQL; leave unset for SQLite. */
+  databaseUrl?: string;
+  /** SQLite file (its folder is created) or ':memory:'. Required when `databaseUrl` is unset. */
+  sqlitePath?: string;
+  /** PostgreSQL schema to use (created if missing); default: the server's search_path. */
+  schema?: string;
+  /** Log every SQL statement (TypeORM logging). */
+  logging?: boolean;
+  /** Maximum PostgreSQL connections (pg pool default otherwise). Ignored for SQLite. */
+  poolSize?: number;
+}
+
+/** How long a SQLite statement waits for another process's write lock before failing. */
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Opens PostgreSQL or SQLite, brings the schema up to date with the bundled migrations (never
+ * `synchronize`) and returns the repositories. Close it when done.
+ */
+export async function openStorage(options: OpenStorageOptions): Promise<TypeormStorage> {
+  const kind = kindOf(options);
+  const dataSource = new DataSource(kind === 'postgres' ? await postgresOptions(options) : sqliteOptions(options));
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    // A failed migration leaves the pool (or file handle) open; release it before reporting.
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+    throw error;
+  }
+  const db = new Database(dataSource, kind);
+  return {
+    dataSource,
+    database: db,
+    kind,
+    projects: new TypeormProjectRepository(db),
+    apiKeys: new TypeormApiKeyRepository(db),
+    users: new TypeormUserRepository(db),
+    sessions: new TypeormSessionStore(db),
+    signingKeys: new TypeormSigningKeyStore(db),
+    ping: async () => {
+      await db.query('SELECT 1 AS ok');
+    },
+    close: () => db.close(),
+  };
+}
+
+function kindOf(options: OpenStorageOptions): StorageKind {
+  const url = options.databaseUrl;
+  if (url && /^postgres(ql)?:\/\//i.test(url)) return 'postgres';
+  // A URL of another scheme would otherwise silently fall back to a local SQLite file.
+  if (url) throw new Error('databaseUrl must start with postgres:// or postgresql:// (leave it unset for SQLite)');
+  if (!options.sqlitePath) throw new Error('sqlitePath is required when databaseUrl is not set');
+  return 'sqlite';
+}
+
+/** Options both databases share: our entities and migrations, run at start, no synchronize. */
+function commonOptions(kind: StorageKind, options: OpenStorageOptions) {
+  return {
+    entities: entitiesFor(kind),
+    migrations,
+    migrationsRun: true,
+    migrationsTransactionMode: 'all' as const,
+    synchronize: false,
+    logging: options.logging ?? false,
+    // TypeORM 1.x already throws on null/undefined in find `where`; stated so it stays that way.
+    invalidWhereValuesBehavior: { null: 'throw' as const, undefined: 'throw' as const },
+  };
+}
+
+function sqliteOptions(options: OpenStorageOptions): DataSourceOptions {
+  const path = options.sqlitePath!;
+  const inMemory = path === ':memory:';
+  if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
+  return {
+    type: 'better-sqlite3',
+    database: inMemory ? path : resolve(path),
+    ...commonOptions('sqlite', options),
+    timeout: SQLITE_BUSY_TIMEOUT_MS,
+    // WAL lets readers in other processes (CLI, backups) run while the API writes. TypeORM also
+    // switches foreign keys on; we state it here so it holds before the first statement.
+    enableWAL: !inMemory,
+    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+      db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+      db.pragma('foreign_keys = ON');
+      // Safe with WAL (a crash can lose the last commits, never corrupt) and much faster.
+      if (!inMemory) db.pragma('synchronous = NORMAL');
+    },
+  };
+}
+
+async function postgresOptions(options: OpenStorageOptions): Promise<DataSourceOptions> {
+  const { databaseUrl, schema } = options;
+  if (schema !== undefined) {
+    // Only plain lower-case names: the name goes into DDL and into the connection's options.
+    if (!SCHEMA_NAME.test(schema)) throw new Error('schema must match /^[a-z_][a-z0-9_]{0,62}$/');
+    await createSchemaIfMissing(databaseUrl!, schema);
+  }
+  return {
+    type: 'postgres',
+    url: databaseUrl,
+    ...commonOptions('postgres', options),
+    ...(schema !== undefined ? { schema } : {}),
+    ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
+    // Our SQL names tables without a schema, so each pooled connection starts with search_path
+    // set to the chosen schema (the migration creates its tables there too).
+    ...(schema !== undefined ? { extra: { options: `-c search_path=${schema}` } } : {}),
+    // No generated uuid columns: ids come from the application, so no extension is needed.
+    installExtensions: false,
+  };
+}
+
+/** Runs before TypeORM connects: its migrations table must be created inside the schema. */
+async function createSchemaIfMissing(url: string, schema: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  } catch (error) {
+    // Two processes starting at once can both pass IF NOT EXISTS; the loser's error is harmless.
+    const code = (error as { code?: string }).code;
+    if (code !== '23505' && code !== '42P06') throw error;
+  } finally {
+    await client.end();
+  }
+}

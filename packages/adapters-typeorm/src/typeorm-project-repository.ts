@@ -1,0 +1,107 @@
+import type { Plan, Project, ProjectRepository, ProjectSettings } from '@svc/core';
+import type { Database } from './database';
+import type { ProjectRow } from './entities';
+import { assertDate, assertText, assertUuid, isUuid } from './guards';
+import { dateParam, jsonParam, readDate, readJson } from './row-values';
+
+const COLUMNS = `id, name, plan, allowed_origins, default_meta, redirect_urls, magic_link_url,
+  password_reset_url, oidc_login_url, user_limit, access_token_ttl_seconds,
+  refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at`;
+
+/**
+ * The settings an update may touch and the column each one lives in. Updates iterate over this
+ * table, not over the caller's object, so no caller-supplied key ever reaches the SQL text.
+ */
+const SETTING_COLUMNS: { [K in keyof Required<ProjectSettings>]: { column: string; json?: true } } = {
+  name: { column: 'name' },
+  plan: { column: 'plan' },
+  allowedOrigins: { column: 'allowed_origins', json: true },
+  defaultMeta: { column: 'default_meta', json: true },
+  redirectUrls: { column: 'redirect_urls', json: true },
+  magicLinkUrl: { column: 'magic_link_url' },
+  passwordResetUrl: { column: 'password_reset_url' },
+  oidcLoginUrl: { column: 'oidc_login_url' },
+  userLimit: { column: 'user_limit' },
+  accessTokenTtlSeconds: { column: 'access_token_ttl_seconds' },
+  refreshTokenTtlSeconds: { column: 'refresh_token_ttl_seconds' },
+  refreshReuseGraceSeconds: { column: 'refresh_reuse_grace_seconds' },
+};
+
+/** ProjectRepository on PostgreSQL or SQLite through plain parameterised SQL. */
+export class TypeormProjectRepository implements ProjectRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Inserts the project; a duplicate id violates the primary key and rejects. */
+  async create(project: Project): Promise<void> {
+    assertUuid(project.id, 'project id');
+    assertText(project.name, 'project name');
+    assertDate(project.createdAt, 'createdAt');
+    assertDate(project.updatedAt, 'updatedAt');
+    await this.db.query(
+      `INSERT INTO projects (${COLUMNS})
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+      [
+        project.id,
+        project.name,
+        project.plan,
+        jsonParam(project.allowedOrigins),
+        jsonParam(project.defaultMeta),
+        jsonParam(project.redirectUrls),
+        project.magicLinkUrl,
+        project.passwordResetUrl,
+        project.oidcLoginUrl,
+        project.userLimit,
+        project.accessTokenTtlSeconds,
+        project.refreshTokenTtlSeconds,
+        project.refreshReuseGraceSeconds,
+        dateParam(project.createdAt),
+        dateParam(project.updatedAt),
+      ],
+    );
+  }
+
+  async findById(id: string): Promise<Project | null> {
+    if (!isUuid(id)) return null;
+    const rows = await this.db.query<ProjectRow>(`SELECT ${COLUMNS} FROM projects WHERE id = $1`, [id]);
+    return rows.length ? toProject(rows[0]) : null;
+  }
+
+  /** One UPDATE ... RETURNING: the read of the result cannot interleave with another update. */
+  async update(id: string, settings: ProjectSettings, updatedAt: Date): Promise<Project | null> {
+    if (!isUuid(id)) return null;
+    assertDate(updatedAt, 'updatedAt');
+    const params: unknown[] = [id, dateParam(updatedAt)];
+    const sets = ['updated_at = $2'];
+    for (const [key, target] of Object.entries(SETTING_COLUMNS) as [keyof ProjectSettings, { column: string; json?: true }][]) {
+      const value = settings[key];
+      if (value === undefined) continue;
+      params.push(target.json ? jsonParam(value) : value);
+      sets.push(`${target.column} = $${params.length}`);
+    }
+    const rows = await this.db.query<ProjectRow>(
+      `UPDATE projects SET ${sets.join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`,
+      params,
+    );
+    return rows.length ? toProject(rows[0]) : null;
+  }
+}
+
+function toProject(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan as Plan,
+    allowedOrigins: readJson<string[]>(row.allowed_origins),
+    defaultMeta: readJson<Record<string, unknown>>(row.default_meta),
+    redirectUrls: readJson<string[]>(row.redirect_urls),
+    magicLinkUrl: row.magic_link_url,
+    passwordResetUrl: row.password_reset_url,
+    oidcLoginUrl: row.oidc_login_url,
+    userLimit: row.user_limit === null ? null : Number(row.user_limit),
+    accessTokenTtlSeconds: Number(row.access_token_ttl_seconds),
+    refreshTokenTtlSeconds: Number(row.refresh_token_ttl_seconds),
+    refreshReuseGraceSeconds: Number(row.refresh_reuse_grace_seconds),
+    createdAt: readDate(row.created_at),
+    updatedAt: readDate(row.updated_at),
+  };
+}

@@ -1,0 +1,157 @@
+import type { NewSession, RefreshTokenRecord, RotationResult, SessionStore, TenantScope } from '@svc/core';
+import type { Database, Row } from './database';
+import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
+import { dateParam, readDate, readNullableDate } from './row-values';
+
+interface TokenWithSessionRow extends Row {
+  token_hash: string;
+  session_id: string;
+  user_id: string;
+  rotation_key: string;
+  created_at: unknown;
+  expires_at: unknown;
+  used_at: unknown;
+  successor_hash: string | null;
+  session_revoked_at: unknown;
+}
+
+/** The token joined with its session, both pinned to the scope. $1 project, $2 environment, $3 hash. */
+const TOKEN_IN_SCOPE = `
+  SELECT t.token_hash, t.session_id, s.user_id, s.rotation_key, t.created_at, t.expires_at,
+         t.used_at, t.successor_hash, s.revoked_at AS session_revoked_at
+  FROM refresh_tokens t
+  JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id
+  WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3`;
+
+/** SessionStore on PostgreSQL or SQLite; `rotate` is a single conditional UPDATE. */
+export class TypeormSessionStore implements SessionStore {
+  constructor(private readonly db: Database) {}
+
+  /** Session and first token in one transaction; the composite foreign key refuses a user of another scope. */
+  async create(scope: TenantScope, session: NewSession): Promise<void> {
+    assertScope(scope);
+    assertUuid(session.id, 'session id');
+    assertUuid(session.userId, 'user id');
+    assertText(session.refreshTokenHash, 'refresh token hash');
+    assertDate(session.createdAt, 'createdAt');
+    assertDate(session.refreshExpiresAt, 'refreshExpiresAt');
+    const { projectId, environment } = scope;
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at, revoked_at)
+         VALUES ($1, $2, $3, $4, $5, $6, NULL)`,
+        [session.id, projectId, environment, session.userId, session.rotationKey, dateParam(session.createdAt)],
+      );
+      await tx.query(
+        `INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [
+          session.refreshTokenHash,
+          projectId,
+          environment,
+          session.id,
+          dateParam(session.createdAt),
+          dateParam(session.refreshExpiresAt),
+        ],
+      );
+    });
+  }
+
+  async findRefreshToken(scope: TenantScope, tokenHash: string): Promise<RefreshTokenRecord | null> {
+    if (!isScope(scope) || !isText(tokenHash)) return null;
+    const rows = await this.db.query<TokenWithSessionRow>(TOKEN_IN_SCOPE, [scope.projectId, scope.environment, tokenHash]);
+    return rows.length ? toRecord(rows[0]) : null;
+  }
+
+  /**
+   * The claim is ONE conditional UPDATE: only a row that is still unused, unexpired and whose
+   * session is live gets `used_at` set. Concurrent callers on PostgreSQL queue on that row's lock
+   * and, under READ COMMITTED, re-check `used_at IS NULL` against the winner's committed row, so
+   * they match nothing; no SELECT-then-UPDATE window exists. On SQLite the transaction is
+   * exclusive. Only the caller whose UPDATE returned the row inserts the successor, in the same
+   * transaction, so a failed insert also undoes the claim.
+   */
+  async rotate(
+    scope: TenantScope,
+    rotation: { presentedHash: string; successorHash: string; now: Date; expiresAt: Date },
+  ): Promise<RotationResult> {
+    const { presentedHash, successorHash, now, expiresAt } = rotation;
+    if (!isScope(scope) || !isText(presentedHash)) return { status: 'unknown' };
+    assertText(successorHash, 'successor hash');
+    assertDate(now, 'now');
+    assertDate(expiresAt, 'expiresAt');
+    const { projectId, environment } = scope;
+    return this.db.transaction(async (tx) => {
+      const claimed = await tx.query(
+        `UPDATE refresh_tokens SET used_at = $4, successor_hash = $5
+         WHERE project_id = $1 AND environment = $2 AND token_hash = $3
+           AND used_at IS NULL AND expires_at > $4
+           AND EXISTS (SELECT 1 FROM sessions s
+                       WHERE s.project_id = refresh_tokens.project_id AND s.environment = refresh_tokens.environment
+                         AND s.id = refresh_tokens.session_id AND s.revoked_at IS NULL)
+         RETURNING session_id`,
+        [projectId, environment, presentedHash, dateParam(now), successorHash],
+      );
+      if (claimed.length === 1) {
+        await tx.query(
+          `INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [successorHash, projectId, environment, claimed[0].session_id, dateParam(now), dateParam(expiresAt)],
+        );
+        return { status: 'rotated' };
+      }
+      // Nothing claimed: tell a replay (used token, or revoked family) from a token we do not
+      // honour (not in this scope, or unused but expired). Reading after our own failed UPDATE
+      // sees the winner's committed row, so a lost race is reported as `reused`.
+      const [token] = await tx.query<TokenWithSessionRow>(TOKEN_IN_SCOPE, [projectId, environment, presentedHash]);
+      if (token && (token.used_at !== null || token.session_revoked_at !== null)) return { status: 'reused' };
+      return { status: 'unknown' };
+    });
+  }
+
+  async isActive(scope: TenantScope, sessionId: string): Promise<boolean> {
+    if (!isScope(scope) || !isUuid(sessionId)) return false;
+    const rows = await this.db.query(
+      'SELECT 1 AS active FROM sessions WHERE project_id = $1 AND environment = $2 AND id = $3 AND revoked_at IS NULL',
+      [scope.projectId, scope.environment, sessionId],
+    );
+    return rows.length === 1;
+  }
+
+  /** Idempotent: COALESCE keeps the first revocation time; true whenever the session exists. */
+  async revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean> {
+    if (!isScope(scope) || !isUuid(sessionId)) return false;
+    assertDate(at, 'at');
+    const rows = await this.db.query(
+      `UPDATE sessions SET revoked_at = COALESCE(revoked_at, $4)
+       WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id`,
+      [scope.projectId, scope.environment, sessionId, dateParam(at)],
+    );
+    return rows.length === 1;
+  }
+
+  async revokeAllForUser(scope: TenantScope, userId: string, at: Date): Promise<number> {
+    if (!isScope(scope) || !isUuid(userId)) return 0;
+    assertDate(at, 'at');
+    const rows = await this.db.query(
+      `UPDATE sessions SET revoked_at = $4
+       WHERE project_id = $1 AND environment = $2 AND user_id = $3 AND revoked_at IS NULL RETURNING id`,
+      [scope.projectId, scope.environment, userId, dateParam(at)],
+    );
+    return rows.length;
+  }
+}
+
+function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
+  return {
+    tokenHash: row.token_hash,
+    sessionId: row.session_id,
+    userId: row.user_id,
+    rotationKey: row.rotation_key,
+    createdAt: readDate(row.created_at),
+    expiresAt: readDate(row.expires_at),
+    usedAt: readNullableDate(row.used_at),
+    successorHash: row.successor_hash,
+    sessionRevokedAt: readNullableDate(row.session_revoked_at),
+  };
+}

@@ -1,0 +1,164 @@
+import type { CreateUserResult, TenantScope, User, UserPage, UserRepository } from '@svc/core';
+import type { Database } from './database';
+import type { UserRow } from './entities';
+import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
+import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDate, readJson, readNullableDate } from './row-values';
+
+const COLUMNS = `id, email, password_hash, role, meta, email_verified, banned_at, created_at, last_login_at`;
+
+/** UserRepository on PostgreSQL or SQLite. Every statement filters on (project_id, environment). */
+export class TypeormUserRepository implements UserRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Check e-mail, count, insert — as one critical section per scope. On PostgreSQL the advisory
+   * lock keyed on (project_id, environment) makes concurrent sign-ups of one tenant queue here
+   * (a row lock cannot do it: the row that would conflict does not exist yet), while other
+   * tenants proceed in parallel. On SQLite every transaction is exclusive anyway. The unique
+   * (project_id, environment, email) constraint stays the last word: ON CONFLICT DO NOTHING turns
+   * a lost race into `exists`.
+   */
+  async createWithinLimit(scope: TenantScope, user: User, options: { limit: number | null }): Promise<CreateUserResult> {
+    assertScope(scope);
+    assertUuid(user.id, 'user id');
+    assertText(user.email, 'email');
+    assertDate(user.createdAt, 'createdAt');
+    const { limit } = options;
+    if (limit !== null && !(Number.isInteger(limit) && limit >= 0)) throw new RangeError('limit must be null or an integer >= 0');
+    const { projectId, environment } = scope;
+    return this.db.transaction(
+      async (tx) => {
+        const existing = await tx.query(
+          'SELECT 1 AS found FROM users WHERE project_id = $1 AND environment = $2 AND email = $3',
+          [projectId, environment, user.email],
+        );
+        if (existing.length) return { status: 'exists' };
+        if (limit !== null) {
+          const [row] = await tx.query('SELECT count(*) AS n FROM users WHERE project_id = $1 AND environment = $2', [
+            projectId,
+            environment,
+          ]);
+          if (readCount(row.n) >= limit) return { status: 'limit_reached' };
+        }
+        const inserted = await tx.query(
+          `INSERT INTO users (id, project_id, environment, email, password_hash, role, meta, email_verified,
+             banned_at, created_at, last_login_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+           ON CONFLICT (project_id, environment, email) DO NOTHING
+           RETURNING id`,
+          [
+            user.id,
+            projectId,
+            environment,
+            user.email,
+            user.passwordHash,
+            user.role,
+            jsonParam(user.meta),
+            user.emailVerified === true,
+            nullableDateParam(user.bannedAt),
+            dateParam(user.createdAt),
+            nullableDateParam(user.lastLoginAt),
+          ],
+        );
+        return inserted.length ? { status: 'created' } : { status: 'exists' };
+      },
+      { lock: `users:${projectId}:${environment}` },
+    );
+  }
+
+  async findByEmail(scope: TenantScope, email: string): Promise<User | null> {
+    if (!isScope(scope) || !isText(email)) return null;
+    const rows = await this.db.query<UserRow>(
+      `SELECT ${COLUMNS} FROM users WHERE project_id = $1 AND environment = $2 AND email = $3`,
+      [scope.projectId, scope.environment, email],
+    );
+    return rows.length ? toUser(rows[0]) : null;
+  }
+
+  async findById(scope: TenantScope, id: string): Promise<User | null> {
+    if (!isScope(scope) || !isUuid(id)) return null;
+    const rows = await this.db.query<UserRow>(
+      `SELECT ${COLUMNS} FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`,
+      [scope.projectId, scope.environment, id],
+    );
+    return rows.length ? toUser(rows[0]) : null;
+  }
+
+  async recordLogin(scope: TenantScope, id: string, at: Date): Promise<void> {
+    if (!isScope(scope) || !isUuid(id)) return;
+    assertDate(at, 'at');
+    await this.db.query('UPDATE users SET last_login_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3', [
+      scope.projectId,
+      scope.environment,
+      id,
+      dateParam(at),
+    ]);
+  }
+
+  async setBanned(scope: TenantScope, id: string, bannedAt: Date | null): Promise<boolean> {
+    if (!isScope(scope) || !isUuid(id)) return false;
+    if (bannedAt !== null) assertDate(bannedAt, 'bannedAt');
+    const rows = await this.db.query(
+      'UPDATE users SET banned_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
+      [scope.projectId, scope.environment, id, nullableDateParam(bannedAt)],
+    );
+    return rows.length === 1;
+  }
+
+  /** Sessions and refresh tokens go with the user (ON DELETE CASCADE). */
+  async delete(scope: TenantScope, id: string): Promise<boolean> {
+    if (!isScope(scope) || !isUuid(id)) return false;
+    const rows = await this.db.query(
+      'DELETE FROM users WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
+      [scope.projectId, scope.environment, id],
+    );
+    return rows.length === 1;
+  }
+
+  /**
+   * Keyset paging by id (served by the unique (project_id, environment, id) index). One extra
+   * row is fetched to know whether a next page exists. A cursor that is not an id we could have
+   * issued matches nothing, like any other unknown id.
+   */
+  async list(scope: TenantScope, query: { email?: string; limit: number; cursor?: string }): Promise<UserPage> {
+    const { email, limit, cursor } = query;
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    if (!isScope(scope) || (cursor !== undefined && !isUuid(cursor)) || (email !== undefined && typeof email !== 'string')) {
+      return { users: [], nextCursor: null };
+    }
+    const params: unknown[] = [scope.projectId, scope.environment];
+    const conditions = ['project_id = $1', 'environment = $2'];
+    if (email !== undefined) conditions.push(`email = $${params.push(email)}`);
+    if (cursor !== undefined) conditions.push(`id > $${params.push(cursor)}`);
+    params.push(limit + 1);
+    const rows = await this.db.query<UserRow>(
+      `SELECT ${COLUMNS} FROM users WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT $${params.length}`,
+      params,
+    );
+    const users = rows.slice(0, limit).map(toUser);
+    return { users, nextCursor: rows.length > limit ? users[users.length - 1].id : null };
+  }
+
+  async count(scope: TenantScope): Promise<number> {
+    if (!isScope(scope)) return 0;
+    const [row] = await this.db.query('SELECT count(*) AS n FROM users WHERE project_id = $1 AND environment = $2', [
+      scope.projectId,
+      scope.environment,
+    ]);
+    return readCount(row.n);
+  }
+}
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    role: row.role,
+    meta: readJson<Record<string, unknown>>(row.meta),
+    emailVerified: readBoolean(row.email_verified),
+    bannedAt: readNullableDate(row.banned_at),
+    createdAt: readDate(row.created_at),
+    lastLoginAt: readNullableDate(row.last_login_at),
+  };
+}
