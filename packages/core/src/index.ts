@@ -32,3 +32,8 @@ export * from './use-cases/admin/rotate-signing-key';
 export * from './use-cases/admin/update-project';
 export * from './use-cases/admin/manage-users';
 export * from './create-auth-service';
+export * from './domain/one-time-token';
+export * from './ports/one-time-token-store';
+export * from './ports/secret-box';
+export * from './ports/storage-ports';
+export * from './rate-limit/failover-rate-limiter';

@@ -19,3 +19,12 @@ rateLimiterContract('memory', async () => {
   const clock = new FixedClock();
   return { limiter: new InMemoryRateLimiter(clock), clock };
 });
+
+import { InMemoryOneTimeTokenStore } from './in-memory-one-time-token-store';
+import { oneTimeTokenStoreContract } from './one-time-token-store.contract';
+
+oneTimeTokenStoreContract('memory', async () => ({
+  ports: createInMemoryStorage(),
+  oneTimeTokens: new InMemoryOneTimeTokenStore(),
+  close: async () => {},
+}));

@@ -17,3 +17,5 @@ export * from './signing-key-store.contract';
 export * from './rate-limiter.contract';
 export * from './password-hasher.contract';
 export * from './access-token-codec.contract';
+export * from './in-memory-one-time-token-store';
+export * from './one-time-token-store.contract';

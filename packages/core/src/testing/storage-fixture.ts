@@ -1,20 +1,10 @@
 import type { Environment, TenantScope } from '../domain/environment';
 import { DEFAULT_TOKEN_LIFETIMES, type Project } from '../domain/project';
 import type { User } from '../domain/user';
-import type { ApiKeyRepository } from '../ports/api-key-repository';
-import type { ProjectRepository } from '../ports/project-repository';
-import type { SessionStore } from '../ports/session-store';
-import type { SigningKeyStore } from '../ports/signing-key-store';
-import type { UserRepository } from '../ports/user-repository';
+import type { StoragePorts } from '../ports/storage-ports';
 
-/** The storage ports one adapter provides; contract suites get them together because rows reference each other. */
-export interface StoragePorts {
-  projects: ProjectRepository;
-  apiKeys: ApiKeyRepository;
-  users: UserRepository;
-  sessions: SessionStore;
-  signingKeys: SigningKeyStore;
-}
+// Contract suites get the storage ports together because rows reference each other.
+export type { StoragePorts };
 
 /**
  * Opens a storage adapter for one contract suite. Suites isolate their cases by fresh project ids,
