@@ -7,6 +7,7 @@ const packages = [
   { name: 'core', dir: 'packages/core' },
   { name: 'adapters-crypto', dir: 'packages/adapters-crypto' },
   { name: 'adapters-typeorm', dir: 'packages/adapters-typeorm' },
+  { name: 'adapters-redis', dir: 'packages/adapters-redis' },
   { name: 'api', dir: 'apps/api' },
 ];
 

@@ -1,0 +1,2 @@
+export * from './redis-rate-limiter';
+export * from './connect-redis';

@@ -1,0 +1,3 @@
+export * from './redis-available';
+export * from './outage-proxy';
+export * from './wait-until';
