@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const bin = (name) => join(process.cwd(), 'node_modules', '.bin', name);
-const run = (cmd, args) => spawnSync(cmd, args, { stdio: 'inherit', env: process.env }).status ?? 1;
+// Jest runs our code as CommonJS; ESM-only libraries (jose, openid-client, oidc-provider,
+// @simplewebauthn/server) are loaded with dynamic import(), which jest supports only with VM modules.
+const nodeOptions = [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--disable-warning=ExperimentalWarning']
+  .filter(Boolean)
+  .join(' ');
+const env = { ...process.env, NODE_OPTIONS: nodeOptions };
+const run = (cmd, args) => spawnSync(cmd, args, { stdio: 'inherit', env }).status ?? 1;
 
 const extra = process.argv.slice(2);
 if (!extra.length || process.env.CI) {
