@@ -1,0 +1,77 @@
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+import { AuthError, type AuthService, type RateLimiter } from '@svc/core';
+import type { TrustProxy } from './config';
+import { errorBody, fromAuthError, fromTransportError } from './http-errors';
+import type { RateLimitRules } from './middleware/rate-limit';
+import { requestId } from './middleware/request-id';
+import { requestLog } from './middleware/request-log';
+import { requireJson } from './middleware/require-json';
+import { adminRoutes } from './routes/admin';
+import { loginRoutes } from './routes/auth-login';
+import { logoutRoutes } from './routes/auth-logout';
+import { meRoutes } from './routes/auth-me';
+import { refreshRoutes } from './routes/auth-refresh';
+import { signupRoutes } from './routes/auth-signup';
+import { healthRoutes } from './routes/health';
+import { jwksRoutes } from './routes/jwks';
+import { brandingRoutes } from './routes/sdk-branding';
+
+/** The part of the configuration the HTTP layer reads. */
+export interface AppConfig {
+  adminToken: string;
+  trustProxy: TrustProxy;
+  rateLimits: RateLimitRules;
+}
+
+/** Everything the HTTP layer needs; built by container.ts, or by tests over in-memory fakes. */
+export interface AppDeps {
+  auth: AuthService;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  config: AppConfig;
+  /** Resolves when the service can serve (database reachable); rejects otherwise. */
+  ready(): Promise<void>;
+}
+
+/** Request bodies above this are refused with 413 (DESIGN §5). */
+export const BODY_LIMIT = '64kb';
+
+/** Builds the Express app. Nothing listens and nothing runs at import (STYLE rule 9). */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.set('trust proxy', deps.config.trustProxy);
+  app.set('etag', false);
+  app.use(requestId(), requestLog(deps.logger), helmet());
+  app.use(requireJson(), express.json({ limit: BODY_LIMIT, strict: true, type: 'application/json' }));
+  // Token responses must not be stored by any cache (RFC 6749 §5.1).
+  app.use('/api/auth', noStore);
+  app.use(healthRoutes(deps), jwksRoutes(deps));
+  app.use(signupRoutes(deps), loginRoutes(deps), logoutRoutes(deps), refreshRoutes(deps), meRoutes(deps), brandingRoutes(deps));
+  app.use('/admin', adminRoutes(deps));
+  // Unknown paths, and known paths with another method (405 is answered as 404, DESIGN §5).
+  app.use((_req, _res, next) => next(new AuthError('not_found', 'No such endpoint.')));
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+const noStore: RequestHandler = (_req, res, next) => {
+  res.set('Cache-Control', 'no-store');
+  next();
+};
+
+/**
+ * Every failure leaves as `{ error, message }`. AuthErrors and body-parser errors map through
+ * http-errors.ts; anything else is a 500 with a generic message, its cause logged with the
+ * request id, never sent.
+ */
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, _req, res, next) => {
+    if (res.headersSent) return next(error);
+    const known = error instanceof AuthError ? fromAuthError(error) : fromTransportError(error);
+    if (known && known.status < 500) return void res.status(known.status).json(known.body);
+    logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled error');
+    res.status(500).json(errorBody('internal_error'));
+  };
+}

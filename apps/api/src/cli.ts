@@ -1,0 +1,155 @@
+import { parseArgs } from 'node:util';
+import { AuthError, isEnvironment, type AuthService, type Environment } from '@svc/core';
+import { ConfigError, loadConfig } from './config';
+import { buildContainer } from './container';
+import { resolveSecrets } from './dev-secrets';
+import { CreateProjectDto, ListUsersQuery, settingsOf } from './dto/admin-dtos';
+import { errorBody } from './http-errors';
+import { validateInput } from './middleware/validate';
+import { presentAdminUser, presentProject } from './presenters';
+import { idParam, projectNotFound } from './routes/params';
+
+export const USAGE = `Usage: pnpm svc <command> [arguments]
+
+Commands:
+  project:create --name <name> [--plan FREE|SOLO|PRO]
+  project:show <projectId>
+  api-key:create <projectId> <production|sandbox>
+  api-key:revoke <projectId> <keyId>
+  signing-key:rotate <projectId> <production|sandbox>
+  users:list <projectId> <production|sandbox> [--email <e-mail>] [--limit <n>] [--cursor <c>]
+  users:ban <projectId> <production|sandbox> <userId>
+  users:unban <projectId> <production|sandbox> <userId>
+  users:delete <projectId> <production|sandbox> <userId>
+  help
+
+Output is JSON on stdout; errors are JSON on stderr (exit 1); usage errors exit 2.
+Configuration comes from the same environment variables as the API (DATABASE_URL, SVC_DATA_DIR, ...).
+`;
+
+type Options = { name?: string; plan?: string; email?: string; limit?: string; cursor?: string };
+
+interface Command {
+  /** Number of positional arguments after the command name. */
+  arity: number;
+  run(auth: AuthService, args: string[], options: Options): Promise<unknown>;
+}
+
+const userNotFound = () => new AuthError('user_not_found');
+const projectId = (value: string) => idParam(value, projectNotFound);
+
+/** Each command calls the same use cases as the admin API and shows the same shapes. */
+const COMMANDS: Record<string, Command> = {
+  'project:create': {
+    arity: 0,
+    run: async (auth, _args, options) => {
+      const body = await validateInput(CreateProjectDto, { name: options.name, ...(options.plan ? { plan: options.plan } : {}) }, 'The options');
+      const created = await auth.admin.createProject({ ...settingsOf(body), name: body.name });
+      return { project: presentProject(created.project), apiKeys: created.apiKeys, publicKeys: created.publicKeys };
+    },
+  },
+  'project:show': { arity: 1, run: async (auth, [id]) => ({ project: presentProject(await auth.admin.getProject(projectId(id))) }) },
+  'api-key:create': { arity: 2, run: (auth, [id, env]) => auth.admin.createApiKey(projectId(id), environment(env)) },
+  'api-key:revoke': {
+    arity: 2,
+    run: async (auth, [id, keyId]) => {
+      await auth.admin.revokeApiKey(projectId(id), idParam(keyId, () => new AuthError('not_found', 'API key not found.')));
+      return { success: true };
+    },
+  },
+  'signing-key:rotate': { arity: 2, run: async (auth, [id, env]) => auth.admin.rotateSigningKey(await scope(auth, id, env)) },
+  'users:list': {
+    arity: 2,
+    run: async (auth, [id, env], options) => {
+      const query = await validateInput(ListUsersQuery, { email: options.email, limit: options.limit, cursor: options.cursor }, 'The options');
+      const page = await auth.admin.listUsers(await scope(auth, id, env), { ...query });
+      return { users: page.users.map(presentAdminUser), nextCursor: page.nextCursor };
+    },
+  },
+  'users:ban': userCommand((auth, tenant, userId) => auth.admin.banUser(tenant, userId)),
+  'users:unban': userCommand((auth, tenant, userId) => auth.admin.unbanUser(tenant, userId)),
+  'users:delete': userCommand((auth, tenant, userId) => auth.admin.deleteUser(tenant, userId)),
+};
+
+function userCommand(act: (auth: AuthService, tenant: { projectId: string; environment: Environment }, userId: string) => Promise<void>): Command {
+  return {
+    arity: 3,
+    run: async (auth, [id, env, userId]) => {
+      await act(auth, await scope(auth, id, env), idParam(userId, userNotFound));
+      return { success: true };
+    },
+  };
+}
+
+function environment(value: string): Environment {
+  if (!isEnvironment(value)) throw new AuthError('validation_error', 'environment must be one of production, sandbox.');
+  return value;
+}
+
+/** Like the admin API: an unknown project is not_found before any user lookup. */
+async function scope(auth: AuthService, id: string, env: string) {
+  const tenant = { projectId: projectId(id), environment: environment(env) };
+  await auth.admin.getProject(tenant.projectId);
+  return tenant;
+}
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/**
+ * Runs one command and answers the exit code. `openAuth` is called only for a valid command, so
+ * `help` and usage errors never touch the database.
+ */
+export async function runCli(argv: string[], io: CliIo, openAuth: () => Promise<{ auth: AuthService; close(): Promise<void> }>): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { name: { type: 'string' }, plan: { type: 'string' }, email: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+    });
+  } catch (error) {
+    io.stderr(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const [name, ...args] = parsed.positionals;
+  if (name === 'help' || name === undefined) {
+    (name === 'help' ? io.stdout : io.stderr)(USAGE);
+    return name === 'help' ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command || args.length !== command.arity) {
+    io.stderr(`${command ? `${name} takes ${command.arity} argument(s).` : `Unknown command "${name}".`}\n\n${USAGE}`);
+    return 2;
+  }
+  const opened = await openAuth();
+  try {
+    io.stdout(`${JSON.stringify(await command.run(opened.auth, args, parsed.values), null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof AuthError)) throw error;
+    io.stderr(`${JSON.stringify(errorBody(error.code, error.message))}\n`);
+    return 1;
+  } finally {
+    await opened.close();
+  }
+}
+
+async function openFromEnvironment() {
+  const { config } = await resolveSecrets(loadConfig());
+  return buildContainer(config);
+}
+
+if (require.main === module) {
+  const io: CliIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
+  runCli(process.argv.slice(2), io, openFromEnvironment).then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `svc: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,215 @@
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+import { DEFAULT_PLAN_USER_LIMITS, PLANS, type PlanUserLimits, type RateLimitRule } from '@svc/core';
+import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from './middleware/rate-limit';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Express's `trust proxy` setting: off, on, a hop count, or addresses/subnets/names. */
+export type TrustProxy = boolean | number | string[];
+
+export type DatabaseConfig = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };
+
+/** Validated configuration (DESIGN §11). Secrets left unset are null: see dev-secrets.ts. */
+export interface Config {
+  production: boolean;
+  port: number;
+  /** Public base URL without a trailing slash; the `iss` of access tokens. */
+  baseUrl: string;
+  database: DatabaseConfig;
+  /** Kept for the Redis rate-limit store (a later issue). */
+  redisUrl: string | null;
+  /** Kept for the SMTP mailer (a later issue). */
+  smtpUrl: string | null;
+  adminToken: string | null;
+  /** 32-byte key that encrypts signing keys at rest. */
+  masterKey: Buffer | null;
+  bcryptCost: number;
+  planUserLimits: PlanUserLimits;
+  trustProxy: TrustProxy;
+  logLevel: LogLevel;
+  /** Absolute path of the data folder (SQLite file, dev secrets, demo keys). */
+  dataDir: string;
+  rateLimits: RateLimitRules;
+}
+
+/** Every bad variable at once, one line each, so an operator fixes them in one go. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Admin tokens shorter than this are refused: the token is the key to every project. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads and validates the environment (DESIGN §11). Pure: no file I/O (generated dev secrets are
+ * dev-secrets.ts's job). Empty values count as unset, as compose files often pass `VAR=`.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined);
+  const check = <T>(name: string, parse: (raw: string) => T, fallback: T): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    try {
+      return parse(raw);
+    } catch (error) {
+      if (!(error instanceof Invalid)) throw error;
+      problems.push(`${name} ${error.message}`);
+      return fallback;
+    }
+  };
+
+  const production = env.NODE_ENV === 'production';
+  const port = check('PORT', parsePort, 3000);
+  const dataDir = resolve(read('SVC_DATA_DIR') ?? './data');
+  const baseUrl = check('SVC_BASE_URL', parseBaseUrl, `http://localhost:${port}`);
+  const databaseUrl = check('DATABASE_URL', urlOf(['postgres:', 'postgresql:'], 'a postgres:// URL (leave it unset for the embedded SQLite database)'), null);
+  const config: Config = {
+    production,
+    port,
+    baseUrl,
+    database: databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'sqlite', path: resolve(dataDir, 'svc.sqlite') },
+    redisUrl: check('REDIS_URL', urlOf(['redis:', 'rediss:'], 'a redis:// or rediss:// URL'), null),
+    smtpUrl: check('SMTP_URL', urlOf(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL'), null),
+    adminToken: check('SVC_ADMIN_TOKEN', parseAdminToken, null),
+    masterKey: check('SVC_MASTER_KEY', parseMasterKey, null),
+    bcryptCost: check('SVC_BCRYPT_COST', intIn(4, 15), 12),
+    planUserLimits: check('SVC_PLAN_USER_LIMITS', parsePlanLimits, { ...DEFAULT_PLAN_USER_LIMITS }),
+    trustProxy: check('TRUST_PROXY', parseTrustProxy, false),
+    logLevel: check('LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),
+    dataDir,
+    rateLimits: check('SVC_RATE_LIMITS', parseRateLimits, structuredClone(DEFAULT_RATE_LIMITS)),
+  };
+  // In production a generated secret on a container's disk would be lost or shared by accident.
+  if (production && !read('SVC_ADMIN_TOKEN')) problems.push('SVC_ADMIN_TOKEN is required when NODE_ENV=production.');
+  if (production && !read('SVC_MASTER_KEY')) problems.push('SVC_MASTER_KEY is required when NODE_ENV=production.');
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Thrown by a parser; its text completes "<VARIABLE> ..." in the ConfigError. */
+class Invalid extends Error {}
+
+function invalid(text: string): never {
+  throw new Invalid(text);
+}
+
+function parsePort(raw: string): number {
+  return /^\d+$/.test(raw) && Number(raw) <= 65535 ? Number(raw) : invalid('must be a port number from 0 to 65535.');
+}
+
+function intIn(min: number, max: number) {
+  return (raw: string): number =>
+    /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : invalid(`must be an integer from ${min} to ${max}.`);
+}
+
+function oneOf<T extends string>(values: readonly T[]) {
+  return (raw: string): T => ((values as readonly string[]).includes(raw) ? (raw as T) : invalid(`must be one of ${values.join(', ')}.`));
+}
+
+function parseBaseUrl(raw: string): string {
+  const url = safeUrl(raw);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) invalid('must be an http:// or https:// URL.');
+  if (url.search || url.hash || url.username || url.password) invalid('must not have a query, fragment or credentials.');
+  return url.href.replace(/\/+$/, '');
+}
+
+function urlOf(protocols: string[], what: string) {
+  return (raw: string): string | null => (protocols.includes(safeUrl(raw)?.protocol ?? '') ? raw : invalid(`must be ${what}.`));
+}
+
+/** Why `raw` cannot be an admin token, or null when it can. */
+export function adminTokenProblem(raw: string): string | null {
+  if (raw.length < MIN_ADMIN_TOKEN_LENGTH) return `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long.`;
+  return /^[\x21-\x7e]+$/.test(raw) ? null : 'must be printable ASCII without spaces.';
+}
+
+function parseAdminToken(raw: string): string {
+  const problem = adminTokenProblem(raw);
+  return problem === null ? raw : invalid(problem);
+}
+
+/** 32 bytes as 64 hex digits, or as base64 / base64url (padding optional); null otherwise. */
+export function decodeMasterKey(raw: string): Buffer | null {
+  const text = raw.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) {
+    const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (bytes.length === 32) return bytes;
+  }
+  return null;
+}
+
+function parseMasterKey(raw: string): Buffer {
+  return decodeMasterKey(raw) ?? invalid('must be 32 bytes, as 64 hex digits or base64 (e.g. the output of `openssl rand -hex 32`).');
+}
+
+function parsePlanLimits(raw: string): PlanUserLimits {
+  const shape = 'must be a JSON object like {"FREE":1000,"SOLO":10000,"PRO":null} (non-negative integers or null).';
+  const limits: PlanUserLimits = { ...DEFAULT_PLAN_USER_LIMITS };
+  for (const [plan, limit] of Object.entries(parseJsonObject(raw) ?? invalid(shape))) {
+    if (!(PLANS as readonly string[]).includes(plan)) invalid(`has an unknown plan "${plan}" (plans: ${PLANS.join(', ')}).`);
+    if (limit !== null && !(Number.isInteger(limit) && (limit as number) >= 0)) invalid(shape);
+    limits[plan as keyof PlanUserLimits] = limit as number | null;
+  }
+  return limits;
+}
+
+const TRUST_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** What Express's `trust proxy` accepts: true/false, a hop count, or a list of names, IPs and CIDRs. */
+function parseTrustProxy(raw: string): TrustProxy {
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const bad = entries.find((entry) => !TRUST_NAMES.includes(entry) && !isAddressOrSubnet(entry));
+  if (bad !== undefined || entries.length === 0) {
+    invalid(`must be true, false, a hop count, or a comma list of IPs, CIDR subnets and ${TRUST_NAMES.join('/')} ("${bad ?? raw}" is none of these).`);
+  }
+  return entries;
+}
+
+function isAddressOrSubnet(entry: string): boolean {
+  const [address, bits, extra] = entry.split('/');
+  if (extra !== undefined || !isIP(address)) return false;
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128));
+}
+
+function parseRateLimits(raw: string): RateLimitRules {
+  const shape = 'must be a JSON object like {"login":{"limit":20,"windowSeconds":900}}.';
+  const rules = structuredClone(DEFAULT_RATE_LIMITS);
+  for (const [name, override] of Object.entries(parseJsonObject(raw) ?? invalid(shape))) {
+    if (!(RATE_LIMIT_NAMES as readonly string[]).includes(name)) invalid(`has an unknown limit "${name}" (limits: ${RATE_LIMIT_NAMES.join(', ')}).`);
+    if (typeof override !== 'object' || override === null || Array.isArray(override)) invalid(shape);
+    for (const [field, value] of Object.entries(override as object)) {
+      if (field !== 'limit' && field !== 'windowSeconds') invalid(`has an unknown field "${name}.${field}" (fields: limit, windowSeconds).`);
+      if (!Number.isInteger(value) || (value as number) < 1) invalid(`has "${name}.${field}" that is not a positive integer.`);
+      rules[name as RateLimitName][field as keyof RateLimitRule] = value as number;
+    }
+  }
+  return rules;
+}
+
+function parseJsonObject(raw: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function safeUrl(raw: string): URL | null {
+  try {
+    return new URL(raw);
+  } catch {
+    return null;
+  }
+}

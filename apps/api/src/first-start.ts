@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Container } from './container';
+import { DEMO_PROJECT_FILE, readDemoProject, writeDemoProject, type ResolvedSecrets } from './dev-secrets';
+
+/**
+ * What a person starting the embedded default needs to try the API (DESIGN §11): on the first
+ * start with an empty database, a demo project whose keys are printed once and kept in
+ * `<dataDir>/demo-project.json` (0600); on later starts, where to find them. Not in production:
+ * there projects are made on purpose, with the CLI or the admin API.
+ */
+export async function announceFirstStart(container: Container, secrets: ResolvedSecrets, logger: Logger): Promise<void> {
+  const { config, generated, files } = secrets;
+  const lines: string[] = [];
+  if (generated.adminToken) lines.push(`Admin token (stored in ${files.adminToken}): ${config.adminToken}`);
+  else if (files.adminToken) logger.info({ file: files.adminToken }, 'admin token: see file');
+  if (generated.masterKey) logger.info({ file: files.masterKey }, 'generated the master key; back it up with the database');
+  if (!config.production && (await container.isEmpty())) {
+    const created = await container.auth.admin.createProject({ name: 'Demo project', plan: 'FREE' });
+    const path = await writeDemoProject(config.dataDir, {
+      projectId: created.project.id,
+      apiKeys: created.apiKeys,
+      createdAt: created.project.createdAt.toISOString(),
+    });
+    lines.push(
+      `Demo project ${created.project.id} (keys stored in ${path}):`,
+      `  production key: ${created.apiKeys.production}`,
+      `  sandbox key:    ${created.apiKeys.sandbox}`,
+    );
+  } else if (await readDemoProject(config.dataDir)) {
+    logger.info({ file: join(config.dataDir, DEMO_PROJECT_FILE) }, 'demo project keys: see file');
+  }
+  // Printed to the terminal, not logged: log lines never carry secrets (DESIGN §4a), and these are
+  // shown once, on the start that created them.
+  if (lines.length > 0) process.stdout.write(`\n${lines.join('\n')}\n\n`);
+}

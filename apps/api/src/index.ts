@@ -1,0 +1,8 @@
+// Public surface of @svc/api: embed the HTTP layer in another process, or reuse its pieces.
+export { createApp, BODY_LIMIT, type AppConfig, type AppDeps } from './app';
+export { ConfigError, loadConfig, type Config, type LogLevel, type TrustProxy } from './config';
+export { buildContainer, type Container } from './container';
+export { resolveSecrets, type RuntimeConfig } from './dev-secrets';
+export { HTTP_STATUS } from './http-errors';
+export { createLogger } from './logger';
+export { DEFAULT_RATE_LIMITS, RATE_LIMIT_KEYS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from './middleware/rate-limit';

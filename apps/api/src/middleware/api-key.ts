@@ -1,0 +1,36 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { AuthError, type AuthService, type ResolvedApiKey } from '@svc/core';
+
+/**
+ * Resolves `X-API-Key` to its project and environment and keeps it on `res.locals.apiKey`.
+ * No header -> 401 missing_api_key; anything else that does not resolve -> 401 invalid_api_key
+ * (both decided by core). Resolutions are cached by core for at most 10 s (DESIGN §14).
+ */
+export function requireApiKey(auth: AuthService): RequestHandler {
+  return async (req: Request, res: Response, next) => {
+    res.locals.apiKey = await auth.resolveApiKey(req.get('x-api-key'));
+    next();
+  };
+}
+
+/** The tenant of the current request; only valid behind {@link requireApiKey}. */
+export function apiKeyOf(res: Response): ResolvedApiKey {
+  const key = res.locals.apiKey as ResolvedApiKey | undefined;
+  // A route wired without requireApiKey is a programming error, never a client's.
+  if (!key) throw new AuthError('internal_error', undefined, { cause: new Error('apiKeyOf used without requireApiKey') });
+  return key;
+}
+
+/**
+ * Contract rule 3 with DESIGN §14: when the project lists allowed origins, a request that carries
+ * an `Origin` header must match one exactly (403 origin_not_allowed). Server-to-server calls carry
+ * no Origin and are never refused for it.
+ */
+export function checkOrigin(): RequestHandler {
+  return (req, res, next) => {
+    const origin = req.get('origin');
+    const allowed = apiKeyOf(res).project.allowedOrigins;
+    if (origin !== undefined && allowed.length > 0 && !allowed.includes(origin)) throw new AuthError('origin_not_allowed');
+    next();
+  };
+}

@@ -1,0 +1,25 @@
+import type { Request, RequestHandler } from 'express';
+import type { Logger } from 'pino';
+
+/**
+ * One log line per request: method, route, status, duration, request id. The matched route
+ * pattern is logged rather than the raw URL, so query strings (which may hold e-mails or tokens)
+ * and ids in paths never reach the log.
+ */
+export function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const line = { requestId: res.locals.requestId, method: req.method, route: routeOf(req), status: res.statusCode, ms: Math.round(ms * 10) / 10 };
+      if (res.statusCode >= 500) logger.error(line, 'request');
+      else logger.info(line, 'request');
+    });
+    next();
+  };
+}
+
+function routeOf(req: Request): string {
+  const pattern = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : '(unmatched)';
+}

@@ -1,0 +1,76 @@
+import type { ApiKeyRecord, Project, TokenBundle, User } from '@svc/core';
+
+// Responses are built field by field from these functions only, so a new column on a record
+// (a hash, a ban date) can never reach a client by accident.
+
+const iso = (date: Date): string => date.toISOString();
+const isoOrNull = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+/** Contract shape UserSignup. */
+export function presentUserSignup(user: User) {
+  return { id: user.id, email: user.email, role: user.role, meta: user.meta, createdAt: iso(user.createdAt) };
+}
+
+/** Contract shape UserLogin. */
+export function presentUserLogin(user: User) {
+  return { id: user.id, email: user.email, role: user.role, meta: user.meta, lastLoginAt: isoOrNull(user.lastLoginAt) };
+}
+
+/** Contract shape UserMe. */
+export function presentUserMe(user: User) {
+  return {
+    id: user.id,
+    email: user.email,
+    role: user.role,
+    meta: user.meta,
+    emailVerified: user.emailVerified,
+    createdAt: iso(user.createdAt),
+    lastLoginAt: isoOrNull(user.lastLoginAt),
+  };
+}
+
+/** The admin API's view of a user: everything an operator needs, never the password hash. */
+export function presentAdminUser(user: User) {
+  return {
+    id: user.id,
+    email: user.email,
+    role: user.role,
+    meta: user.meta,
+    emailVerified: user.emailVerified,
+    banned: user.bannedAt !== null,
+    bannedAt: isoOrNull(user.bannedAt),
+    createdAt: iso(user.createdAt),
+    lastLoginAt: isoOrNull(user.lastLoginAt),
+  };
+}
+
+/** A project as the admin API shows it. */
+export function presentProject(project: Project) {
+  return {
+    id: project.id,
+    name: project.name,
+    plan: project.plan,
+    allowedOrigins: project.allowedOrigins,
+    defaultMeta: project.defaultMeta,
+    redirectUrls: project.redirectUrls,
+    magicLinkUrl: project.magicLinkUrl,
+    passwordResetUrl: project.passwordResetUrl,
+    oidcLoginUrl: project.oidcLoginUrl,
+    userLimit: project.userLimit,
+    accessTokenTtlSeconds: project.accessTokenTtlSeconds,
+    refreshTokenTtlSeconds: project.refreshTokenTtlSeconds,
+    refreshReuseGraceSeconds: project.refreshReuseGraceSeconds,
+    createdAt: iso(project.createdAt),
+    updatedAt: iso(project.updatedAt),
+  };
+}
+
+/** An API key without its hash: the key itself is shown only once, at creation. */
+export function presentApiKey(key: ApiKeyRecord) {
+  return { id: key.id, environment: key.environment, suffix: key.suffix, createdAt: iso(key.createdAt), revokedAt: isoOrNull(key.revokedAt) };
+}
+
+/** The contract's token bundle: exactly accessToken, refreshToken, expiresIn. */
+export function presentTokens(tokens: TokenBundle) {
+  return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn };
+}

@@ -1,0 +1,29 @@
+import type { Request } from 'express';
+import { AuthError, isEnvironment, type AuthService, type Project, type TenantScope } from '@svc/core';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Ids in paths are UUIDs (core makes them with Random.uuid). Anything else is answered 404 here,
+ * so a malformed value never reaches a query (DESIGN §4a; PostgreSQL would also reject it with an
+ * error instead of "no row").
+ */
+export function idParam(value: unknown, notFound: () => AuthError): string {
+  if (typeof value !== 'string' || !UUID.test(value)) throw notFound();
+  return value;
+}
+
+export const projectNotFound = () => new AuthError('not_found', 'Project not found.');
+
+/** The project named by `:id`, or 404 not_found. */
+export async function projectParam(auth: AuthService, req: Request): Promise<Project> {
+  return auth.admin.getProject(idParam(req.params.id, projectNotFound));
+}
+
+/** The tenant named by `:id` and `:env` of an existing project, or 404 not_found. */
+export async function scopeParam(auth: AuthService, req: Request): Promise<TenantScope> {
+  const environment = req.params.env;
+  if (!isEnvironment(environment)) throw new AuthError('not_found', 'Unknown environment (use production or sandbox).');
+  const project = await projectParam(auth, req);
+  return { projectId: project.id, environment };
+}

@@ -1,0 +1,84 @@
+import { createAuthService } from '@svc/core';
+import { createInMemoryDeps } from '@svc/core/testing';
+import { runCli, USAGE } from '../src/cli';
+
+function harness() {
+  const auth = createAuthService(createInMemoryDeps());
+  const out: string[] = [];
+  const err: string[] = [];
+  let opened = 0;
+  let closed = 0;
+  const run = (...argv: string[]) =>
+    runCli(argv, { stdout: (t) => out.push(t), stderr: (t) => err.push(t) }, async () => {
+      opened += 1;
+      return { auth, close: async () => void (closed += 1) };
+    });
+  const json = () => JSON.parse(out.pop()!);
+  return { auth, run, out, err, json, counts: () => ({ opened, closed }) };
+}
+
+describe('pnpm svc', () => {
+  it('project:create, project:show, api-key:create/revoke, signing-key:rotate', async () => {
+    const cli = harness();
+    expect(await cli.run('project:create', '--name', 'Shop', '--plan', 'PRO')).toBe(0);
+    const created = cli.json();
+    expect(created.project).toMatchObject({ name: 'Shop', plan: 'PRO' });
+    expect(created.apiKeys.production).toMatch(/^svc_live_/);
+    expect(await cli.run('project:show', created.project.id)).toBe(0);
+    expect(cli.json().project.id).toBe(created.project.id);
+    expect(await cli.run('api-key:create', created.project.id, 'sandbox')).toBe(0);
+    const key = cli.json();
+    expect(key).toMatchObject({ environment: 'sandbox', key: expect.stringMatching(/^svc_sbx_/) });
+    expect(await cli.run('api-key:revoke', created.project.id, key.id)).toBe(0);
+    expect(cli.json()).toEqual({ success: true });
+    expect(await cli.run('signing-key:rotate', created.project.id, 'production')).toBe(0);
+    expect(Object.keys(cli.json()).sort()).toEqual(['kid', 'publicKey']);
+    expect(cli.counts()).toEqual({ opened: 5, closed: 5 });
+  });
+
+  it('users:list, users:ban, users:unban, users:delete', async () => {
+    const cli = harness();
+    await cli.run('project:create', '--name', 'P');
+    const { project, apiKeys } = cli.json();
+    const key = await cli.auth.resolveApiKey(apiKeys.production);
+    const { user } = await cli.auth.signUp(key, { email: 'ada@example.com', password: 'long enough' });
+    expect(await cli.run('users:list', project.id, 'production', '--email', 'ADA@example.com')).toBe(0);
+    expect(cli.json()).toEqual({ users: [expect.objectContaining({ id: user.id, email: 'ada@example.com', banned: false })], nextCursor: null });
+    expect(await cli.run('users:ban', project.id, 'production', user.id)).toBe(0);
+    expect(cli.json()).toEqual({ success: true });
+    await cli.run('users:list', project.id, 'production');
+    expect(cli.json().users[0]).toMatchObject({ banned: true });
+    expect(await cli.run('users:unban', project.id, 'production', user.id)).toBe(0);
+    expect(await cli.run('users:delete', project.id, 'production', user.id)).toBe(0);
+    await cli.run('users:list', project.id, 'production');
+    expect(cli.json()).toEqual({ users: [], nextCursor: null });
+    expect(await cli.run('users:ban', project.id, 'sandbox', crypto.randomUUID())).toBe(1);
+    expect(JSON.parse(cli.err.pop()!)).toEqual({ error: 'user_not_found', message: 'The user was not found.' });
+  });
+
+  it('errors are JSON on stderr with exit 1', async () => {
+    const cli = harness();
+    expect(await cli.run('project:create', '--name', 'x', '--plan', 'GOLD')).toBe(1);
+    expect(JSON.parse(cli.err.pop()!)).toEqual({ error: 'validation_error', message: 'plan must be one of FREE, SOLO, PRO.' });
+    expect(await cli.run('project:create')).toBe(1);
+    expect(JSON.parse(cli.err.pop()!)).toEqual({ error: 'validation_error', message: 'name is required.' });
+    expect(await cli.run('project:show', 'nope')).toBe(1);
+    expect(JSON.parse(cli.err.pop()!)).toEqual({ error: 'not_found', message: 'Project not found.' });
+    expect(await cli.run('api-key:create', crypto.randomUUID(), 'staging')).toBe(1);
+    expect(JSON.parse(cli.err.pop()!).error).toBe('validation_error');
+  });
+
+  it('usage: help on stdout (exit 0); unknown command, wrong arity or unknown option on stderr (exit 2), without opening storage', async () => {
+    const cli = harness();
+    expect(await cli.run('help')).toBe(0);
+    expect(cli.out.pop()).toBe(USAGE);
+    expect(await cli.run('bogus')).toBe(2);
+    expect(cli.err.pop()).toContain('Unknown command "bogus".');
+    expect(await cli.run('project:show')).toBe(2);
+    expect(cli.err.pop()).toContain('project:show takes 1 argument(s).');
+    expect(await cli.run('project:create', '--colour', 'red')).toBe(2);
+    expect(cli.err.pop()).toContain(USAGE);
+    expect(await cli.run()).toBe(2);
+    expect(cli.counts()).toEqual({ opened: 0, closed: 0 });
+  });
+});
