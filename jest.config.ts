@@ -8,7 +8,15 @@ const packages = [
   { name: 'adapters-crypto', dir: 'packages/adapters-crypto' },
   { name: 'adapters-typeorm', dir: 'packages/adapters-typeorm' },
   { name: 'adapters-redis', dir: 'packages/adapters-redis' },
+  { name: 'adapters-smtp', dir: 'packages/adapters-smtp' },
+  { name: 'adapters-mfa', dir: 'packages/adapters-mfa' },
+  { name: 'adapters-oauth', dir: 'packages/adapters-oauth' },
   { name: 'api', dir: 'apps/api' },
+  { name: 'sdk', dir: 'packages/sdk' },
+  { name: 'client', dir: 'packages/client' },
+  { name: 'proxy', dir: 'apps/proxy' },
+  // Headless Chromium against the API and the standalone proxy serving apps/demo.
+  { name: 'demo', dir: 'apps/demo' },
 ];
 
 const config: Config = {

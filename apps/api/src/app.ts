@@ -4,6 +4,9 @@ import type { Logger } from 'pino';
 import { AuthError, type AuthService, type RateLimiter } from '@svc/core';
 import type { TrustProxy } from './config';
 import { errorBody, fromAuthError, fromTransportError } from './http-errors';
+import { countRequests, createMetrics, type Metrics } from './metrics';
+import { corsPreflight } from './middleware/cors';
+import { jsonBody } from './middleware/json-guard';
 import type { RateLimitRules } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
@@ -16,13 +19,24 @@ import { refreshRoutes } from './routes/auth-refresh';
 import { signupRoutes } from './routes/auth-signup';
 import { healthRoutes } from './routes/health';
 import { jwksRoutes } from './routes/jwks';
+import { keylessEdgeRoutes } from './routes/keyless-edge';
+import { metricsRoutes } from './routes/metrics';
 import { brandingRoutes } from './routes/sdk-branding';
+import { oauthRoutes } from './routes/auth-oauth';
+import { passkeyRoutes } from './routes/passkeys';
+import { twoFactorRoutes } from './routes/two-factor';
+import { magicLinkRoutes } from './routes/auth-magic-link';
+import { passwordRoutes } from './routes/auth-password';
+import { oidcGrantRoutes } from './routes/auth-oidc-grant';
+import { oidcProviderRoutes, type AppOidc } from './routes/oidc-provider';
 
 /** The part of the configuration the HTTP layer reads. */
 export interface AppConfig {
   adminToken: string;
   trustProxy: TrustProxy;
   rateLimits: RateLimitRules;
+  /** Scrape-only bearer token for GET /metrics (the admin token works too); null = none. */
+  metricsToken?: string | null;
 }
 
 /** Everything the HTTP layer needs; built by container.ts, or by tests over in-memory fakes. */
@@ -31,8 +45,12 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   logger: Logger;
   config: AppConfig;
+  /** Prometheus metrics; shared with the container (limiter failures, outbox). Default: a fresh registry. */
+  metrics?: Metrics;
   /** Resolves when the service can serve (database reachable); rejects otherwise. */
   ready(): Promise<void>;
+  /** The hosted OIDC provider (issue 7); without it, /api/oidc and endpoint 13 are not mounted. */
+  oidc?: AppOidc;
 }
 
 /** Request bodies above this are refused with 413 (DESIGN §5). */
@@ -43,12 +61,21 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
-  app.use(requestId(), requestLog(deps.logger), helmet());
-  app.use(requireJson(), express.json({ limit: BODY_LIMIT, strict: true, type: 'application/json' }));
+  const metrics = deps.metrics ?? createMetrics();
+  app.use(requestId(), requestLog(deps.logger), countRequests(metrics), helmet());
+  // The OIDC issuers parse their own (form) bodies and answer their own CORS: mounted first.
+  app.use(oidcProviderRoutes(deps));
+  // Preflights carry no key and no body: answered before anything else looks at them (cors.ts).
+  app.use(corsPreflight());
+  app.use(requireJson(), ...jsonBody());
   // Token responses must not be stored by any cache (RFC 6749 §5.1).
   app.use('/api/auth', noStore);
-  app.use(healthRoutes(deps), jwksRoutes(deps));
+  app.use(healthRoutes(deps), jwksRoutes(deps), metricsRoutes(deps, metrics), keylessEdgeRoutes(deps));
   app.use(signupRoutes(deps), loginRoutes(deps), logoutRoutes(deps), refreshRoutes(deps), meRoutes(deps), brandingRoutes(deps));
+  app.use(twoFactorRoutes(deps), passkeyRoutes(deps));
+  app.use(magicLinkRoutes(deps), passwordRoutes(deps));
+  app.use(oauthRoutes(deps));
+  app.use(oidcGrantRoutes(deps));
   app.use('/admin', adminRoutes(deps));
   // Unknown paths, and known paths with another method (405 is answered as 404, DESIGN §5).
   app.use((_req, _res, next) => next(new AuthError('not_found', 'No such endpoint.')));
@@ -69,6 +96,7 @@ const noStore: RequestHandler = (_req, res, next) => {
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error);
+    if (error instanceof AuthError) res.locals.authError = error; // read by the metrics (replays)
     const known = error instanceof AuthError ? fromAuthError(error) : fromTransportError(error);
     if (known && known.status < 500) return void res.status(known.status).json(known.body);
     logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled error');

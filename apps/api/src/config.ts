@@ -9,7 +9,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** Express's `trust proxy` setting: off, on, a hop count, or addresses/subnets/names. */
 export type TrustProxy = boolean | number | string[];
 
-export type DatabaseConfig = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };
+/** `schema`: a PostgreSQL schema to use instead of the search_path (SVC_DATABASE_SCHEMA). */
+export type DatabaseConfig = { kind: 'postgres'; url: string; schema?: string } | { kind: 'sqlite'; path: string };
 
 /** Validated configuration (DESIGN §11). Secrets left unset are null: see dev-secrets.ts. */
 export interface Config {
@@ -18,11 +19,17 @@ export interface Config {
   /** Public base URL without a trailing slash; the `iss` of access tokens. */
   baseUrl: string;
   database: DatabaseConfig;
-  /** Kept for the Redis rate-limit store (a later issue). */
+  /** Redis for rate limits shared by every instance; null = in-memory, per process. */
   redisUrl: string | null;
-  /** Kept for the SMTP mailer (a later issue). */
+  /** Prefix of every Redis key this service writes (several deployments may share one Redis). */
+  redisPrefix: string;
+  /** SMTP server for the outbox worker; null = the file mailbox under `<dataDir>/mail`. */
   smtpUrl: string | null;
+  /** `From:` of every mail (SMTP_FROM); default `svc <no-reply@<host of SVC_BASE_URL>>`. */
+  mailFrom: string;
   adminToken: string | null;
+  /** Scrape-only bearer token for GET /metrics; null = the admin token only. */
+  metricsToken: string | null;
   /** 32-byte key that encrypts signing keys at rest. */
   masterKey: Buffer | null;
   bcryptCost: number;
@@ -71,14 +78,19 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(read('SVC_DATA_DIR') ?? './data');
   const baseUrl = check('SVC_BASE_URL', parseBaseUrl, `http://localhost:${port}`);
   const databaseUrl = check('DATABASE_URL', urlOf(['postgres:', 'postgresql:'], 'a postgres:// URL (leave it unset for the embedded SQLite database)'), null);
+  const schema = check('SVC_DATABASE_SCHEMA', parseSchema, null);
+  if (schema !== null && !databaseUrl) problems.push('SVC_DATABASE_SCHEMA needs DATABASE_URL (a PostgreSQL database).');
   const config: Config = {
     production,
     port,
     baseUrl,
-    database: databaseUrl ? { kind: 'postgres', url: databaseUrl } : { kind: 'sqlite', path: resolve(dataDir, 'svc.sqlite') },
+    database: databaseUrl ? { kind: 'postgres', url: databaseUrl, ...(schema !== null ? { schema } : {}) } : { kind: 'sqlite', path: resolve(dataDir, 'svc.sqlite') },
     redisUrl: check('REDIS_URL', urlOf(['redis:', 'rediss:'], 'a redis:// or rediss:// URL'), null),
+    redisPrefix: check('SVC_REDIS_PREFIX', parseRedisPrefix, 'svc:'),
     smtpUrl: check('SMTP_URL', urlOf(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL'), null),
+    mailFrom: check('SMTP_FROM', parseMailFrom, `svc <no-reply@${new URL(baseUrl).hostname}>`),
     adminToken: check('SVC_ADMIN_TOKEN', parseAdminToken, null),
+    metricsToken: check('SVC_METRICS_TOKEN', parseAdminToken, null),
     masterKey: check('SVC_MASTER_KEY', parseMasterKey, null),
     bcryptCost: check('SVC_BCRYPT_COST', intIn(4, 15), 12),
     planUserLimits: check('SVC_PLAN_USER_LIMITS', parsePlanLimits, { ...DEFAULT_PLAN_USER_LIMITS }),
@@ -125,6 +137,13 @@ function urlOf(protocols: string[], what: string) {
   return (raw: string): string | null => (protocols.includes(safeUrl(raw)?.protocol ?? '') ? raw : invalid(`must be ${what}.`));
 }
 
+/** `Name <address>` or a bare address; one line (it becomes a header). */
+function parseMailFrom(raw: string): string {
+  const address = /<([^<>\s]+@[^<>\s]+)>$/.exec(raw)?.[1] ?? raw;
+  if (/[\r\n]/.test(raw) || !/^[^\s@<>]+@[^\s@<>]+$/.test(address)) invalid('must be an address like "My app <no-reply@example.com>" or no-reply@example.com.');
+  return raw;
+}
+
 /** Why `raw` cannot be an admin token, or null when it can. */
 export function adminTokenProblem(raw: string): string | null {
   if (raw.length < MIN_ADMIN_TOKEN_LENGTH) return `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long.`;
@@ -145,6 +164,15 @@ export function decodeMasterKey(raw: string): Buffer | null {
     if (bytes.length === 32) return bytes;
   }
   return null;
+}
+
+/** The names openStorage accepts: they go into DDL and into each connection's search_path. */
+function parseSchema(raw: string): string {
+  return /^[a-z_][a-z0-9_]{0,62}$/.test(raw) ? raw : invalid('must be a lower-case PostgreSQL name (letters, digits, _; at most 63).');
+}
+
+function parseRedisPrefix(raw: string): string {
+  return /^[\x21-\x7e]{1,64}$/.test(raw) ? raw : invalid('must be 1 to 64 printable characters without spaces, e.g. "svc:" or "svc:staging:".');
 }
 
 function parseMasterKey(raw: string): Buffer {

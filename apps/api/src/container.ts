@@ -1,31 +1,62 @@
-import { BcryptPasswordHasher, KeyEncryption, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
+import { join } from 'node:path';
+import { BcryptPasswordHasher, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
+import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adapters-smtp';
+import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
+import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createAuthService, cryptoRandom, systemClock, type AuthDeps, type AuthService, type RateLimiter } from '@svc/core';
-// The in-memory limiter is the embedded default (DESIGN §6); the Redis store comes with REDIS_URL in a later issue.
-import { InMemoryRateLimiter } from '@svc/core/testing';
+import type { Logger } from 'pino';
 import type { RuntimeConfig } from './dev-secrets';
+import { createLogger } from './logger';
+import type { Metrics, OutboxDepthSource } from './metrics';
+import { buildRateLimitStore } from './rate-limit-store';
+import { buildOidc } from './oidc-wiring';
+import type { AppOidc } from './routes/oidc-provider';
 
 /** The running service's parts, built from configuration. */
 export interface Container {
   auth: AuthService;
   rateLimiter: RateLimiter;
+  /** Outbox rows per status for the `svc_outbox_depth` gauge, once there is an outbox. */
+  outboxStats?: OutboxDepthSource;
+  /** Sends queued mail; main.ts starts it, `close()` stops it. Not started for the CLI. */
+  outboxWorker: OutboxWorker;
+  /** The hosted OIDC provider for Pro projects (issue 7). */
+  oidc: AppOidc;
   /** Resolves when the database answers (readiness). */
   ready(): Promise<void>;
   /** True when the database holds no project yet (first start of the embedded default). */
   isEmpty(): Promise<boolean>;
-  /** Closes the database connection(s). */
+  /** Closes the database connection(s) and the Redis connection. */
   close(): Promise<void>;
+}
+
+/** What the composition root reports to: logs (Redis outages) and metrics (limiter store failures). */
+export interface ContainerOptions {
+  logger?: Logger;
+  metrics?: Metrics;
 }
 
 /**
  * The composition root (STYLE rule 9): the only place that picks and builds adapters.
  * Opening the storage also runs pending migrations.
  */
-export async function buildContainer(config: RuntimeConfig): Promise<Container> {
+export async function buildContainer(config: RuntimeConfig, options: ContainerOptions = {}): Promise<Container> {
+  const logger = options.logger ?? createLogger({ level: 'silent' });
   const storage = await openStorage(
-    config.database.kind === 'postgres' ? { databaseUrl: config.database.url } : { sqlitePath: config.database.path },
+    config.database.kind === 'postgres' ? { databaseUrl: config.database.url, schema: config.database.schema } : { sqlitePath: config.database.path },
   );
+  const limits = await buildRateLimitStore({
+    redisUrl: config.redisUrl,
+    redisPrefix: config.redisPrefix,
+    logger,
+    onStoreFailure: () => options.metrics?.limiterStoreFailures.inc(),
+  });
   const encryption = new KeyEncryption({ masterKey: config.masterKey });
+  const secretBox = new MasterKeySecretBox({ masterKey: config.masterKey });
+  // A request's enqueue wakes the worker, so mail leaves at once rather than at the next poll.
+  let outboxWorker: OutboxWorker | undefined;
+  const outbox = withEnqueueHook(storage.outbox, () => outboxWorker?.wake());
   const deps: AuthDeps = {
     settings: { issuer: config.baseUrl, planUserLimits: config.planUserLimits },
     clock: systemClock,
@@ -38,14 +69,38 @@ export async function buildContainer(config: RuntimeConfig): Promise<Container> 
     keyFactory: new RsaSigningKeyFactory({ encryption }),
     tokens: new Rs256AccessTokenCodec({ signingKeys: storage.signingKeys, encryption }),
     passwords: new BcryptPasswordHasher({ cost: config.bcryptCost }),
+    twoFactor: storage.twoFactor,
+    passkeys: storage.passkeys,
+    totp: new OtpauthTotp(),
+    webauthn: new SimpleWebAuthnVerifier(),
+    oneTimeTokens: storage.oneTimeTokens,
+    secretBox,
+    outbox,
+    oauthProviders: storage.oauthProviders,
+    identities: storage.identities,
+    oauthClient: new HttpOAuthProviderClient(),
   };
+  outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
+  const oidc = await buildOidc({ storage, deps, encryption, masterKey: config.masterKey, baseUrl: config.baseUrl, logger });
   return {
     auth: createAuthService(deps),
-    rateLimiter: new InMemoryRateLimiter(),
+    oidc,
+    rateLimiter: limits.limiter,
     ready: () => storage.ping(),
     isEmpty: () => hasNoProject(storage),
-    close: () => storage.close(),
+    outboxWorker,
+    outboxStats: () => storage.outbox.stats(),
+    close: async () => {
+      await outboxWorker.stop();
+      await Promise.all([storage.close(), limits.close()]);
+    },
   };
+}
+
+/** SMTP_URL -> SMTP; otherwise the embedded default, a file mailbox under the data folder (DESIGN §7). */
+function buildMailer(config: RuntimeConfig, logger: Logger) {
+  if (config.smtpUrl) return new SmtpMailer(config.smtpUrl, { from: config.mailFrom });
+  return new FileMailer(join(config.dataDir, 'mail'), logger, { from: config.mailFrom });
 }
 
 // The ProjectRepository port has no "count" or "list" (nothing in the API needs one), so this

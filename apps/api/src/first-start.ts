@@ -16,7 +16,14 @@ export async function announceFirstStart(container: Container, secrets: Resolved
   else if (files.adminToken) logger.info({ file: files.adminToken }, 'admin token: see file');
   if (generated.masterKey) logger.info({ file: files.masterKey }, 'generated the master key; back it up with the database');
   if (!config.production && (await container.isEmpty())) {
-    const created = await container.auth.admin.createProject({ name: 'Demo project', plan: 'FREE' });
+    // Mail links need a page of the customer's app; the demo has none, so its links name a path
+    // on this server that only carries the token (README, "E-mail": call verify with it).
+    const created = await container.auth.admin.createProject({
+      name: 'Demo project',
+      plan: 'FREE',
+      magicLinkUrl: `${config.baseUrl}/demo/magic-link`,
+      passwordResetUrl: `${config.baseUrl}/demo/reset-password`,
+    });
     const path = await writeDemoProject(config.dataDir, {
       projectId: created.project.id,
       apiKeys: created.apiKeys,

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from './app';
 import { ConfigError, loadConfig } from './config';
@@ -6,6 +7,7 @@ import { buildContainer, type Container } from './container';
 import { resolveSecrets } from './dev-secrets';
 import { announceFirstStart } from './first-start';
 import { createLogger } from './logger';
+import { createMetrics } from './metrics';
 
 /** In-flight requests get this long to finish after SIGTERM/SIGINT before the process exits anyway. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -14,12 +16,18 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel });
   const secrets = await resolveSecrets(config);
-  const container = await buildContainer(secrets.config);
+  const metrics = createMetrics({ withDefaults: true });
+  const container = await buildContainer(secrets.config, { logger, metrics });
+  if (container.outboxStats) metrics.setOutboxDepthSource(container.outboxStats);
   await announceFirstStart(container, secrets, logger);
-  const app = createApp({ ...container, logger, config: secrets.config });
+  const app = createApp({ ...container, logger, config: secrets.config, metrics });
   const server = app.listen(config.port, () => {
-    logger.info({ url: config.baseUrl, port: config.port, database: config.database.kind }, `svc API listening on ${config.baseUrl}`);
+    // The bound port (PORT=0 picks a free one); tests and scripts read it from this line.
+    const { port } = server.address() as AddressInfo;
+    logger.info({ url: config.baseUrl, port, database: config.database.kind, redis: config.redisUrl !== null }, `svc API listening on port ${port} (${config.baseUrl})`);
   });
+  // Sends queued mail (magic links, resets); stopped by container.close() on shutdown.
+  container.outboxWorker.start();
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server failed');
     void container.close().finally(() => process.exit(1));
@@ -42,6 +50,7 @@ async function shutdown(parts: { server: Server; container: Container; logger: L
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   await closed;
+  // Stops the outbox worker (waiting for its round in flight), then closes storage.
   await container.close().catch((error) => logger.error({ err: error }, 'closing storage failed'));
   logger.info('stopped');
   process.exit(0);

@@ -57,6 +57,8 @@ export function presentProject(project: Project) {
     passwordResetUrl: project.passwordResetUrl,
     oidcLoginUrl: project.oidcLoginUrl,
     userLimit: project.userLimit,
+    webauthn: project.webauthn,
+    emailTemplates: project.emailTemplates,
     accessTokenTtlSeconds: project.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: project.refreshTokenTtlSeconds,
     refreshReuseGraceSeconds: project.refreshReuseGraceSeconds,

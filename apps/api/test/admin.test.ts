@@ -2,8 +2,8 @@ import request from 'supertest';
 import { ADMIN_TOKEN, admin, buildTestApp, createProject, ISO_DATE, signUp } from './helpers';
 
 const PROJECT_KEYS = [
-  'accessTokenTtlSeconds', 'allowedOrigins', 'createdAt', 'defaultMeta', 'id', 'magicLinkUrl', 'name', 'oidcLoginUrl', 'passwordResetUrl',
-  'plan', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshTokenTtlSeconds', 'updatedAt', 'userLimit',
+  'accessTokenTtlSeconds', 'allowedOrigins', 'createdAt', 'defaultMeta', 'emailTemplates', 'id', 'magicLinkUrl', 'name', 'oidcLoginUrl', 'passwordResetUrl',
+  'plan', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshTokenTtlSeconds', 'updatedAt', 'userLimit', 'webauthn',
 ];
 
 describe('admin API authentication', () => {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../src/config';
+import { RATE_LIMIT_NAMES } from '../src/middleware/rate-limit';
 
 const HEX_KEY = 'ab'.repeat(32);
 const TOKEN = 't'.repeat(40);
@@ -32,7 +33,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       dataDir: resolve('data'),
     });
-    expect(config.rateLimits.login).toEqual({ limit: 10, windowSeconds: 900 });
+    expect(config.rateLimits.login).toEqual({ limit: 10, windowSeconds: 900, whenStoreDown: 'local-strict' });
   });
 
   it('reads every variable', () => {
@@ -65,7 +66,7 @@ describe('loadConfig', () => {
       dataDir: '/var/lib/svc',
     });
     expect(config.masterKey).toEqual(Buffer.alloc(32, 0xab));
-    expect(config.rateLimits.login).toEqual({ limit: 20, windowSeconds: 900 });
+    expect(config.rateLimits.login).toEqual({ limit: 20, windowSeconds: 900, whenStoreDown: 'local-strict' });
   });
 
   it.each([
@@ -105,7 +106,7 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', '10.0.0.0/33', 'TRUST_PROXY must be true, false, a hop count, or a comma list of IPs, CIDR subnets and loopback/linklocal/uniquelocal ("10.0.0.0/33" is none of these).'],
     ['LOG_LEVEL', 'verbose', 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.'],
     ['SVC_RATE_LIMITS', '[]', 'SVC_RATE_LIMITS must be a JSON object like {"login":{"limit":20,"windowSeconds":900}}.'],
-    ['SVC_RATE_LIMITS', '{"logon":{"limit":1}}', 'SVC_RATE_LIMITS has an unknown limit "logon" (limits: signup, login, refresh, magicLink, passwordReset).'],
+    ['SVC_RATE_LIMITS', '{"logon":{"limit":1}}', `SVC_RATE_LIMITS has an unknown limit "logon" (limits: ${RATE_LIMIT_NAMES.join(', ')}).`],
     ['SVC_RATE_LIMITS', '{"login":{"limit":0}}', 'SVC_RATE_LIMITS has "login.limit" that is not a positive integer.'],
     ['SVC_RATE_LIMITS', '{"login":{"max":5}}', 'SVC_RATE_LIMITS has an unknown field "login.max" (fields: limit, windowSeconds).'],
   ])('%s=%s -> %s', (name, value, message) => {

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createAuthService, type RateLimiter } from '@svc/core';
+import { createAuthService, type AuthDeps, type RateLimiter } from '@svc/core';
 import { createInMemoryDeps, InMemoryRateLimiter } from '@svc/core/testing';
 import { createApp, type AppConfig } from '../src/app';
 import { createLogger } from '../src/logger';
@@ -16,8 +16,10 @@ export interface TestProject {
 }
 
 /** An app over in-memory fakes with a FixedClock; log lines are kept in `logs`. */
-export function buildTestApp(options: { config?: Partial<AppConfig>; rateLimiter?: RateLimiter; ready?: () => Promise<void> } = {}) {
-  const deps = createInMemoryDeps();
+export function buildTestApp(
+  options: { config?: Partial<AppConfig>; rateLimiter?: RateLimiter; ready?: () => Promise<void>; deps?: Partial<AuthDeps> } = {},
+) {
+  const deps = createInMemoryDeps(options.deps);
   const auth = createAuthService(deps);
   const logs: string[] = [];
   const destination = new Writable({

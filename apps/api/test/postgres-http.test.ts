@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import { BcryptPasswordHasher, KeyEncryption, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
+import { BcryptPasswordHasher, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
+import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
+import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
 import { createAuthService, cryptoRandom, DEFAULT_PLAN_USER_LIMITS, InMemoryRateLimiter, systemClock } from '@svc/core';
@@ -29,6 +31,10 @@ describeWithPostgres('HTTP on PostgreSQL with the real adapters', (url) => {
       keyFactory: new RsaSigningKeyFactory({ encryption }),
       tokens: new Rs256AccessTokenCodec({ signingKeys: storage.signingKeys, encryption }),
       passwords: new BcryptPasswordHasher({ cost: 4 }),
+      secretBox: new MasterKeySecretBox({ masterKey: Buffer.alloc(32, 7) }),
+      totp: new OtpauthTotp(),
+      webauthn: new SimpleWebAuthnVerifier(),
+      oauthClient: new HttpOAuthProviderClient(),
     });
     const limits = structuredClone(DEFAULT_RATE_LIMITS);
     limits.signup.limit = 1000;

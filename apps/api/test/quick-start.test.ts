@@ -81,7 +81,7 @@ describe('quick start: npm start', () => {
 
     // The whole process group gets the signal (npm, its shell, tsx and the API), as from a terminal.
     process.kill(-child.pid!, 'SIGTERM');
-    await waitFor(() => output, /"msg":"stopped"/, 15_000);
+    await waitFor(() => output, /"msg":"stopped"/, 40_000);
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
   }, 120_000);
 });

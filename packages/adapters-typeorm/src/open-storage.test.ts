@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { newId, projectFixture, seedScope, seedUser, userFixture } from '@svc/core/testing';
 import { openStorage, type TypeormStorage } from './open-storage';
 import { createTestSchema, describeWithPostgres } from './testing';
+import { migrations } from './migrations';
+
+/** Every bundled migration, oldest first, as TypeORM records it once run. */
+const MIGRATION_NAMES = migrations.map((Migration) => new Migration().name);
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 
@@ -27,7 +31,7 @@ describe('openStorage on SQLite', () => {
       expect(storage.kind).toBe('sqlite');
       expect(storage.dataSource.options.synchronize).toBe(false);
       expect(storage.dataSource.options.migrationsRun).toBe(true);
-      expect(await migrationNames(storage)).toEqual(['InitialSchema1767225600000']);
+      expect(await migrationNames(storage)).toEqual(MIGRATION_NAMES);
       await expect(storage.ping()).resolves.toBeUndefined();
     } finally {
       await storage.close();
@@ -56,7 +60,7 @@ describe('openStorage on SQLite', () => {
     const second = await openStorage({ sqlitePath: path });
     try {
       expect(await second.users.findById(scope, user.id)).toEqual(user);
-      expect(await migrationNames(second)).toEqual(['InitialSchema1767225600000']);
+      expect(await migrationNames(second)).toEqual(MIGRATION_NAMES);
     } finally {
       await second.close();
     }
@@ -137,13 +141,16 @@ describeWithPostgres('openStorage on PostgreSQL', (url) => {
     const second = await openStorage({ databaseUrl: url, schema });
     try {
       expect(await second.users.findById(scope, user.id)).toEqual(user);
-      expect(await migrationNames(second)).toEqual(['InitialSchema1767225600000']);
+      expect(await migrationNames(second)).toEqual(MIGRATION_NAMES);
       const tables: { table_name: string }[] = await second.dataSource.query(
         'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
         [schema],
       );
       expect(tables.map((t) => t.table_name)).toEqual(
-        ['api_keys', 'migrations', 'projects', 'refresh_tokens', 'sessions', 'signing_keys', 'users'],
+        [
+          'api_keys', 'mail_outbox', 'migrations', 'oauth_identities', 'oauth_providers', 'oidc_artifacts', 'oidc_clients', 'one_time_tokens', 'passkeys', 'projects', 'refresh_tokens',
+          'sessions', 'signing_keys', 'totp_enrollments', 'totp_recovery_codes', 'users',
+        ],
       );
     } finally {
       await second.close();

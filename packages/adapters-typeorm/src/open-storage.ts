@@ -11,12 +11,27 @@ import { TypeormProjectRepository } from './typeorm-project-repository';
 import { TypeormSessionStore } from './typeorm-session-store';
 import { TypeormSigningKeyStore } from './typeorm-signing-key-store';
 import { TypeormUserRepository } from './typeorm-user-repository';
+import { TypeormMailOutbox } from './typeorm-mail-outbox';
+import { TypeormOneTimeTokenStore } from './typeorm-one-time-token-store';
+import { TypeormPasskeyStore } from './typeorm-passkey-store';
+import { TypeormTwoFactorStore } from './typeorm-two-factor-store';
+import { TypeormIdentityRepository } from './typeorm-identity-repository';
+import { TypeormOAuthProviderStore } from './typeorm-oauth-provider-store';
+import { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
+import { TypeormOidcClientStore } from './typeorm-oidc-client-store';
 
 /** The storage ports (same shape as `StoragePorts` of `@svc/core/testing`). */
 export type StoragePorts = Pick<AuthDeps, 'projects' | 'apiKeys' | 'users' | 'sessions' | 'signingKeys'>;
 
 /** Storage ports backed by one open database, plus what the composition root needs to run it. */
-export type TypeormStorage = StoragePorts & {
+export type TypeormStorage = StoragePorts & Pick<AuthDeps, 'twoFactor' | 'passkeys' | 'oauthProviders' | 'identities'> & {
+  /** Single-use tokens (magic link, reset, challenges). */
+  oneTimeTokens: TypeormOneTimeTokenStore;
+  /** The mail outbox; shares the database with oneTimeTokens (a link's token and mail are one transaction). */
+  outbox: TypeormMailOutbox;
+  /** Relying parties and the state of the hosted OIDC provider (issue 7). */
+  oidcClients: TypeormOidcClientStore;
+  oidcArtifacts: TypeormOidcArtifactStore;
   /**
    * The underlying DataSource, for tooling and inspection. On SQLite, statements sent through it
    * bypass the write queue below; for application SQL use `database`.
@@ -72,6 +87,14 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
     users: new TypeormUserRepository(db),
     sessions: new TypeormSessionStore(db),
     signingKeys: new TypeormSigningKeyStore(db),
+    oneTimeTokens: new TypeormOneTimeTokenStore(db),
+    outbox: new TypeormMailOutbox(db),
+    twoFactor: new TypeormTwoFactorStore(db),
+    passkeys: new TypeormPasskeyStore(db),
+    oauthProviders: new TypeormOAuthProviderStore(db),
+    identities: new TypeormIdentityRepository(db),
+    oidcClients: new TypeormOidcClientStore(db),
+    oidcArtifacts: new TypeormOidcArtifactStore(db),
     ping: async () => {
       await db.query('SELECT 1 AS ok');
     },

@@ -1,4 +1,4 @@
-import type { Plan, Project, ProjectRepository, ProjectSettings } from '@svc/core';
+import type { EmailTemplates, Plan, Project, ProjectRepository, ProjectSettings, WebAuthnSettings } from '@svc/core';
 import type { Database } from './database';
 import type { ProjectRow } from './entities';
 import { assertDate, assertText, assertUuid, isUuid } from './guards';
@@ -6,7 +6,7 @@ import { dateParam, jsonParam, readDate, readJson } from './row-values';
 
 const COLUMNS = `id, name, plan, allowed_origins, default_meta, redirect_urls, magic_link_url,
   password_reset_url, oidc_login_url, user_limit, access_token_ttl_seconds,
-  refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at`;
+  refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at, email_templates, webauthn`;
 
 /**
  * The settings an update may touch and the column each one lives in. Updates iterate over this
@@ -25,6 +25,8 @@ const SETTING_COLUMNS: { [K in keyof Required<ProjectSettings>]: { column: strin
   accessTokenTtlSeconds: { column: 'access_token_ttl_seconds' },
   refreshTokenTtlSeconds: { column: 'refresh_token_ttl_seconds' },
   refreshReuseGraceSeconds: { column: 'refresh_reuse_grace_seconds' },
+  emailTemplates: { column: 'email_templates', json: true },
+  webauthn: { column: 'webauthn', json: true },
 };
 
 /** ProjectRepository on PostgreSQL or SQLite through plain parameterised SQL. */
@@ -39,7 +41,7 @@ export class TypeormProjectRepository implements ProjectRepository {
     assertDate(project.updatedAt, 'updatedAt');
     await this.db.query(
       `INSERT INTO projects (${COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
       [
         project.id,
         project.name,
@@ -56,6 +58,8 @@ export class TypeormProjectRepository implements ProjectRepository {
         project.refreshReuseGraceSeconds,
         dateParam(project.createdAt),
         dateParam(project.updatedAt),
+        project.emailTemplates === null ? null : jsonParam(project.emailTemplates),
+        project.webauthn === null ? null : jsonParam(project.webauthn),
       ],
     );
   }
@@ -75,7 +79,8 @@ export class TypeormProjectRepository implements ProjectRepository {
     for (const [key, target] of Object.entries(SETTING_COLUMNS) as [keyof ProjectSettings, { column: string; json?: true }][]) {
       const value = settings[key];
       if (value === undefined) continue;
-      params.push(target.json ? jsonParam(value) : value);
+      // A cleared JSON setting is SQL NULL, not the JSON text 'null'.
+      params.push(target.json && value !== null ? jsonParam(value) : value);
       sets.push(`${target.column} = $${params.length}`);
     }
     const rows = await this.db.query<ProjectRow>(
@@ -103,5 +108,7 @@ function toProject(row: ProjectRow): Project {
     refreshReuseGraceSeconds: Number(row.refresh_reuse_grace_seconds),
     createdAt: readDate(row.created_at),
     updatedAt: readDate(row.updated_at),
+    emailTemplates: row.email_templates === null || row.email_templates === undefined ? null : readJson<EmailTemplates>(row.email_templates),
+    webauthn: row.webauthn === null || row.webauthn === undefined ? null : readJson<WebAuthnSettings>(row.webauthn),
   };
 }

@@ -95,6 +95,34 @@ export class TypeormUserRepository implements UserRepository {
     ]);
   }
 
+  async setPassword(scope: TenantScope, id: string, passwordHash: string): Promise<boolean> {
+    if (!isScope(scope) || !isUuid(id)) return false;
+    assertText(passwordHash, 'password hash');
+    const rows = await this.db.query(
+      'UPDATE users SET password_hash = $4 WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
+      [scope.projectId, scope.environment, id, passwordHash],
+    );
+    return rows.length === 1;
+  }
+
+  async clearPassword(scope: TenantScope, id: string): Promise<boolean> {
+    if (!isScope(scope) || !isUuid(id)) return false;
+    const rows = await this.db.query(
+      'UPDATE users SET password_hash = NULL WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
+      [scope.projectId, scope.environment, id],
+    );
+    return rows.length === 1;
+  }
+
+  async markEmailVerified(scope: TenantScope, id: string): Promise<boolean> {
+    if (!isScope(scope) || !isUuid(id)) return false;
+    const rows = await this.db.query(
+      'UPDATE users SET email_verified = TRUE WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
+      [scope.projectId, scope.environment, id],
+    );
+    return rows.length === 1;
+  }
+
   async setBanned(scope: TenantScope, id: string, bannedAt: Date | null): Promise<boolean> {
     if (!isScope(scope) || !isUuid(id)) return false;
     if (bannedAt !== null) assertDate(bannedAt, 'bannedAt');

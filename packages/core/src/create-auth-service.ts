@@ -14,6 +14,9 @@ import { refreshTokens } from './use-cases/refresh-tokens';
 import { createApiKeyResolver, type ResolvedApiKey } from './use-cases/resolve-api-key';
 import { signUp, type SignUpInput } from './use-cases/sign-up';
 import { verifyAccessToken } from './use-cases/verify-access-token';
+import { secondFactorService } from './second-factor-service';
+import { emailAdminService, emailService } from './email-service';
+import { oauthAdminService, oauthService } from './oauth-service';
 
 /**
  * The whole service behind one object: pass in adapters, call use cases. This is what an HTTP
@@ -32,6 +35,9 @@ export function createAuthService(deps: AuthDeps, options: { apiKeyCacheSeconds?
     verifyAccessToken: (scope: TenantScope, token: string) => verifyAccessToken(deps, scope, token),
     branding: (key: ResolvedApiKey) => ({ poweredByService: poweredByService(key.project.plan) }),
     jwks: (scope: TenantScope) => publishedJwks(deps, scope),
+    ...secondFactorService(deps),
+    ...emailService(deps),
+    ...oauthService(deps),
     admin: {
       createProject: (settings: ProjectSettings & { name: string }) => createProject(deps, settings),
       getProject: (projectId: string) => getProject(deps, projectId),
@@ -46,6 +52,8 @@ export function createAuthService(deps: AuthDeps, options: { apiKeyCacheSeconds?
       banUser: (scope: TenantScope, userId: string) => banUser(deps, scope, userId),
       unbanUser: (scope: TenantScope, userId: string) => unbanUser(deps, scope, userId),
       deleteUser: (scope: TenantScope, userId: string) => deleteUser(deps, scope, userId),
+      ...emailAdminService(deps),
+      ...oauthAdminService(deps),
     },
   };
 }

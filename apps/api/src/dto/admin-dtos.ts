@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { ENVIRONMENTS, PLANS, type Environment, type Plan, type ProjectSettings } from '@svc/core';
+import { ENVIRONMENTS, PLANS, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates } from '@svc/core';
 import { IsAppUrl, IsOrigin, NoLineBreaks, OptionalNotNull, Trim } from './checks';
 import { IsPlainJsonObject } from './plain-object';
+import { IsWebAuthnSettings } from './webauthn-settings';
+import { IsEmailTemplates } from './email-dtos';
 
 // Decorators read top-down as the order of checks: the error names the first one that fails.
 // Fields that may be cleared take null (IsOptional); the others only may be left out (OptionalNotNull).
@@ -43,6 +45,16 @@ class ProjectFieldsDto {
   @IsOptional()
   @IsAppUrl()
   oidcLoginUrl?: string | null;
+
+  /** Passkey relying party `{ rpId, rpName, origins }`; null clears it (derived from allowedOrigins). */
+  @IsOptional()
+  @IsWebAuthnSettings()
+  webauthn?: WebAuthnSettings | null;
+
+  /** Overrides of the magic-link and password-reset mails (`{{link}}`, `{{projectName}}`, `{{expiresInMinutes}}`). */
+  @IsOptional()
+  @IsEmailTemplates()
+  emailTemplates?: EmailTemplates | null;
 
   @IsOptional()
   @IsInt({ message: 'userLimit must be an integer or null.' })

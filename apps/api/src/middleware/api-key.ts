@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AuthError, type AuthService, type ResolvedApiKey } from '@svc/core';
+import { originGuard } from './cors';
 
 /**
  * Resolves `X-API-Key` to its project and environment and keeps it on `res.locals.apiKey`.
@@ -21,16 +22,7 @@ export function apiKeyOf(res: Response): ResolvedApiKey {
   return key;
 }
 
-/**
- * Contract rule 3 with DESIGN §14: when the project lists allowed origins, a request that carries
- * an `Origin` header must match one exactly (403 origin_not_allowed). Server-to-server calls carry
- * no Origin and are never refused for it.
- */
+/** Contract rule 3 for key-bearing routes: the project comes from the API key (see cors.ts). */
 export function checkOrigin(): RequestHandler {
-  return (req, res, next) => {
-    const origin = req.get('origin');
-    const allowed = apiKeyOf(res).project.allowedOrigins;
-    if (origin !== undefined && allowed.length > 0 && !allowed.includes(origin)) throw new AuthError('origin_not_allowed');
-    next();
-  };
+  return originGuard((_req, res) => apiKeyOf(res).project.allowedOrigins);
 }

@@ -1,30 +1,13 @@
-import { isIP } from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AuthError, normalizeEmail, sha256Hex, type RateLimitDecision, type RateLimitRule, type RateLimiter } from '@svc/core';
-import { apiKeyOf } from './api-key';
+import { AuthError, normalizeEmail, sha256Hex, type FailoverRule, type RateLimitDecision, type RateLimiter, type ResolvedApiKey } from '@svc/core';
+import { unverifiedSubject } from './bearer';
+import { addressKey, clientAddress } from './client-address';
+import { RATE_LIMIT_KEYS, storeDownPolicy, type RateLimitName, type RateLimitRules } from './rate-limit-rules';
 
-export const RATE_LIMIT_NAMES = ['signup', 'login', 'refresh', 'magicLink', 'passwordReset'] as const;
-export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
-export type RateLimitRules = Record<RateLimitName, RateLimitRule>;
-
-/** The contract's Limits table; every value can be overridden with SVC_RATE_LIMITS. */
-export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
-  signup: { limit: 10, windowSeconds: 60 * 60 },
-  login: { limit: 10, windowSeconds: 15 * 60 },
-  refresh: { limit: 30, windowSeconds: 60 },
-  magicLink: { limit: 5, windowSeconds: 60 * 60 },
-  passwordReset: { limit: 5, windowSeconds: 60 * 60 },
-};
-
-/** What each limit counts by (the table's "Key" column). Project + environment are always added. */
-export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, 'ip' | 'ip+email'>> = {
-  signup: 'ip',
-  login: 'ip+email',
-  refresh: 'ip',
-  magicLink: 'ip+email',
-  passwordReset: 'ip+email',
-};
+// The names, defaults and key kinds live in rate-limit-rules.ts; re-exported so imports keep working.
+export * from './rate-limit-rules';
+export { addressKey, clientAddress } from './client-address';
 
 export interface RateLimitOptions {
   limiter: RateLimiter;
@@ -33,74 +16,83 @@ export interface RateLimitOptions {
 }
 
 /**
- * Counts the request against limit `name`. Runs after the API key (keys are per project and
- * environment) and after body validation (the e-mail part of a key is the validated, normalised
- * address, hashed so that no address sits in the limiter's store).
+ * Counts the request against each named limit. Runs after the API key (limits are per project and
+ * environment) and after body validation (the e-mail in a key is the validated, normalised
+ * address, hashed so that no address sits in the limiter's store). Every limit is hit, even once
+ * one refuses, so refused attempts still count towards the wider caps. The answer carries the
+ * headers of the tightest limit: the first that refused, else the one with the fewest hits left.
  */
-export function rateLimit(name: RateLimitName, options: RateLimitOptions): RequestHandler {
-  const rule = options.rules[name];
+export function rateLimit(names: RateLimitName | readonly RateLimitName[], options: RateLimitOptions): RequestHandler {
+  const list: readonly RateLimitName[] = typeof names === 'string' ? [names] : names;
   return async (req: Request, res: Response, next: NextFunction) => {
-    const decision = await hitOrFailOpen(options, name, limitKey(name, req, res), res);
-    if (!decision) return next();
-    res.set('RateLimit-Policy', `${rule.limit};w=${rule.windowSeconds}`);
+    const decisions = await Promise.all(list.map((name) => hitOrFailOpen(options, name, limitKey(name, req, res), res)));
+    const tightest = pickTightest(list, decisions);
+    if (!tightest) return next();
+    const { name, decision } = tightest;
+    // The decision's limit, not the configured one: during a Redis outage it is the stricter local limit.
+    res.set('RateLimit-Policy', `${decision.limit};w=${options.rules[name].windowSeconds}`);
     res.set('RateLimit', `limit=${decision.limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`);
     if (decision.allowed) return next();
     res.set('Retry-After', String(decision.resetSeconds));
+    res.locals.rateLimited = name; // read by the metrics
     next(new AuthError('rate_limited'));
   };
 }
 
-/** Fails open (DESIGN §6): a limiter outage is logged and must not take sign-in down with it. */
+function pickTightest(names: readonly RateLimitName[], decisions: Array<RateLimitDecision | null>) {
+  let best: { name: RateLimitName; decision: RateLimitDecision } | null = null;
+  decisions.forEach((decision, i) => {
+    if (decision && (best === null || tighter(decision, best.decision))) best = { name: names[i], decision };
+  });
+  return best as { name: RateLimitName; decision: RateLimitDecision } | null;
+}
+
+/** A refusal beats an allowance (the first refusal stays); among allowances, fewer hits left wins. */
+function tighter(a: RateLimitDecision, b: RateLimitDecision): boolean {
+  if (a.allowed !== b.allowed) return !a.allowed;
+  return a.allowed && a.remaining < b.remaining;
+}
+
+/**
+ * A limiter that throws (one not wrapped in FailoverRateLimiter) fails open (DESIGN §6): logged,
+ * and the request goes on. The container's FailoverRateLimiter never throws; it applies the
+ * rule's `whenStoreDown` instead.
+ */
 async function hitOrFailOpen(options: RateLimitOptions, name: RateLimitName, key: string, res: Response): Promise<RateLimitDecision | null> {
+  // FailoverRateLimiter reads `whenStoreDown`; other limiters ignore it.
+  const rule: FailoverRule = { ...options.rules[name], whenStoreDown: storeDownPolicy(name, options.rules[name]) };
   try {
-    return await options.limiter.hit(key, options.rules[name]);
+    return await options.limiter.hit(key, rule);
   } catch (error) {
     options.logger.warn({ err: error, requestId: res.locals.requestId, limit: name }, 'rate limiter failed; request let through');
     return null;
   }
 }
 
+/** `rl:<limit>:<project>:<environment>:<parts of the limit's key kind>`. */
 function limitKey(name: RateLimitName, req: Request, res: Response): string {
-  const { scope } = apiKeyOf(res);
-  const parts = ['rl', name, scope.projectId, scope.environment, addressKey(clientAddress(req))];
-  const email = (res.locals.body as { email?: unknown } | undefined)?.email;
-  if (RATE_LIMIT_KEYS[name] === 'ip+email') parts.push(typeof email === 'string' ? sha256Hex(normalizeEmail(email)) : '-');
+  const parts = ['rl', name, ...scopeParts(req, res)];
+  const kind = RATE_LIMIT_KEYS[name];
+  if (kind === 'ip' || kind === 'ip+email') parts.push(addressKey(clientAddress(req, res)));
+  if (kind === 'ip+email' || kind === 'email') parts.push(hashedBodyField(res, 'email', normalizeEmail));
+  if (kind === 'challenge') parts.push(hashedBodyField(res, 'twoFactorToken'));
+  if (kind === 'user') parts.push(sha256Hex(unverifiedSubject(req) ?? '-'));
   return parts.join(':');
 }
 
 /**
- * The end user's address. Calls come from customers' servers, so a key-bearing request may name
- * the end user in `X-Svc-Client-Ip` (the SDK and proxy always do, DESIGN §6); otherwise the
- * socket address after TRUST_PROXY. Only use on requests whose API key was accepted.
+ * Project and environment of the accepted API key. Key-less routes (magic-link verify) name their
+ * project in the `project` query; a value that cannot be an id counts under "-".
  */
-export function clientAddress(req: Request): string {
-  const named = req.get('x-svc-client-ip')?.trim();
-  if (named && isIP(named)) return named;
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+function scopeParts(req: Request, res: Response): string[] {
+  const key = res.locals.apiKey as ResolvedApiKey | undefined;
+  if (key) return [key.scope.projectId, key.scope.environment];
+  const project = req.query.project;
+  return [typeof project === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(project) ? project : '-', '-'];
 }
 
-/**
- * IPv4 as is; IPv6 by its /64, since one subscriber usually holds a whole /64 and could
- * otherwise rotate addresses to dodge every limit. IPv4-mapped IPv6 counts as IPv4.
- */
-export function addressKey(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1];
-  if (isIP(address) !== 6) return address;
-  return `${expandIpv6(address).slice(0, 4).join(':')}::/64`;
-}
-
-/** The eight 16-bit groups of an IPv6 address, without leading zeros. */
-function expandIpv6(address: string): string[] {
-  let text = address.split('%')[0];
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number);
-    text = text.slice(0, dotted.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const middle = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
-  return [...left, ...middle, ...right].map((group) => parseInt(group, 16).toString(16));
+/** SHA-256 of a validated body field, so no e-mail or token sits in the limiter's store. */
+function hashedBodyField(res: Response, field: string, normalize: (value: string) => string = (value) => value): string {
+  const value = (res.locals.body as Record<string, unknown> | undefined)?.[field];
+  return typeof value === 'string' ? sha256Hex(normalize(value)) : '-';
 }

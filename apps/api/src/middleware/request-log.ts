@@ -19,7 +19,8 @@ export function requestLog(logger: Logger): RequestHandler {
   };
 }
 
-function routeOf(req: Request): string {
+/** The matched route pattern (`/api/auth/login`, `/admin/projects/:id`), or `(unmatched)`. */
+export function routeOf(req: Request): string {
   const pattern = (req.route as { path?: unknown } | undefined)?.path;
   return typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : '(unmatched)';
 }

@@ -5,6 +5,9 @@ import { adminApiKeyRoutes } from './admin-api-keys';
 import { adminProjectRoutes } from './admin-projects';
 import { adminSigningKeyRoutes } from './admin-signing-keys';
 import { adminUserRoutes } from './admin-users';
+import { adminOAuthProviderRoutes } from './admin-oauth-providers';
+import { adminOutboxRoutes } from './admin-outbox';
+import { adminOidcClientRoutes } from './admin-oidc-clients';
 
 /**
  * The admin API (DESIGN §12), mounted at /admin. The token is checked before routing, so without
@@ -13,5 +16,7 @@ import { adminUserRoutes } from './admin-users';
 export function adminRoutes(deps: AppDeps): Router {
   return Router()
     .use(requireAdmin(deps.config.adminToken))
-    .use(adminProjectRoutes(deps), adminApiKeyRoutes(deps), adminSigningKeyRoutes(deps), adminUserRoutes(deps));
+    .use(adminProjectRoutes(deps), adminApiKeyRoutes(deps), adminSigningKeyRoutes(deps), adminUserRoutes(deps), adminOutboxRoutes(deps))
+    .use(adminOAuthProviderRoutes(deps))
+    .use(adminOidcClientRoutes(deps));
 }

@@ -8,7 +8,10 @@ export function keyed(deps: AppDeps): RequestHandler[] {
   return [requireApiKey(deps.auth), checkOrigin()];
 }
 
-/** The named limit of the contract's Limits table, with the configured values. */
-export function limited(deps: AppDeps, name: RateLimitName): RequestHandler {
-  return rateLimit(name, { limiter: deps.rateLimiter, rules: deps.config.rateLimits, logger: deps.logger });
+/**
+ * The named limits (rate-limit-rules.ts) with the configured values, checked together: e.g.
+ * `limited(deps, ...LOGIN_LIMITS)`. Place it after `keyed` and `validateBody`.
+ */
+export function limited(deps: AppDeps, ...names: RateLimitName[]): RequestHandler {
+  return rateLimit(names, { limiter: deps.rateLimiter, rules: deps.config.rateLimits, logger: deps.logger });
 }

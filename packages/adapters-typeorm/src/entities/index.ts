@@ -7,6 +7,8 @@ import { refreshTokenEntity } from './refresh-token-entity';
 import { sessionEntity } from './session-entity';
 import { signingKeyEntity } from './signing-key-entity';
 import { userEntity } from './user-entity';
+import { mailOutboxEntity } from './mail-outbox-entity';
+import { oneTimeTokenEntity } from './one-time-token-entity';
 
 export type { ApiKeyRow } from './api-key-entity';
 export type { ProjectRow } from './project-entity';
@@ -14,6 +16,8 @@ export type { RefreshTokenRow } from './refresh-token-entity';
 export type { SessionRow } from './session-entity';
 export type { SigningKeyRow } from './signing-key-entity';
 export type { UserRow } from './user-entity';
+export type { MailOutboxRow } from './mail-outbox-entity';
+export type { OneTimeTokenRow } from './one-time-token-entity';
 
 /**
  * The entity schemas for one database. They describe the tables the migrations create (for
@@ -29,5 +33,7 @@ export function entitiesFor(kind: StorageKind): EntitySchema<any>[] {
     sessionEntity(types),
     refreshTokenEntity(types),
     signingKeyEntity(types),
+    oneTimeTokenEntity(types),
+    mailOutboxEntity(types),
   ];
 }

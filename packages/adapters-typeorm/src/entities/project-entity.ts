@@ -19,6 +19,8 @@ export interface ProjectRow {
   refresh_reuse_grace_seconds: number;
   created_at: unknown;
   updated_at: unknown;
+  email_templates: unknown;
+  webauthn: unknown;
 }
 
 /** `projects` for one database. The tenant is not environment-scoped itself: both environments hang off one project. */
@@ -42,6 +44,8 @@ export function projectEntity(t: ColumnTypes): EntitySchema<ProjectRow> {
       refresh_reuse_grace_seconds: { type: t.integer },
       created_at: { type: t.timestamp },
       updated_at: { type: t.timestamp },
+      email_templates: { type: t.json, nullable: true },
+      webauthn: { type: t.json, nullable: true },
     },
   });
 }

@@ -9,6 +9,8 @@ export const ONE_TIME_PURPOSES = [
   'two_factor',
   'webauthn_challenge',
   'oidc_request',
+  // OAuth sign-in state (issue 9): binds a callback to its initiate call, single use, 10 minutes.
+  'oauth_state',
 ] as const;
 export type OneTimePurpose = (typeof ONE_TIME_PURPOSES)[number];
 

@@ -1,3 +1,6 @@
+import type { WebAuthnSettings } from './relying-party';
+import type { EmailTemplates } from './email-templates';
+
 export const PLANS = ['FREE', 'SOLO', 'PRO'] as const;
 export type Plan = (typeof PLANS)[number];
 
@@ -32,6 +35,10 @@ export interface Project extends TokenLifetimes {
   oidcLoginUrl: string | null;
   /** Overrides the plan's user limit for production users; null = use the plan's. */
   userLimit: number | null;
+  /** Passkey relying party; null = derived from allowedOrigins (see relyingPartyOf). */
+  webauthn: WebAuthnSettings | null;
+  /** Overrides of the magic-link and password-reset mails; null = the defaults. */
+  emailTemplates: EmailTemplates | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -49,6 +56,8 @@ export type ProjectSettings = Partial<
     | 'passwordResetUrl'
     | 'oidcLoginUrl'
     | 'userLimit'
+    | 'webauthn'
+    | 'emailTemplates'
     | 'accessTokenTtlSeconds'
     | 'refreshTokenTtlSeconds'
     | 'refreshReuseGraceSeconds'

@@ -28,6 +28,7 @@ export const ONE_TIME_TOKEN_TTL_SECONDS = {
   magicLink: 15 * 60,
   passwordReset: 60 * 60,
   oauthExchangeCode: 60,
+  oauthState: 10 * 60,
   twoFactorChallenge: 5 * 60,
   webauthnChallenge: 5 * 60,
 } as const;

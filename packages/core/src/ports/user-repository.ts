@@ -25,6 +25,12 @@ export interface UserRepository {
   findById(scope: TenantScope, id: string): Promise<User | null>;
   /** Sets lastLoginAt. */
   recordLogin(scope: TenantScope, id: string, at: Date): Promise<void>;
+  /** Replaces the password hash (a reset). False when the user does not exist in the scope. */
+  setPassword(scope: TenantScope, id: string, passwordHash: string): Promise<boolean>;
+  /** Removes the password (the user keeps only passwordless sign-in). False when the user does not exist in the scope. */
+  clearPassword(scope: TenantScope, id: string): Promise<boolean>;
+  /** Marks the e-mail address as verified (idempotent). False when the user does not exist in the scope. */
+  markEmailVerified(scope: TenantScope, id: string): Promise<boolean>;
   /** Sets or clears the ban. False when the user does not exist in the scope. */
   setBanned(scope: TenantScope, id: string, bannedAt: Date | null): Promise<boolean>;
   /** Deletes the user. False when the user does not exist in the scope. */

@@ -9,7 +9,17 @@ import { InMemoryProjectRepository } from './in-memory-project-repository';
 import { InMemorySessionStore } from './in-memory-session-store';
 import { InMemorySigningKeyStore } from './in-memory-signing-key-store';
 import { InMemoryUserRepository } from './in-memory-user-repository';
+import { FakeSecretBox } from './fake-secret-box';
+import { InMemoryMailOutbox } from './in-memory-mail-outbox';
+import { InMemoryOneTimeTokenStore } from './in-memory-one-time-token-store';
+import { FakeWebAuthnVerifier } from './fake-webauthn';
+import { InMemoryPasskeyStore } from './in-memory-passkey-store';
+import { InMemoryTwoFactorStore } from './in-memory-two-factor-store';
+import { ReferenceTotp } from './reference-totp';
 import type { StoragePorts } from './storage-fixture';
+import { FakeOAuthProviderClient } from './fake-oauth-provider-client';
+import { InMemoryIdentityRepository } from './in-memory-identity-repository';
+import { InMemoryOAuthProviderStore } from './in-memory-oauth-provider-store';
 
 export const TEST_ISSUER = 'http://svc.test';
 
@@ -29,6 +39,7 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
   const storage = createInMemoryStorage();
   const signingKeys = overrides.signingKeys ?? storage.signingKeys;
   const clock = (overrides.clock as FixedClock | undefined) ?? new FixedClock();
+  const oneTimeTokens = overrides.oneTimeTokens ?? new InMemoryOneTimeTokenStore();
   return {
     settings: { issuer: TEST_ISSUER, planUserLimits: DEFAULT_PLAN_USER_LIMITS },
     random: cryptoRandom,
@@ -37,6 +48,19 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
     keyFactory: new FakeSigningKeyFactory(),
     tokens: new FakeAccessTokenCodec(signingKeys),
     passwords: new FakePasswordHasher(),
+    oneTimeTokens,
+    secretBox: new FakeSecretBox(),
+    // Shares the token store: a link's token and its mail are stored together (DESIGN §7).
+    outbox: new InMemoryMailOutbox(oneTimeTokens),
+    twoFactor: new InMemoryTwoFactorStore(),
+    passkeys: new InMemoryPasskeyStore(),
+    totp: new ReferenceTotp(),
+    // Swap in the real verifier (adapters-mfa) to run genuine ceremonies.
+    webauthn: new FakeWebAuthnVerifier(),
+    oauthProviders: new InMemoryOAuthProviderStore(),
+    identities: new InMemoryIdentityRepository(),
+    // Swap in the real client (adapters-oauth) to talk to identity providers on loopback.
+    oauthClient: new FakeOAuthProviderClient(),
     ...overrides,
     clock,
   };

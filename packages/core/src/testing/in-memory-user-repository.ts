@@ -40,6 +40,27 @@ export class InMemoryUserRepository implements UserRepository {
     if (user) user.lastLoginAt = at;
   }
 
+  async setPassword(scope: TenantScope, id: string, passwordHash: string): Promise<boolean> {
+    const user = this.usersOf(scope).get(id);
+    if (!user) return false;
+    user.passwordHash = passwordHash;
+    return true;
+  }
+
+  async clearPassword(scope: TenantScope, id: string): Promise<boolean> {
+    const user = this.usersOf(scope).get(id);
+    if (!user) return false;
+    user.passwordHash = null;
+    return true;
+  }
+
+  async markEmailVerified(scope: TenantScope, id: string): Promise<boolean> {
+    const user = this.usersOf(scope).get(id);
+    if (!user) return false;
+    user.emailVerified = true;
+    return true;
+  }
+
   async setBanned(scope: TenantScope, id: string, bannedAt: Date | null): Promise<boolean> {
     const user = this.usersOf(scope).get(id);
     if (!user) return false;

@@ -15,6 +15,11 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
         passwordResetUrl: 'https://app.example.test/reset',
         oidcLoginUrl: 'https://app.example.test/login',
         userLimit: 42,
+        emailTemplates: {
+          magicLink: { subject: 'Sign in to {{projectName}}', text: 'Open {{link}} ✓' },
+          passwordReset: { html: '<a href="{{link}}">Reset</a>' },
+        },
+        webauthn: { rpId: 'example.test', rpName: 'Example ✓', origins: ['https://app.example.test'] },
         accessTokenTtlSeconds: 600,
         refreshTokenTtlSeconds: 3600,
         refreshReuseGraceSeconds: 5,
@@ -41,6 +46,24 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
       const expected = { ...project, plan: 'SOLO', userLimit: null, defaultMeta: { x: 1 }, updatedAt: later };
       expect(updated).toEqual(expected);
       expect(await ports().projects.findById(project.id)).toEqual(expected);
+    });
+
+    it('sets and clears the e-mail templates', async () => {
+      const project = projectFixture();
+      await ports().projects.create(project);
+      const emailTemplates = { passwordReset: { subject: 'Reset', text: 'Go to {{link}}' } };
+      expect((await ports().projects.update(project.id, { emailTemplates }, project.updatedAt))?.emailTemplates).toEqual(emailTemplates);
+      expect((await ports().projects.update(project.id, { emailTemplates: null }, project.updatedAt))?.emailTemplates).toBeNull();
+      expect((await ports().projects.findById(project.id))?.emailTemplates).toBeNull();
+    });
+
+    it('sets and clears the WebAuthn relying party', async () => {
+      const project = projectFixture();
+      await ports().projects.create(project);
+      const webauthn = { rpId: 'example.test', rpName: 'Example', origins: ['https://example.test', 'https://app.example.test'] };
+      expect((await ports().projects.update(project.id, { webauthn }, project.updatedAt))?.webauthn).toEqual(webauthn);
+      expect((await ports().projects.update(project.id, { webauthn: null }, project.updatedAt))?.webauthn).toBeNull();
+      expect((await ports().projects.findById(project.id))?.webauthn).toBeNull();
     });
 
     it('answers null when updating an unknown project', async () => {

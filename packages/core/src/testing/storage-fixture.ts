@@ -30,6 +30,8 @@ export function projectFixture(overrides: Partial<Project> = {}): Project {
     passwordResetUrl: null,
     oidcLoginUrl: null,
     userLimit: null,
+    webauthn: null,
+    emailTemplates: null,
     ...DEFAULT_TOKEN_LIFETIMES,
     createdAt: now,
     updatedAt: now,

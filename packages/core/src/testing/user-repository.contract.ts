@@ -92,6 +92,35 @@ export function userRepositoryContract(label: string, factory: StorageFactory): 
       expect(stored?.bannedAt).toBeNull();
     });
 
+    it('sets a new password and marks the e-mail verified, in its own scope only', async () => {
+      const scope = await seedScope(ports());
+      const user = await seedUser(ports(), scope, { passwordHash: null, emailVerified: false });
+      for (const foreign of [{ ...scope, environment: 'sandbox' as const }, await seedScope(ports())]) {
+        expect(await ports().users.setPassword(foreign, user.id, 'stolen')).toBe(false);
+        expect(await ports().users.markEmailVerified(foreign, user.id)).toBe(false);
+      }
+      expect(await ports().users.setPassword(scope, user.id, 'new-hash')).toBe(true);
+      expect(await ports().users.markEmailVerified(scope, user.id)).toBe(true);
+      expect(await ports().users.markEmailVerified(scope, user.id)).toBe(true);
+      expect(await ports().users.findById(scope, user.id)).toEqual({ ...user, passwordHash: 'new-hash', emailVerified: true });
+      expect(await ports().users.setPassword(scope, newId(), 'x')).toBe(false);
+      expect(await ports().users.markEmailVerified(scope, 'not-a-uuid')).toBe(false);
+    });
+
+    it('clears a password, in its own scope only', async () => {
+      const scope = await seedScope(ports());
+      const user = await seedUser(ports(), scope, { passwordHash: 'hash' });
+      for (const foreign of [{ ...scope, environment: 'sandbox' as const }, await seedScope(ports())]) {
+        expect(await ports().users.clearPassword(foreign, user.id)).toBe(false);
+      }
+      expect((await ports().users.findById(scope, user.id))?.passwordHash).toBe('hash');
+      expect(await ports().users.clearPassword(scope, user.id)).toBe(true);
+      expect(await ports().users.clearPassword(scope, user.id)).toBe(true);
+      expect(await ports().users.findById(scope, user.id)).toEqual({ ...user, passwordHash: null });
+      expect(await ports().users.clearPassword(scope, newId())).toBe(false);
+      expect(await ports().users.clearPassword(scope, 'not-a-uuid')).toBe(false);
+    });
+
     it('deletes a user, once', async () => {
       const scope = await seedScope(ports());
       const user = await seedUser(ports(), scope);

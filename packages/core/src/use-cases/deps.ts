@@ -8,6 +8,16 @@ import type { Random } from '../ports/random';
 import type { SessionStore } from '../ports/session-store';
 import type { SigningKeyStore } from '../ports/signing-key-store';
 import type { UserRepository } from '../ports/user-repository';
+import type { OneTimeTokenStore } from '../ports/one-time-token-store';
+import type { SecretBox } from '../ports/secret-box';
+import type { TwoFactorStore } from '../ports/two-factor-store';
+import type { PasskeyStore } from '../ports/passkey-store';
+import type { TotpAlgorithm } from '../ports/totp-algorithm';
+import type { WebAuthnVerifier } from '../ports/webauthn-verifier';
+import type { MailOutbox } from '../ports/mail-outbox';
+import type { OAuthProviderStore } from '../ports/oauth-provider-store';
+import type { IdentityRepository } from '../ports/identity-repository';
+import type { OAuthProviderClient } from '../ports/oauth-provider-client';
 
 export interface AuthSettings {
   /** `iss` of every access token: the service's base URL. */
@@ -28,4 +38,17 @@ export interface AuthDeps {
   keyFactory: SigningKeyFactory;
   tokens: AccessTokenCodec;
   passwords: PasswordHasher;
+  oneTimeTokens: OneTimeTokenStore;
+  secretBox: SecretBox;
+  // Second factor and passkeys (issue 5).
+  twoFactor: TwoFactorStore;
+  passkeys: PasskeyStore;
+  totp: TotpAlgorithm;
+  webauthn: WebAuthnVerifier;
+  // E-mail flows (issue 4): requests only enqueue; the outbox worker sends.
+  outbox: MailOutbox;
+  // Social sign-in (issue 9): provider settings, linked identities, the protocol client.
+  oauthProviders: OAuthProviderStore;
+  identities: IdentityRepository;
+  oauthClient: OAuthProviderClient;
 }

@@ -1,10 +1,9 @@
 import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
-import type { TokenBundle } from '../domain/tokens';
-import { isBanned, normalizeEmail, type User } from '../domain/user';
+import { normalizeEmail } from '../domain/user';
+import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from './complete-first-factor';
 import type { AuthDeps } from './deps';
-import { startSession } from './issue-tokens';
 
 export interface LogInInput {
   email: string;
@@ -16,20 +15,17 @@ export interface LogInInput {
  * answer time does not tell whether an account exists, and the message is the same either way.
  */
 export async function logIn(
-  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'>,
+  deps: FirstFactorDeps & Pick<AuthDeps, 'passwords'>,
   scope: TenantScope,
   project: Project,
   input: LogInInput,
-): Promise<{ user: User } & TokenBundle> {
+): Promise<SignInResult> {
   const user = await deps.users.findByEmail(scope, normalizeEmail(input.email));
   const matches = user?.passwordHash
     ? await deps.passwords.verify(input.password, user.passwordHash)
     : await deps.passwords.verifyDummy(input.password);
   if (!user || !matches) throw new AuthError('invalid_credentials');
-  // Banned is told only after the password matched: it reveals nothing to a guesser.
-  if (isBanned(user)) throw new AuthError('user_banned');
-  const now = deps.clock.now();
-  await deps.users.recordLogin(scope, user.id, now);
-  const bundle = await startSession(deps, scope, project, user);
-  return { user: { ...user, lastLoginAt: now }, ...bundle };
+  // Banned is told only after the password matched (completeFirstFactor checks it): it reveals
+  // nothing to a guesser. A user with TOTP on gets the second-factor challenge instead of tokens.
+  return completeFirstFactor(deps, scope, project, user);
 }

@@ -2,6 +2,8 @@ import { AuthError } from '../../errors';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment';
 import { DEFAULT_TOKEN_LIFETIMES, type Project, type ProjectSettings } from '../../domain/project';
 import type { AuthDeps } from '../deps';
+import { assertWebAuthnSettings } from './update-project';
+import { assertEmailTemplates } from '../email/email-template-settings';
 import { createApiKey } from './create-api-key';
 import { rotateSigningKey } from './rotate-signing-key';
 
@@ -17,6 +19,8 @@ export async function createProject(
   settings: ProjectSettings & { name: string },
 ): Promise<CreatedProject> {
   if (!settings.name.trim()) throw new AuthError('validation_error', 'name must not be empty.');
+  assertWebAuthnSettings(settings.webauthn);
+  assertEmailTemplates(settings.emailTemplates);
   const now = deps.clock.now();
   const project: Project = {
     id: deps.random.uuid(),
@@ -29,6 +33,8 @@ export async function createProject(
     passwordResetUrl: settings.passwordResetUrl ?? null,
     oidcLoginUrl: settings.oidcLoginUrl ?? null,
     userLimit: settings.userLimit ?? null,
+    webauthn: settings.webauthn ?? null,
+    emailTemplates: settings.emailTemplates ?? null,
     accessTokenTtlSeconds: settings.accessTokenTtlSeconds ?? DEFAULT_TOKEN_LIFETIMES.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: settings.refreshTokenTtlSeconds ?? DEFAULT_TOKEN_LIFETIMES.refreshTokenTtlSeconds,
     refreshReuseGraceSeconds: settings.refreshReuseGraceSeconds ?? DEFAULT_TOKEN_LIFETIMES.refreshReuseGraceSeconds,

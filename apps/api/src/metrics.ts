@@ -1,0 +1,93 @@
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { routeOf } from './middleware/request-log';
+
+/** Rows per outbox status (MailOutbox.stats()), read at scrape time. */
+export type OutboxDepthSource = () => Promise<Record<string, number>>;
+
+/**
+ * The service's Prometheus metrics, in a registry of their own: two apps in one process (tests,
+ * embedding) never share or clash, and nothing is written to prom-client's global registry.
+ */
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route'>;
+  signIns: Counter<'route' | 'result'>;
+  signUps: Counter<'result'>;
+  refreshes: Counter<'result'>;
+  replays: Counter;
+  rateLimited: Counter<'rule'>;
+  limiterStoreFailures: Counter;
+  /** Feeds `svc_outbox_depth{status}` once an outbox exists (the container sets it). */
+  setOutboxDepthSource(source: OutboxDepthSource): void;
+}
+
+/** Routes whose outcome is a completed (or refused) sign-in, for `svc_sign_ins_total`. */
+const SIGN_IN_ROUTES = new Set(['/api/auth/login', '/api/auth/2fa/totp/verify', '/api/auth/passkeys/login/verify', '/api/auth/magic-link/verify', '/api/auth/oauth/token']);
+
+/** `withDefaults`: process CPU, memory, event-loop lag (main.ts; tests leave them out). */
+export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.withDefaults) collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+  const registers = [registry];
+  let outboxSource: OutboxDepthSource | null = null;
+  const metrics: Metrics = {
+    registry,
+    httpRequests: new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests by method, route pattern and status.', labelNames: ['method', 'route', 'status'], registers }),
+    httpDuration: new Histogram({
+      name: 'svc_http_request_duration_seconds',
+      help: 'HTTP request latency by method and route pattern.',
+      labelNames: ['method', 'route'],
+      // bcrypt-bound sign-ins sit around 0.1-0.3 s, /me and refresh far below.
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    }),
+    signIns: new Counter({ name: 'svc_sign_ins_total', help: 'Sign-in answers by route and result (success, failure).', labelNames: ['route', 'result'], registers }),
+    signUps: new Counter({ name: 'svc_sign_ups_total', help: 'Sign-up answers by result (success, failure).', labelNames: ['result'], registers }),
+    refreshes: new Counter({ name: 'svc_token_refreshes_total', help: 'Token refreshes by result (success, failure).', labelNames: ['result'], registers }),
+    replays: new Counter({ name: 'svc_refresh_replays_total', help: 'Refresh tokens presented again after rotation (every session of the user revoked).', registers }),
+    rateLimited: new Counter({ name: 'svc_rate_limited_total', help: 'Requests refused with 429 by rate-limit rule.', labelNames: ['rule'], registers }),
+    limiterStoreFailures: new Counter({ name: 'svc_rate_limit_store_failures_total', help: 'Failed calls to the shared rate-limit store (Redis); limits then apply per process.', registers }),
+    setOutboxDepthSource: (source) => {
+      outboxSource = source;
+    },
+  };
+  new Gauge({
+    name: 'svc_outbox_depth',
+    help: 'Outbox mails by status (absent until the outbox exists).',
+    labelNames: ['status'],
+    registers,
+    async collect() {
+      if (!outboxSource) return;
+      this.reset();
+      for (const [status, count] of Object.entries(await outboxSource())) this.set({ status }, count);
+    },
+  });
+  return metrics;
+}
+
+/**
+ * Counts every answer when it is sent: by route pattern (never the raw path, so ids and query
+ * strings neither leak nor explode the label set) and status, and the auth outcomes derived from
+ * route + status. Replays are told apart by the code's reason, which the error handler leaves
+ * on `res.locals.authError`; 429s by the rule the rate limiter leaves on `res.locals.rateLimited`.
+ */
+export function countRequests(metrics: Metrics): RequestHandler {
+  return (req, res, next) => {
+    const stop = metrics.httpDuration.startTimer();
+    res.on('finish', () => {
+      const route = routeOf(req);
+      const status = res.statusCode;
+      stop({ method: req.method, route });
+      metrics.httpRequests.inc({ method: req.method, route, status: String(status) });
+      if (typeof res.locals.rateLimited === 'string') return void metrics.rateLimited.inc({ rule: res.locals.rateLimited });
+      const result = status < 400 ? 'success' : 'failure';
+      if (SIGN_IN_ROUTES.has(route)) metrics.signIns.inc({ route, result });
+      else if (route === '/api/auth/signup') metrics.signUps.inc({ result });
+      else if (route === '/api/auth/refresh') metrics.refreshes.inc({ result });
+      if ((res.locals.authError as { details?: { reason?: unknown } } | undefined)?.details?.reason === 'reuse_detected') metrics.replays.inc();
+    });
+    next();
+  };
+}

@@ -1,0 +1,40 @@
+import { isIP } from 'node:net';
+import type { Request, Response } from 'express';
+
+/**
+ * The end user's address. Calls come from customers' servers, so a request whose API key was
+ * accepted may name the end user in `X-Svc-Client-Ip` (the SDK and proxy always do, DESIGN §6).
+ * Without an accepted key the header is ignored: anyone could otherwise pick a fresh address per
+ * request and never be limited. Fallback: the socket address after TRUST_PROXY.
+ */
+export function clientAddress(req: Request, res: Response): string {
+  const named = res.locals.apiKey !== undefined ? req.get('x-svc-client-ip')?.trim() : undefined;
+  if (named && isIP(named)) return named;
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * IPv4 as is; IPv6 by its /64, since one subscriber usually holds a whole /64 and could
+ * otherwise rotate addresses to dodge every limit. IPv4-mapped IPv6 counts as IPv4.
+ */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (isIP(address) !== 6) return address;
+  return `${expandIpv6(address).slice(0, 4).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address, without leading zeros. */
+function expandIpv6(address: string): string[] {
+  let text = address.split('%')[0];
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = text.slice(0, dotted.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const middle = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
+  return [...left, ...middle, ...right].map((group) => parseInt(group, 16).toString(16));
+}

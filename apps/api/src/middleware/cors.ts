@@ -1,0 +1,88 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { AuthError, systemClock, type Clock, type ProjectRepository } from '@svc/core';
+
+/** Request headers a browser may send to the API (preflight answer). */
+export const CORS_ALLOWED_HEADERS = ['X-API-Key', 'Content-Type', 'Authorization', 'X-Request-Id'] as const;
+/** Methods of the API's routes under /api (DELETE: passkeys). */
+export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'DELETE'] as const;
+/** Response headers browser code may read: correlation and back-off hints. */
+const EXPOSED_HEADERS = 'X-Request-Id, RateLimit, RateLimit-Policy, Retry-After';
+/** How long a browser may reuse a preflight answer, in seconds. */
+const PREFLIGHT_MAX_AGE = 600;
+
+/**
+ * Answers CORS preflights (OPTIONS with Origin and Access-Control-Request-Method) under /api/ with
+ * 204 for any origin. Browsers send no X-API-Key on a preflight, so the project and its
+ * allowedOrigins are not known yet; the actual request, which carries the key, is checked by
+ * {@link originGuard} before any handler runs, and a refused origin gets 403 without
+ * `Access-Control-Allow-Origin`. So a generous preflight lets no foreign origin cause an effect or
+ * read an answer. Every other OPTIONS is 404 not_found (as for any method a path does not have,
+ * DESIGN §5): no route ever sees an OPTIONS, so none can consume a magic link on one.
+ */
+export function corsPreflight(): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    const origin = req.get('origin');
+    if (!req.path.startsWith('/api/') || origin === undefined || req.get('access-control-request-method') === undefined) {
+      throw new AuthError('not_found', 'No such endpoint.');
+    }
+    res.vary('Origin');
+    res.set({
+      'Access-Control-Allow-Origin': origin,
+      'Access-Control-Allow-Methods': CORS_ALLOWED_METHODS.join(', '),
+      'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS.join(', '),
+      'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE),
+    });
+    res.status(204).end();
+  };
+}
+
+/** The allowed origins of the request's project, or null when the project is not known. */
+export type AllowedOriginsOf = (req: Request, res: Response) => readonly string[] | null | Promise<readonly string[] | null>;
+
+/**
+ * Contract rule 3 with DESIGN §14, on the actual request. No Origin (server-to-server): nothing to
+ * check. An Origin not in a non-empty allowedOrigins: 403 origin_not_allowed. Otherwise the exact
+ * origin is echoed (never `*`), with `Vary: Origin` so caches keep answers per origin. An empty
+ * list allows any origin. `Access-Control-Allow-Credentials` is never sent: the API reads no
+ * cookies, its credentials are headers the caller sets on purpose.
+ */
+export function originGuard(allowedOriginsOf: AllowedOriginsOf): RequestHandler {
+  return async (req, res, next) => {
+    res.vary('Origin');
+    const origin = req.get('origin');
+    if (origin === undefined) return next();
+    const allowed = await allowedOriginsOf(req, res);
+    // Unknown project (e.g. a bad `project` query): grant nothing; the route gives its own error.
+    if (allowed === null) return next();
+    if (allowed.length > 0 && !allowed.includes(origin)) throw new AuthError('origin_not_allowed');
+    res.set('Access-Control-Allow-Origin', origin);
+    res.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    next();
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Same bound as API-key resolutions (DESIGN §14): a settings change reaches every instance in 10 s. */
+const PROJECT_CACHE_MS = 10_000;
+const PROJECT_CACHE_MAX = 10_000;
+
+/**
+ * CORS for the key-less GET /api/auth/magic-link/verify: the project comes from its `project`
+ * query (contract endpoint 7). Only a UUID is looked up (DESIGN §4a); lookups are cached for 10 s
+ * so a flood of verify calls does not become a flood of project queries.
+ */
+export function projectQueryCors(projects: Pick<ProjectRepository, 'findById'>, clock: Clock = systemClock): RequestHandler {
+  const cache = new Map<string, { origins: readonly string[] | null; until: number }>();
+  return originGuard(async (req) => {
+    const id = req.query.project;
+    if (typeof id !== 'string' || !UUID.test(id)) return null;
+    const now = clock.now().getTime();
+    const hit = cache.get(id);
+    if (hit && hit.until > now) return hit.origins;
+    const origins = (await projects.findById(id))?.allowedOrigins ?? null;
+    if (cache.size >= PROJECT_CACHE_MAX) cache.clear();
+    cache.set(id, { origins, until: now + PROJECT_CACHE_MS });
+    return origins;
+  });
+}

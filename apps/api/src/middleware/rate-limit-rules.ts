@@ -1,0 +1,80 @@
+import type { FailoverRule, StoreDownPolicy } from '@svc/core';
+
+/**
+ * Every named limit. The first, `signup` .. `passwordReset`, are the contract's Limits table; the
+ * rest close the doors an attacker would use next (DESIGN §6, issue 3): password spraying from one
+ * address (`loginAddress`), guessing one account's password from many addresses (`loginAccount`),
+ * guessing reset / magic-link tokens and second-factor codes.
+ */
+export const RATE_LIMIT_NAMES = [
+  'signup',
+  'login',
+  'refresh',
+  'magicLink',
+  'passwordReset',
+  'loginAddress',
+  'loginAccount',
+  'magicLinkVerify',
+  'passwordUpdate',
+  'twoFactorVerify',
+  'totpCode',
+] as const;
+export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
+
+/** Limit and window (overridable with SVC_RATE_LIMITS) and the fixed outage policy of each limit. */
+export type RateLimitRules = Record<RateLimitName, FailoverRule>;
+
+// While Redis is down, limits that guard against guessing count per process at half the limit
+// ('local-strict'); refresh only protects capacity, and refusing it would log users out, so it
+// goes on ('allow'). The policy is not configurable: it is a security property, not a tuning knob.
+const strict: { whenStoreDown: StoreDownPolicy } = { whenStoreDown: 'local-strict' };
+
+/** Default values: the contract's table, then ours. Every limit and window is overridable. */
+export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
+  signup: { limit: 10, windowSeconds: 60 * 60, ...strict },
+  login: { limit: 10, windowSeconds: 15 * 60, ...strict },
+  refresh: { limit: 30, windowSeconds: 60, whenStoreDown: 'allow' },
+  magicLink: { limit: 5, windowSeconds: 60 * 60, ...strict },
+  passwordReset: { limit: 5, windowSeconds: 60 * 60, ...strict },
+  loginAddress: { limit: 100, windowSeconds: 15 * 60, ...strict },
+  loginAccount: { limit: 50, windowSeconds: 60 * 60, ...strict },
+  magicLinkVerify: { limit: 30, windowSeconds: 15 * 60, ...strict },
+  passwordUpdate: { limit: 10, windowSeconds: 60 * 60, ...strict },
+  twoFactorVerify: { limit: 5, windowSeconds: 5 * 60, ...strict },
+  totpCode: { limit: 10, windowSeconds: 15 * 60, ...strict },
+};
+
+/**
+ * What each limit counts by; project + environment are always added (DESIGN §6).
+ * - `ip`: the end user's address (X-Svc-Client-Ip on key-bearing requests, else the socket's).
+ * - `ip+email`: that address and the normalised e-mail of the body (the contract's "IP + e-mail").
+ * - `email`: the e-mail alone, whatever the address: a caller who can name any address in
+ *   X-Svc-Client-Ip (or a botnet) still gets only this many guesses at one account.
+ * - `challenge`: the body's `twoFactorToken`: a second-factor challenge gets a few guesses,
+ *   from wherever they come.
+ * - `user`: the signed-in user (the bearer token's `sub`): TOTP confirm and disable take a code
+ *   from a session, and a stolen access token must not buy a million guesses at disabling TOTP.
+ */
+export type RateLimitKeyKind = 'ip' | 'ip+email' | 'email' | 'challenge' | 'user';
+
+export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, RateLimitKeyKind>> = {
+  signup: 'ip',
+  login: 'ip+email',
+  refresh: 'ip',
+  magicLink: 'ip+email',
+  passwordReset: 'ip+email',
+  loginAddress: 'ip',
+  loginAccount: 'email',
+  magicLinkVerify: 'ip',
+  passwordUpdate: 'ip',
+  twoFactorVerify: 'challenge',
+  totpCode: 'user',
+};
+
+/** The limits that guard POST /api/auth/login, checked together (see `rateLimit`). */
+export const LOGIN_LIMITS: readonly RateLimitName[] = ['loginAddress', 'loginAccount', 'login'];
+
+/** The outage policy of `name`, also for rules given without one (tests, older overrides). */
+export function storeDownPolicy(name: RateLimitName, rule: FailoverRule): StoreDownPolicy {
+  return rule.whenStoreDown ?? DEFAULT_RATE_LIMITS[name].whenStoreDown ?? 'local-strict';
+}

@@ -1,0 +1,78 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { linksIn, parseMail, startTestSmtpServer, type TestSmtpServer } from '@svc/adapters-smtp/testing';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { buildContainer, type Container } from '../src/container';
+import { resolveSecrets } from '../src/dev-secrets';
+import { createLogger } from '../src/logger';
+import { createMailProject, requestMagicLink } from './email-helpers';
+import { ADMIN_TOKEN } from './helpers';
+
+// The composition root's mail wiring: without SMTP_URL a file mailbox under the data folder,
+// with it SMTP; a request's enqueue wakes the started worker.
+describe('container mail wiring', () => {
+  let dir: string;
+  let container: Container | undefined;
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'info', destination: new Writable({ write: (c, _e, done) => (lines.push(String(c)), done()) }) });
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-mail-container-'));
+    lines.length = 0;
+  });
+  afterEach(async () => {
+    await container?.close();
+    container = undefined;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function start(env: Record<string, string> = {}) {
+    const secrets = await resolveSecrets(loadConfig({ SVC_DATA_DIR: dir, SVC_ADMIN_TOKEN: ADMIN_TOKEN, SVC_BCRYPT_COST: '4', SVC_BASE_URL: 'https://auth.example.test', ...env }));
+    container = await buildContainer(secrets.config, { logger });
+    return createApp({ ...container, logger, config: secrets.config });
+  }
+
+  it('embedded default: each mail is an .eml file under SVC_DATA_DIR/mail; the log names the file, not the token', async () => {
+    const app = await start();
+    const project = await createMailProject(app);
+    await requestMagicLink(app, project.sandbox, { email: 'ada@example.com' }).expect(200);
+    expect(await container!.outboxWorker.runOnce()).toMatchObject({ sent: 1 });
+    const [file] = await readdir(join(dir, 'mail'));
+    const mail = await parseMail(await readFile(join(dir, 'mail', file)));
+    expect(mail.from?.text).toContain('no-reply@auth.example.test');
+    const link = new URL(/https:\/\/\S+/.exec(mail.text ?? '')![0]);
+    const token = link.searchParams.get('token')!;
+    expect(token).toMatch(/^ml_sbx_/);
+    const log = lines.join('');
+    expect(log).toContain(join(dir, 'mail', file));
+    expect(log).not.toContain(token.slice(7));
+    expect(log).not.toContain('ada@example.com');
+  });
+
+  describe('with SMTP_URL', () => {
+    let smtp: TestSmtpServer;
+    beforeAll(async () => {
+      smtp = await startTestSmtpServer();
+    });
+    afterAll(() => smtp.stop());
+
+    it('sends over SMTP, at once after the request (the enqueue wakes the running worker)', async () => {
+      const app = await start({ SMTP_URL: smtp.url, SMTP_FROM: 'Shop <hello@shop.example>' });
+      container!.outboxWorker.start();
+      const project = await createMailProject(app);
+      await requestMagicLink(app, project.live, { email: 'bob@example.com' }).expect(200);
+      for (let waited = 0; smtp.to('bob@example.com').length === 0; waited += 10) {
+        if (waited > 3000) throw new Error('no mail within 3 s');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const [mail] = smtp.to('bob@example.com');
+      expect(mail.parsed.from?.value).toEqual([{ name: 'Shop', address: 'hello@shop.example' }]);
+      expect(linksIn(mail)[0]).toMatch(/^https:\/\/app\.example\.test\/auth\/magic\?from=mail&token=ml_live_/);
+      await container!.close(); // stops the worker first, then storage
+      container = undefined;
+    });
+  });
+});

@@ -1,0 +1,80 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { KeyEncryption, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
+import type { TypeormStorage } from '@svc/adapters-typeorm';
+import { createAuthService, InMemoryRateLimiter, type AuthDeps } from '@svc/core';
+import { createInMemoryDeps, FixedClock, InMemoryOidcArtifactStore, InMemoryOidcClientStore, InMemorySigningKeyStore } from '@svc/core/testing';
+import { createApp } from '../../src/app';
+import { createLogger } from '../../src/logger';
+import { DEFAULT_RATE_LIMITS } from '../../src/middleware/rate-limit';
+import { buildOidc } from '../../src/oidc-wiring';
+import { ADMIN_TOKEN } from '../helpers';
+
+/** One running API instance on an ephemeral loopback port, with the hosted OIDC provider. */
+export interface OidcInstance {
+  base: string;
+  deps: AuthDeps & { clock: FixedClock };
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real app (Express + oidc-provider + real RS256 keys) on 127.0.0.1:0. Storage is in
+ * memory unless `storage` (TypeORM) is given; `baseUrl` lets a second instance share the first's
+ * issuer. The core clock is a FixedClock started at the real time (oidc-provider keeps real time).
+ */
+export async function startInstance(options: { storage?: TypeormStorage; baseUrl?: string } = {}): Promise<OidcInstance> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = options.baseUrl ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const encryption = new KeyEncryption({ masterKey: Buffer.alloc(32, 9) });
+  const clock = new FixedClock(new Date());
+  const stored = options.storage;
+  const signingKeys = stored?.signingKeys ?? new InMemorySigningKeyStore();
+  const deps = createInMemoryDeps({
+    clock,
+    signingKeys,
+    keyFactory: new RsaSigningKeyFactory({ encryption }),
+    tokens: new Rs256AccessTokenCodec({ signingKeys, encryption }),
+    ...(stored ? { projects: stored.projects, apiKeys: stored.apiKeys, users: stored.users, sessions: stored.sessions, oneTimeTokens: stored.oneTimeTokens } : {}),
+  });
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'warn', destination: new Writable({ write: (chunk, _e, done) => (logs.push(String(chunk)), done()) }) });
+  const oidcStorage = stored ?? { oidcClients: new InMemoryOidcClientStore(), oidcArtifacts: new InMemoryOidcArtifactStore() };
+  const oidc = await buildOidc({ storage: oidcStorage, deps, encryption, masterKey: Buffer.alloc(32, 9), baseUrl: base, logger });
+  const app = createApp({
+    auth: createAuthService(deps),
+    rateLimiter: new InMemoryRateLimiter(clock),
+    logger,
+    config: { adminToken: ADMIN_TOKEN, trustProxy: false, rateLimits: structuredClone(DEFAULT_RATE_LIMITS) },
+    ready: async () => {},
+    oidc,
+  });
+  server.on('request', app);
+  return { base, deps, logs, close: () => closeServer(server) };
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** JSON over HTTP to an instance: the admin API and the key-bearing API. */
+export function api(base: string) {
+  const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  };
+  const adminAuth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  return {
+    admin: (method: string, path: string, body?: unknown) => call(method, `/admin${path}`, adminAuth, body),
+    keyed: (key: string, method: string, path: string, body?: unknown) => call(method, path, { 'x-api-key': key }, body),
+    raw: call,
+  };
+}

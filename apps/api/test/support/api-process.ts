@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../../../..');
+const MAIN = resolve(ROOT, 'apps/api/src/main.ts');
+
+/**
+ * A real API process on a free port: `node --import tsx apps/api/src/main.ts`, i.e. tsx's loader in
+ * one process. (The `tsx` CLI runs the program in a second process; killing the CLI with SIGKILL
+ * would leave that one running.)
+ */
+export interface ApiProcess {
+  url: string;
+  /** Everything it printed, for a failing test's message. */
+  output(): string;
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Starts the API with `env` (PORT=0: it picks a free port) and resolves once it logs the
+ * "listening" line, from which the port is read. Rejects if it exits or takes longer than
+ * `timeoutMs`, with what it printed.
+ */
+export function startApiProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ApiProcess> {
+  // NODE_OPTIONS of the jest run (VM modules) is not the API's business.
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => fail(new Error(`API did not start within ${timeoutMs} ms`)), timeoutMs);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${error.message}\n--- output ---\n${output}`));
+    };
+    const exitedEarly = (code: number | null) => fail(new Error(`API exited with ${code} before listening`));
+    child.once('exit', exitedEarly);
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    let started = false;
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      const port = started ? null : listeningPort(output);
+      if (port === null) return;
+      started = true;
+      clearTimeout(timer);
+      child.off('exit', exitedEarly);
+      resolvePromise({ url: `http://127.0.0.1:${port}`, output: () => output, stop: (graceMs) => stop(child, graceMs) });
+    });
+  });
+}
+
+/** The port of the JSON log line "svc API listening on port N", once printed. */
+function listeningPort(output: string): number | null {
+  for (const line of output.split('\n')) {
+    if (!line.includes('svc API listening')) continue;
+    try {
+      const port = (JSON.parse(line) as { port?: unknown }).port;
+      if (typeof port === 'number' && port > 0) return port;
+    } catch {
+      // a partial line: wait for the rest
+    }
+  }
+  return null;
+}
+
+function stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolvePromise) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolvePromise();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,1 @@
+export { describeWithOathtool, oathtoolTotp } from './oathtool';

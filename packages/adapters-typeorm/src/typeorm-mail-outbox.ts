@@ -1,0 +1,183 @@
+import {
+  MAIL_TEMPLATES,
+  OUTBOX_STATUSES,
+  type EnqueueOptions,
+  type MailOutbox,
+  type MailTemplate,
+  type NewOutboxMail,
+  type OutboxMail,
+  type OutboxStatus,
+  type TenantScope,
+} from '@svc/core';
+import type { Database, Row } from './database';
+import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
+import { dateParam, readCount, readDate, readNullableDate } from './row-values';
+import { insertOneTimeToken } from './typeorm-one-time-token-store';
+
+interface MailRow extends Row {
+  id: string;
+  project_id: string;
+  environment: string;
+  recipient: string;
+  template: string;
+  sealed_payload: string | null;
+  status: string;
+  attempts: number | string;
+  next_attempt_at: unknown;
+  lease_until: unknown;
+  last_error: string | null;
+  message_id: string | null;
+  created_at: unknown;
+  expires_at: unknown;
+  sent_at: unknown;
+}
+
+const COLUMN_NAMES = [
+  'id', 'project_id', 'environment', 'recipient', 'template', 'sealed_payload', 'status', 'attempts',
+  'next_attempt_at', 'lease_until', 'last_error', 'message_id', 'created_at', 'expires_at', 'sent_at',
+];
+const COLUMNS = COLUMN_NAMES.join(', ');
+/** Due: pending and its time has come, or claimed by a worker whose lease ran out. $1 = now. */
+const DUE = "(status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND lease_until <= $1)";
+const IN_SCOPE = 'project_id = $1 AND environment = $2 AND id = $3';
+
+/** MailOutbox on PostgreSQL (shared by every API instance) or SQLite. */
+export class TypeormMailOutbox implements MailOutbox {
+  constructor(private readonly db: Database) {}
+
+  /** The token (if any) and the mail in one transaction: both rows or neither (DESIGN §7). */
+  async enqueue(scope: TenantScope, mail: NewOutboxMail, options: EnqueueOptions = {}): Promise<void> {
+    assertScope(scope);
+    assertUuid(mail.id, 'mail id');
+    assertText(mail.to, 'recipient');
+    assertText(mail.sealedPayload, 'sealed payload');
+    if (!(MAIL_TEMPLATES as readonly string[]).includes(mail.template)) throw new TypeError('unknown mail template');
+    assertDate(mail.createdAt, 'createdAt');
+    assertDate(mail.expiresAt, 'expiresAt');
+    await this.db.transaction(async (tx) => {
+      if (options.token) await insertOneTimeToken(tx, scope, options.token.token, options.token.supersede);
+      await tx.query(
+        `INSERT INTO mail_outbox (${COLUMNS})
+         VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, NULL, NULL, NULL, $7, $8, NULL)`,
+        [mail.id, scope.projectId, scope.environment, mail.to, mail.template, mail.sealedPayload, dateParam(mail.createdAt), dateParam(mail.expiresAt)],
+      );
+    });
+  }
+
+  /**
+   * PostgreSQL: the due rows are locked with `FOR UPDATE SKIP LOCKED` in a materialised CTE and
+   * claimed by the UPDATE of the same statement, so concurrent claimers on any instance skip
+   * each other's rows instead of waiting or double-claiming. SQLite: one exclusive transaction.
+   */
+  async claimDue(now: Date, options: { limit: number; leaseSeconds: number }): Promise<OutboxMail[]> {
+    assertDate(now, 'now');
+    const { limit, leaseSeconds } = options;
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    if (!(leaseSeconds > 0)) throw new RangeError('leaseSeconds must be positive');
+    const params = [dateParam(now), dateParam(new Date(now.getTime() + leaseSeconds * 1000)), limit];
+    const set = "status = 'sending', attempts = attempts + 1, lease_until = $2";
+    const rows =
+      this.db.kind === 'postgres'
+        ? await this.db.query<MailRow>(
+            `WITH due AS MATERIALIZED (
+               SELECT id FROM mail_outbox WHERE ${DUE} ORDER BY next_attempt_at, created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+             UPDATE mail_outbox m SET ${set} FROM due WHERE m.id = due.id
+             RETURNING ${COLUMN_NAMES.map((c) => `m.${c}`).join(', ')}`,
+            params,
+          )
+        : await this.db.transaction((tx) =>
+            tx.query<MailRow>(
+              `UPDATE mail_outbox SET ${set}
+               WHERE id IN (SELECT id FROM mail_outbox WHERE ${DUE} ORDER BY next_attempt_at, created_at LIMIT $3)
+               RETURNING ${COLUMNS}`,
+              params,
+            ),
+          );
+    // RETURNING follows no order; hand the mails out oldest due first, as documented.
+    return rows.map(toMail).sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  async markSent(scope: TenantScope, id: string, result: { messageId: string; sentAt: Date; keepPayload: boolean }): Promise<void> {
+    if (!isScope(scope) || !isUuid(id)) return;
+    assertDate(result.sentAt, 'sentAt');
+    // Built from two fixed texts, never from input; better-sqlite3 cannot bind booleans anyway.
+    const wipe = result.keepPayload ? '' : ', sealed_payload = NULL';
+    await this.db.query(
+      `UPDATE mail_outbox SET status = 'sent', message_id = $4, sent_at = $5, lease_until = NULL${wipe} WHERE ${IN_SCOPE}`,
+      [scope.projectId, scope.environment, id, result.messageId, dateParam(result.sentAt)],
+    );
+  }
+
+  async markFailed(scope: TenantScope, id: string, failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean }): Promise<void> {
+    if (!isScope(scope) || !isUuid(id)) return;
+    const params: unknown[] = [scope.projectId, scope.environment, id, failure.error];
+    let set: string;
+    if (failure.nextAttemptAt) {
+      assertDate(failure.nextAttemptAt, 'nextAttemptAt');
+      params.push(dateParam(failure.nextAttemptAt));
+      set = "status = 'pending', next_attempt_at = $5";
+    } else {
+      set = failure.keepPayload ? "status = 'dead'" : "status = 'dead', sealed_payload = NULL";
+    }
+    // Only a claim still in flight: a mail another worker already marked sent stays sent.
+    await this.db.query(
+      `UPDATE mail_outbox SET ${set}, last_error = $4, lease_until = NULL WHERE ${IN_SCOPE} AND status = 'sending'`,
+      params,
+    );
+  }
+
+  async listForAddress(scope: TenantScope, to: string, limit: number): Promise<OutboxMail[]> {
+    assertLimit(limit);
+    if (!isScope(scope) || !isText(to)) return [];
+    const rows = await this.db.query<MailRow>(
+      `SELECT ${COLUMNS} FROM mail_outbox WHERE project_id = $1 AND environment = $2 AND recipient = $3
+       ORDER BY created_at DESC, id DESC LIMIT $4`,
+      [scope.projectId, scope.environment, to, limit],
+    );
+    return rows.map(toMail);
+  }
+
+  async listDead(query: { projectId: string; environment?: TenantScope['environment']; limit: number }): Promise<OutboxMail[]> {
+    assertLimit(query.limit);
+    if (!isUuid(query.projectId)) return [];
+    const params: unknown[] = [query.projectId, query.limit];
+    const environment = query.environment === undefined ? '' : `AND environment = $${params.push(query.environment)}`;
+    const rows = await this.db.query<MailRow>(
+      `SELECT ${COLUMNS} FROM mail_outbox WHERE status = 'dead' AND project_id = $1 ${environment}
+       ORDER BY created_at DESC, id DESC LIMIT $2`,
+      params,
+    );
+    return rows.map(toMail);
+  }
+
+  async stats(): Promise<Record<OutboxStatus, number>> {
+    const counts = Object.fromEntries(OUTBOX_STATUSES.map((s) => [s, 0])) as Record<OutboxStatus, number>;
+    const rows = await this.db.query<{ status: string; n: unknown }>('SELECT status, count(*) AS n FROM mail_outbox GROUP BY status');
+    for (const row of rows) counts[row.status as OutboxStatus] = readCount(row.n);
+    return counts;
+  }
+}
+
+function assertLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+}
+
+function toMail(row: MailRow): OutboxMail {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    environment: row.environment as OutboxMail['environment'],
+    to: row.recipient,
+    template: row.template as MailTemplate,
+    sealedPayload: row.sealed_payload,
+    status: row.status as OutboxStatus,
+    attempts: Number(row.attempts),
+    nextAttemptAt: readDate(row.next_attempt_at),
+    leaseUntil: readNullableDate(row.lease_until),
+    lastError: row.last_error,
+    messageId: row.message_id,
+    createdAt: readDate(row.created_at),
+    expiresAt: readDate(row.expires_at),
+    sentAt: readNullableDate(row.sent_at),
+  };
+}

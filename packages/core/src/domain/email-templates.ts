@@ -1,0 +1,119 @@
+import type { MailTemplate } from './mail';
+
+/** One template's overrides; a part left out falls back to the default. */
+export interface EmailTemplateOverride {
+  subject?: string;
+  text?: string;
+  html?: string;
+}
+
+/** Per-project overrides (the project's `emailTemplates` setting). */
+export interface EmailTemplates {
+  magicLink?: EmailTemplateOverride;
+  passwordReset?: EmailTemplateOverride;
+}
+
+/** The placeholders a template may use, written `{{name}}`. */
+export interface EmailTemplateValues {
+  link: string;
+  projectName: string;
+  expiresInMinutes: number;
+}
+
+export const EMAIL_TEMPLATE_PLACEHOLDERS = ['link', 'projectName', 'expiresInMinutes'] as const;
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Which key of `EmailTemplates` belongs to which mail. */
+export const TEMPLATE_SETTING: Readonly<Record<MailTemplate, keyof EmailTemplates>> = {
+  magic_link: 'magicLink',
+  password_reset: 'passwordReset',
+};
+
+const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> = {
+  magic_link: {
+    subject: 'Your sign-in link for {{projectName}}',
+    text:
+      'Hello,\n\nuse this link to sign in to {{projectName}}:\n\n{{link}}\n\n' +
+      'It works once and expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this mail.\n',
+    html:
+      '<p>Hello,</p><p>use this link to sign in to {{projectName}}:</p>' +
+      '<p><a href="{{link}}">Sign in to {{projectName}}</a></p>' +
+      '<p>It works once and expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this mail.</p>',
+  },
+  password_reset: {
+    subject: 'Reset your {{projectName}} password',
+    text:
+      'Hello,\n\nsomeone asked to reset the password of your {{projectName}} account. To choose a new one, open:\n\n' +
+      '{{link}}\n\nThe link works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail.\n',
+    html:
+      '<p>Hello,</p><p>someone asked to reset the password of your {{projectName}} account.</p>' +
+      '<p><a href="{{link}}">Choose a new password</a></p>' +
+      '<p>The link works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail.</p>',
+  },
+};
+
+/**
+ * Renders one mail: the project's override where it has one, the default otherwise. Values are
+ * HTML-escaped in the html part, and line breaks are removed from the subject (it becomes a
+ * header, where a line break would start a new one).
+ */
+export function renderEmail(template: MailTemplate, overrides: EmailTemplates | null, values: EmailTemplateValues): RenderedEmail {
+  const own = overrides?.[TEMPLATE_SETTING[template]] ?? {};
+  const parts = { ...DEFAULTS[template], ...definedOnly(own) };
+  const plain = stringValues(values);
+  const escaped = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, escapeHtml(v)]));
+  return {
+    subject: fill(parts.subject, plain).replace(/[\r\n]+/g, ' ').trim(),
+    text: fill(parts.text, plain),
+    html: fill(parts.html, escaped),
+  };
+}
+
+/** Placeholders in `text` that are not known (a typo in an override is reported, not sent). */
+export function unknownPlaceholders(text: string): string[] {
+  const names = [...text.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)].map((m) => m[1]);
+  return names.filter((name) => !(EMAIL_TEMPLATE_PLACEHOLDERS as readonly string[]).includes(name));
+}
+
+/**
+ * Why these overrides could never make a usable mail, or null. A text or html part must carry the
+ * link (a mail without it is useless), and every placeholder must be a known one.
+ */
+export function emailTemplatesProblem(templates: EmailTemplates): string | null {
+  for (const key of Object.keys(TEMPLATE_SETTING_KEYS) as (keyof EmailTemplates)[]) {
+    const own = templates[key];
+    if (!own) continue;
+    for (const part of ['subject', 'text', 'html'] as const) {
+      const value = own[part];
+      if (value === undefined) continue;
+      const unknown = unknownPlaceholders(value);
+      if (unknown.length) return `emailTemplates.${key}.${part} uses an unknown placeholder {{${unknown[0]}}} (known: ${EMAIL_TEMPLATE_PLACEHOLDERS.join(', ')}).`;
+      if (part !== 'subject' && !/\{\{\s*link\s*\}\}/.test(value)) return `emailTemplates.${key}.${part} must contain {{link}}.`;
+    }
+  }
+  return null;
+}
+
+const TEMPLATE_SETTING_KEYS: Record<keyof EmailTemplates, true> = { magicLink: true, passwordReset: true };
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function fill(template: string, values: Record<string, string>): string {
+  // One pass: a value that itself contains "{{link}}" is not expanded again.
+  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? values[name] : whole));
+}
+
+function stringValues(values: EmailTemplateValues): Record<string, string> {
+  return { link: values.link, projectName: values.projectName, expiresInMinutes: String(values.expiresInMinutes) };
+}
+
+function definedOnly(override: EmailTemplateOverride): EmailTemplateOverride {
+  return Object.fromEntries(Object.entries(override).filter(([, v]) => typeof v === 'string' && v.length > 0));
+}

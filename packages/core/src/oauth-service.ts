@@ -1,0 +1,33 @@
+import type { Environment } from './domain/environment';
+import type { AuthDeps } from './use-cases/deps';
+import { configureOAuthProvider, listOAuthProviders, removeOAuthProvider, type OAuthProviderInput } from './use-cases/oauth/configure-provider';
+import { exchangeOAuthCode } from './use-cases/oauth/exchange-oauth-code';
+import { finishOAuthCallback, type OAuthCallbackQuery } from './use-cases/oauth/finish-oauth';
+import { startOAuth, type StartOAuthInput } from './use-cases/oauth/start-oauth';
+import type { ResolvedApiKey } from './use-cases/resolve-api-key';
+
+/**
+ * Social sign-in (contract endpoints 10-12, DESIGN §8), bound to `deps`; part of createAuthService.
+ * The flow: `start` (API key) -> the browser visits the provider -> `callback` (no key; the
+ * state names the tenant) -> the browser reaches the caller's URL -> `exchange` (API key).
+ */
+export function oauthService(deps: AuthDeps) {
+  return {
+    oauth: {
+      start: (key: ResolvedApiKey, provider: string, input: StartOAuthInput) => startOAuth(deps, key.scope, key.project, provider, input),
+      callback: (provider: string, query: OAuthCallbackQuery) => finishOAuthCallback(deps, provider, query),
+      exchange: (key: ResolvedApiKey, code: string) => exchangeOAuthCode(deps, key.scope, key.project, code),
+    },
+  };
+}
+
+/** The admin side: provider settings per project and environment (DESIGN §12). */
+export function oauthAdminService(deps: AuthDeps) {
+  return {
+    configureOAuthProvider: (projectId: string, provider: string, input: OAuthProviderInput) =>
+      configureOAuthProvider(deps, projectId, provider, input),
+    listOAuthProviders: (projectId: string, environment: Environment) => listOAuthProviders(deps, projectId, environment),
+    removeOAuthProvider: (projectId: string, provider: string, environment: Environment) =>
+      removeOAuthProvider(deps, projectId, provider, environment),
+  };
+}

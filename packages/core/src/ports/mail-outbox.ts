@@ -1,0 +1,55 @@
+import type { TenantScope } from '../domain/environment';
+import type { NewOutboxMail, OutboxMail, OutboxStatus } from '../domain/mail';
+import type { NewOneTimeToken } from '../domain/one-time-token';
+
+export interface EnqueueOptions {
+  /**
+   * The single-use token the mail's link carries. It is stored in the same transaction as the
+   * mail (DESIGN §7): both or neither. With `supersede`, the user's older open tokens of the same
+   * purpose are consumed in that transaction too (see `OneTimeTokenStore.issue`).
+   */
+  token?: { token: NewOneTimeToken; supersede: boolean };
+}
+
+/**
+ * Durable queue of outgoing mail. Requests only enqueue; a worker claims due mails, sends them
+ * and records the outcome, so an SMTP outage delays mail but never loses it.
+ */
+export interface MailOutbox {
+  /**
+   * Stores the mail as `pending`, due at once (`nextAttemptAt = createdAt`), with 0 attempts.
+   * With `options.token`, the token and the mail are written atomically: if storing the token
+   * fails (e.g. a duplicate hash), the mail is not stored and the call rejects.
+   */
+  enqueue(scope: TenantScope, mail: NewOutboxMail, options?: EnqueueOptions): Promise<void>;
+  /**
+   * Claims up to `limit` mails of any tenant that are `pending` with `nextAttemptAt <= now`, or
+   * `sending` with `leaseUntil <= now` (their worker died): each becomes `sending` with
+   * `leaseUntil = now + leaseSeconds` and one more attempt, and is returned as stored after the
+   * claim, oldest due first. Concurrent claimers (threads, processes, instances) never receive
+   * the same mail while its lease runs (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+   */
+  claimDue(now: Date, options: { limit: number; leaseSeconds: number }): Promise<OutboxMail[]>;
+  /**
+   * Records a successful send: `sent`, with the Message-ID and time. Unless `keepPayload`, the
+   * sealed payload is wiped (the link must not outlive its purpose at rest). Idempotent.
+   */
+  markSent(scope: TenantScope, id: string, result: { messageId: string; sentAt: Date; keepPayload: boolean }): Promise<void>;
+  /**
+   * Records a failed attempt of a `sending` mail with its (secret-free) error text. With a
+   * `nextAttemptAt` the mail goes back to `pending`, due then; with null it is `dead` (never tried
+   * again, listed by `listDead`) and its payload is wiped unless `keepPayload`. A mail no longer
+   * `sending` (another worker already marked it after its lease ran out) is left as it is.
+   */
+  markFailed(
+    scope: TenantScope,
+    id: string,
+    failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean },
+  ): Promise<void>;
+  /** The latest mails to `to` (normalised) in the scope, newest first, payload included. */
+  listForAddress(scope: TenantScope, to: string, limit: number): Promise<OutboxMail[]>;
+  /** Dead mails of a project (both environments, or one), newest first. */
+  listDead(query: { projectId: string; environment?: TenantScope['environment']; limit: number }): Promise<OutboxMail[]>;
+  /** Rows per status over every tenant (outbox depth for metrics and health). */
+  stats(): Promise<Record<OutboxStatus, number>>;
+}

@@ -1,0 +1,216 @@
+import type { TenantScope } from '../domain/environment';
+import type { NewOutboxMail } from '../domain/mail';
+import type { NewOneTimeToken } from '../domain/one-time-token';
+import { sha256Hex } from '../domain/secrets';
+import type { MailOutbox } from '../ports/mail-outbox';
+import type { OneTimeTokenStore } from '../ports/one-time-token-store';
+import { at, newId, seedScope, seedUser, type StoragePorts } from './storage-fixture';
+
+/** The outbox and the token store must share one database: enqueue writes into both. */
+export type MailOutboxFactory = () => Promise<{
+  ports: StoragePorts;
+  outbox: MailOutbox;
+  oneTimeTokens: OneTimeTokenStore;
+  close(): Promise<void>;
+}>;
+
+const T0 = at('2026-01-01T00:00:00.000Z');
+const plus = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
+const FAR = at('2100-01-01T00:00:00.000Z');
+const LEASE = { limit: 100, leaseSeconds: 60 };
+
+/**
+ * Contract every MailOutbox passes: claims never hand one mail to two claimers, an expired lease
+ * re-delivers, token and mail are stored together or not at all, tenants stay apart.
+ */
+export function mailOutboxContract(label: string, factory: MailOutboxFactory): void {
+  describe(`MailOutbox contract: ${label}`, () => {
+    let subject: Awaited<ReturnType<MailOutboxFactory>>;
+    beforeAll(async () => {
+      subject = await factory();
+    });
+    afterAll(async () => {
+      await subject?.close();
+    });
+    const outbox = () => subject.outbox;
+
+    // claimDue is global (the worker serves every tenant), so each case starts from an outbox
+    // with nothing claimable: whatever earlier cases left is claimed and marked sent.
+    beforeEach(async () => {
+      for (const mail of await outbox().claimDue(FAR, { limit: 10_000, leaseSeconds: 1 })) {
+        await outbox().markSent(mail, mail.id, { messageId: 'drained', sentAt: FAR, keepPayload: false });
+      }
+    });
+
+    const mail = (overrides: Partial<NewOutboxMail> = {}): NewOutboxMail => ({
+      id: newId(),
+      to: `${newId()}@example.test`,
+      template: 'magic_link',
+      sealedPayload: `sealed-${newId()}`,
+      createdAt: T0,
+      expiresAt: plus(T0, 900),
+      ...overrides,
+    });
+    const token = (userId: string, overrides: Partial<NewOneTimeToken> = {}): NewOneTimeToken => ({
+      tokenHash: sha256Hex(newId()),
+      purpose: 'magic_link',
+      userId,
+      data: {},
+      createdAt: T0,
+      expiresAt: plus(T0, 900),
+      ...overrides,
+    });
+    const ids = (mails: { id: string }[]) => mails.map((m) => m.id);
+
+    it('stores a pending mail, due at once, and claims it once under a lease', async () => {
+      const scope = await seedScope(subject.ports);
+      const m = mail();
+      await outbox().enqueue(scope, m);
+      const [claimed, ...rest] = await outbox().claimDue(plus(T0, 1), LEASE);
+      expect(rest).toEqual([]);
+      expect(claimed).toEqual({
+        ...m, ...scope, status: 'sending', attempts: 1, nextAttemptAt: T0, leaseUntil: plus(T0, 61),
+        lastError: null, messageId: null, sentAt: null,
+      });
+      expect(await outbox().claimDue(plus(T0, 60), LEASE)).toEqual([]);
+    });
+
+    it('never hands one mail to two concurrent claimers', async () => {
+      const scope = await seedScope(subject.ports);
+      const enqueued = Array.from({ length: 24 }, () => mail());
+      for (const m of enqueued) await outbox().enqueue(scope, m);
+      const batches = await Promise.all(Array.from({ length: 6 }, () => outbox().claimDue(plus(T0, 1), { limit: 5, leaseSeconds: 60 })));
+      const claimed = batches.flatMap(ids);
+      expect(new Set(claimed).size).toBe(claimed.length);
+      const rest = await outbox().claimDue(plus(T0, 1), LEASE);
+      expect([...claimed, ...ids(rest)].sort()).toEqual(ids(enqueued).sort());
+    });
+
+    it('re-delivers a mail whose lease expired (its worker crashed)', async () => {
+      const scope = await seedScope(subject.ports);
+      const m = mail();
+      await outbox().enqueue(scope, m);
+      await outbox().claimDue(T0, LEASE);
+      expect(await outbox().claimDue(plus(T0, 59), LEASE)).toEqual([]);
+      const [again] = await outbox().claimDue(plus(T0, 60), LEASE);
+      expect(again).toMatchObject({ id: m.id, status: 'sending', attempts: 2, leaseUntil: plus(T0, 120) });
+    });
+
+    it('claims the oldest due first and respects the limit', async () => {
+      const scope = await seedScope(subject.ports);
+      const late = mail({ createdAt: plus(T0, 20) });
+      const early = mail({ createdAt: plus(T0, 10) });
+      await outbox().enqueue(scope, late);
+      await outbox().enqueue(scope, early);
+      expect(ids(await outbox().claimDue(plus(T0, 15), LEASE))).toEqual([early.id]);
+      expect(ids(await outbox().claimDue(plus(T0, 30), { limit: 1, leaseSeconds: 60 }))).toEqual([late.id]);
+    });
+
+    it('retries a failed mail when it is due again, and keeps the error', async () => {
+      const scope = await seedScope(subject.ports);
+      const m = mail();
+      await outbox().enqueue(scope, m);
+      await outbox().claimDue(T0, LEASE);
+      await outbox().markFailed(scope, m.id, { error: '421 try later', nextAttemptAt: plus(T0, 30), keepPayload: false });
+      expect(await outbox().claimDue(plus(T0, 29), LEASE)).toEqual([]);
+      const [retry] = await outbox().claimDue(plus(T0, 30), LEASE);
+      expect(retry).toMatchObject({ id: m.id, attempts: 2, lastError: '421 try later', sealedPayload: m.sealedPayload });
+    });
+
+    it('dead-letters: never claimed again, listed per project, payload wiped unless kept', async () => {
+      const scope = await seedScope(subject.ports);
+      const sandbox = { ...scope, environment: 'sandbox' as const };
+      const [a, b] = [mail({ createdAt: plus(T0, 1) }), mail({ createdAt: plus(T0, 2) })];
+      await outbox().enqueue(scope, a);
+      await outbox().enqueue(sandbox, b);
+      await outbox().claimDue(plus(T0, 5), LEASE);
+      await outbox().markFailed(scope, a.id, { error: '550 no such user', nextAttemptAt: null, keepPayload: false });
+      await outbox().markFailed(sandbox, b.id, { error: '550 no such user', nextAttemptAt: null, keepPayload: true });
+      expect(await outbox().claimDue(FAR, LEASE)).toEqual([]);
+      const dead = await outbox().listDead({ projectId: scope.projectId, limit: 10 });
+      expect(ids(dead)).toEqual([b.id, a.id]);
+      expect(dead.map((m) => [m.status, m.sealedPayload, m.lastError])).toEqual([
+        ['dead', b.sealedPayload, '550 no such user'],
+        ['dead', null, '550 no such user'],
+      ]);
+      expect(ids(await outbox().listDead({ projectId: scope.projectId, environment: 'production', limit: 10 }))).toEqual([a.id]);
+    });
+
+    it('marks sent, wiping the payload unless it is kept, and counts by status', async () => {
+      const scope = await seedScope(subject.ports);
+      const before = await outbox().stats();
+      const [wiped, kept] = [mail(), mail()];
+      for (const m of [wiped, kept]) await outbox().enqueue(scope, m);
+      expect((await outbox().stats()).pending).toBe(before.pending + 2);
+      await outbox().claimDue(T0, LEASE);
+      expect((await outbox().stats()).sending).toBe(before.sending + 2);
+      await outbox().markSent(scope, wiped.id, { messageId: '<a@svc>', sentAt: plus(T0, 2), keepPayload: false });
+      await outbox().markSent(scope, kept.id, { messageId: '<b@svc>', sentAt: plus(T0, 2), keepPayload: true });
+      expect(await outbox().listForAddress(scope, wiped.to, 5)).toMatchObject([
+        { status: 'sent', sealedPayload: null, messageId: '<a@svc>', sentAt: plus(T0, 2), leaseUntil: null },
+      ]);
+      expect((await outbox().listForAddress(scope, kept.to, 5))[0].sealedPayload).toBe(kept.sealedPayload);
+      expect(await outbox().claimDue(FAR, LEASE)).toEqual([]);
+      const after = await outbox().stats();
+      expect([after.sent - before.sent, after.sending - before.sending, after.dead - before.dead]).toEqual([2, 0, 0]);
+    });
+
+    it('writes the token with the mail, superseding older tokens, or neither', async () => {
+      const scope = await seedScope(subject.ports);
+      const user = await seedUser(subject.ports, scope);
+      const old = token(user.id);
+      await subject.oneTimeTokens.issue(scope, old);
+      const fresh = token(user.id, { createdAt: plus(T0, 1) });
+      const m = mail({ to: user.email });
+      await outbox().enqueue(scope, m, { token: { token: fresh, supersede: true } });
+      expect(await subject.oneTimeTokens.consume(scope, 'magic_link', old.tokenHash, plus(T0, 2))).toBeNull();
+      expect(await subject.oneTimeTokens.find(scope, 'magic_link', fresh.tokenHash)).toMatchObject({ consumedAt: null });
+
+      // A token that cannot be stored (its hash exists) takes the mail down with it.
+      const orphan = mail({ to: user.email });
+      await expect(outbox().enqueue(scope, orphan, { token: { token: { ...fresh, createdAt: plus(T0, 3) }, supersede: true } })).rejects.toThrow();
+      expect(ids(await outbox().listForAddress(scope, user.email, 10))).toEqual([m.id]);
+      expect(ids(await outbox().claimDue(plus(T0, 5), LEASE))).toEqual([m.id]);
+      // ... and its supersede step was rolled back with it.
+      expect(await subject.oneTimeTokens.consume(scope, 'magic_link', fresh.tokenHash, plus(T0, 5))).not.toBeNull();
+    });
+
+    it('keeps tenants apart', async () => {
+      const scope = await seedScope(subject.ports);
+      const sandbox = { ...scope, environment: 'sandbox' as const };
+      const other = await seedScope(subject.ports);
+      const m = mail();
+      await outbox().enqueue(scope, m);
+      await outbox().claimDue(plus(T0, 1), LEASE);
+      for (const foreign of [sandbox, other] as TenantScope[]) {
+        expect(await outbox().listForAddress(foreign, m.to, 10)).toEqual([]);
+        await outbox().markFailed(foreign, m.id, { error: 'x', nextAttemptAt: null, keepPayload: false });
+        await outbox().markSent(foreign, m.id, { messageId: 'x', sentAt: T0, keepPayload: false });
+      }
+      expect(await outbox().listDead({ projectId: other.projectId, limit: 10 })).toEqual([]);
+      expect(await outbox().listForAddress(scope, m.to, 10)).toMatchObject([{ id: m.id, status: 'sending', sealedPayload: m.sealedPayload }]);
+    });
+
+    it('lets a late failure report not undo a sent mark (two workers after a lease ran out)', async () => {
+      const scope = await seedScope(subject.ports);
+      const m = mail();
+      await outbox().enqueue(scope, m);
+      await outbox().claimDue(T0, LEASE);
+      await outbox().markSent(scope, m.id, { messageId: '<m@svc>', sentAt: plus(T0, 1), keepPayload: false });
+      await outbox().markFailed(scope, m.id, { error: 'timeout', nextAttemptAt: plus(T0, 30), keepPayload: false });
+      expect(await outbox().listForAddress(scope, m.to, 1)).toMatchObject([{ status: 'sent', lastError: null }]);
+      expect(await outbox().claimDue(FAR, LEASE)).toEqual([]);
+    });
+
+    it('lists the latest mails to an address, newest first, up to the limit', async () => {
+      const scope = await seedScope(subject.ports);
+      const to = `${newId()}@example.test`;
+      const sent = [1, 2, 3].map((s) => mail({ to, createdAt: plus(T0, s), template: s === 2 ? 'password_reset' : 'magic_link' }));
+      for (const m of sent) await outbox().enqueue(scope, m);
+      const latest = await outbox().listForAddress(scope, to, 2);
+      expect(ids(latest)).toEqual([sent[2].id, sent[1].id]);
+      expect(latest[1].template).toBe('password_reset');
+      expect(await outbox().listForAddress(scope, `other-${to}`, 5)).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,69 @@
+import { AuthError } from '../errors';
+import type { TenantScope } from '../domain/environment';
+import type { Project } from '../domain/project';
+import { sha256Hex } from '../domain/secrets';
+import type { TokenBundle } from '../domain/tokens';
+import { TWO_FACTOR_CHALLENGE_TTL_SECONDS, type SecondFactorMethod } from '../domain/two-factor';
+import { isBanned, type User } from '../domain/user';
+import type { AuthDeps } from './deps';
+import { newBearerSecret, startSession } from './issue-tokens';
+
+/** A finished sign-in: the user as signed in and the first token bundle of a new session. */
+export type SignedIn = { user: User } & TokenBundle;
+
+/** The answer to a first factor when the user has a second one (DESIGN §5, the login shape). */
+export interface TwoFactorChallenge {
+  twoFactorRequired: true;
+  /** Single-use, 5 minutes, dies after 5 wrong codes; redeem at /api/auth/2fa/totp/verify. */
+  twoFactorToken: string;
+  methods: SecondFactorMethod[];
+}
+
+/** What every password-equivalent sign-in path answers: tokens, or a second-factor challenge. */
+export type SignInResult = ({ twoFactorRequired: false } & SignedIn) | TwoFactorChallenge;
+
+type SessionDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens'>;
+export type FirstFactorDeps = SessionDeps & Pick<AuthDeps, 'twoFactor' | 'oneTimeTokens'>;
+
+/** Records lastLoginAt and starts a session: the last step of every successful sign-in. */
+export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User): Promise<SignedIn> {
+  const now = deps.clock.now();
+  await deps.users.recordLogin(scope, user.id, now);
+  const bundle = await startSession(deps, scope, project, user);
+  return { user: { ...user, lastLoginAt: now }, ...bundle };
+}
+
+/**
+ * The rule of DESIGN §4a for every password-equivalent path (password, magic link, OAuth
+ * sign-in): call it once the first factor has proved `user`. A banned user is refused; a user
+ * with TOTP on gets the challenge and no tokens; anyone else is signed in.
+ */
+export async function completeFirstFactor(
+  deps: FirstFactorDeps,
+  scope: TenantScope,
+  project: Project,
+  user: User,
+): Promise<SignInResult> {
+  if (isBanned(user)) throw new AuthError('user_banned');
+  const totp = await deps.twoFactor.findTotp(scope, user.id);
+  if (totp?.status === 'enabled') return issueTwoFactorChallenge(deps, scope, user);
+  return { twoFactorRequired: false, ...(await finishSignIn(deps, scope, project, user)) };
+}
+
+async function issueTwoFactorChallenge(
+  deps: Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens'>,
+  scope: TenantScope,
+  user: User,
+): Promise<TwoFactorChallenge> {
+  const now = deps.clock.now();
+  const twoFactorToken = newBearerSecret(deps.random);
+  await deps.oneTimeTokens.issue(scope, {
+    tokenHash: sha256Hex(twoFactorToken),
+    purpose: 'two_factor',
+    userId: user.id,
+    data: {},
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + TWO_FACTOR_CHALLENGE_TTL_SECONDS * 1000),
+  });
+  return { twoFactorRequired: true, twoFactorToken, methods: ['totp'] };
+}

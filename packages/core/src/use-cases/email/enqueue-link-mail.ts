@@ -1,0 +1,44 @@
+import type { TenantScope } from '../../domain/environment';
+import { renderEmail } from '../../domain/email-templates';
+import { outboxSealContext, type MailPayload, type MailTemplate } from '../../domain/mail';
+import type { Project } from '../../domain/project';
+import { sha256Hex } from '../../domain/secrets';
+import { ONE_TIME_TOKEN_TTL_SECONDS } from '../../domain/tokens';
+import type { User } from '../../domain/user';
+import type { AuthDeps } from '../deps';
+import { buildLink, linkBaseOf, newLinkToken } from './link-tokens';
+
+export type LinkMailDeps = Pick<AuthDeps, 'clock' | 'random' | 'outbox' | 'secretBox'>;
+
+const TTL_SECONDS: Readonly<Record<MailTemplate, number>> = {
+  magic_link: ONE_TIME_TOKEN_TTL_SECONDS.magicLink,
+  password_reset: ONE_TIME_TOKEN_TTL_SECONDS.passwordReset,
+};
+
+/**
+ * Queues the mail with its single-use link. The token (stored hashed) and the mail (rendered,
+ * then sealed, because it carries the raw token) go into the outbox in one transaction, and the
+ * user's older open tokens of this kind are superseded in it (DESIGN §3, §7). Nothing is sent here.
+ */
+export async function enqueueLinkMail(
+  deps: LinkMailDeps,
+  scope: TenantScope,
+  project: Project,
+  user: Pick<User, 'id' | 'email'>,
+  template: MailTemplate,
+): Promise<void> {
+  const now = deps.clock.now();
+  const ttl = TTL_SECONDS[template];
+  const expiresAt = new Date(now.getTime() + ttl * 1000);
+  const token = newLinkToken(deps.random, template, scope.environment);
+  const link = buildLink(linkBaseOf(project, template), token, project.id);
+  const rendered = renderEmail(template, project.emailTemplates, { link, projectName: project.name, expiresInMinutes: ttl / 60 });
+  const payload: MailPayload = { ...rendered, links: [link] };
+  const id = deps.random.uuid();
+  const sealedPayload = deps.secretBox.seal(JSON.stringify(payload), outboxSealContext(id));
+  await deps.outbox.enqueue(
+    scope,
+    { id, to: user.email, template, sealedPayload, createdAt: now, expiresAt },
+    { token: { token: { tokenHash: sha256Hex(token), purpose: template, userId: user.id, data: {}, createdAt: now, expiresAt }, supersede: true } },
+  );
+}

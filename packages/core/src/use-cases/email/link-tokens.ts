@@ -1,0 +1,59 @@
+import { AuthError } from '../../errors';
+import type { Environment } from '../../domain/environment';
+import type { MailTemplate } from '../../domain/mail';
+import type { Project } from '../../domain/project';
+import { toBase64Url } from '../../domain/secrets';
+import type { Random } from '../../ports/random';
+
+/**
+ * Link tokens read `<kind>_<env>_<secret>`: `ml_live_…`, `ml_sbx_…` (magic link), `pr_live_…`,
+ * `pr_sbx_…` (password reset), with 256 random bits as base64url. The environment is part of the
+ * token because the magic-link verify call carries no API key: the marker names the one scope to
+ * look in, so no lookup is made per environment. The whole string is what is hashed and stored,
+ * so editing the marker yields a token that matches nothing.
+ */
+const KIND: Readonly<Record<MailTemplate, string>> = { magic_link: 'ml', password_reset: 'pr' };
+const MARKER: Readonly<Record<Environment, string>> = { production: 'live', sandbox: 'sbx' };
+const SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+/** The project setting each link is built from (DESIGN §7: configured URLs only). */
+export const LINK_SETTING: Readonly<Record<MailTemplate, 'magicLinkUrl' | 'passwordResetUrl'>> = {
+  magic_link: 'magicLinkUrl',
+  password_reset: 'passwordResetUrl',
+};
+
+export function newLinkToken(random: Random, template: MailTemplate, environment: Environment): string {
+  return `${KIND[template]}_${MARKER[environment]}_${toBase64Url(random.bytes(32))}`;
+}
+
+/** The environment a well-formed link token names, or null for anything else. */
+export function environmentOfLinkToken(token: string, template: MailTemplate): Environment | null {
+  for (const environment of ['production', 'sandbox'] as const) {
+    const prefix = `${KIND[template]}_${MARKER[environment]}_`;
+    if (token.startsWith(prefix) && SECRET.test(token.slice(prefix.length))) return environment;
+  }
+  return null;
+}
+
+/**
+ * The page of the customer's app the mail links to. Without one the request cannot be served:
+ * 400 naming the setting, which tells the caller about its configuration, never about accounts.
+ */
+export function linkBaseOf(project: Project, template: MailTemplate): string {
+  const url = project[LINK_SETTING[template]];
+  if (!url) {
+    const setting = LINK_SETTING[template];
+    throw new AuthError('validation_error', `The project has no ${setting}; set it in the project settings (PATCH /admin/projects/{id}).`, {
+      details: { setting },
+    });
+  }
+  return url;
+}
+
+/** `base` with `token` and `project` set in its query; its own query and path are kept. */
+export function buildLink(base: string, token: string, projectId: string): string {
+  const url = new URL(base);
+  url.searchParams.set('token', token);
+  url.searchParams.set('project', projectId);
+  return url.href;
+}

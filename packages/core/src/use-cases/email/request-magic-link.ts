@@ -1,0 +1,57 @@
+import type { TenantScope } from '../../domain/environment';
+import type { Project } from '../../domain/project';
+import { DEFAULT_ROLE, isBanned, mergeMeta, normalizeEmail, type User } from '../../domain/user';
+import type { AuthDeps } from '../deps';
+import { userLimitFor } from '../sign-up';
+import { enqueueLinkMail, type LinkMailDeps } from './enqueue-link-mail';
+import { linkBaseOf } from './link-tokens';
+
+export interface MagicLinkRequestInput {
+  email: string;
+  /** Default true: an unknown address gets a passwordless user, created now (DESIGN §14). */
+  createIfNotExists?: boolean;
+}
+
+type MagicLinkDeps = LinkMailDeps & Pick<AuthDeps, 'settings' | 'users'>;
+
+/**
+ * Contract endpoint 6. Always resolves (no answer tells whether an account exists): unknown
+ * addresses with `createIfNotExists: false`, banned users, and new users beyond the plan limit
+ * simply get no mail. Only a project without `magicLinkUrl` is refused, before any lookup.
+ */
+export async function requestMagicLink(
+  deps: MagicLinkDeps,
+  scope: TenantScope,
+  project: Project,
+  input: MagicLinkRequestInput,
+): Promise<void> {
+  linkBaseOf(project, 'magic_link');
+  const email = normalizeEmail(input.email);
+  const existing = await deps.users.findByEmail(scope, email);
+  const user = existing ?? (input.createIfNotExists === false ? null : await createPasswordless(deps, scope, project, email));
+  if (!user || isBanned(user)) return;
+  await enqueueLinkMail(deps, scope, project, user, 'magic_link');
+}
+
+/**
+ * A user without password, counted toward the plan limit like any other production user. At the
+ * limit nobody is created and no mail goes out, yet the caller still hears success.
+ */
+async function createPasswordless(deps: MagicLinkDeps, scope: TenantScope, project: Project, email: string): Promise<User | null> {
+  const user: User = {
+    id: deps.random.uuid(),
+    email,
+    passwordHash: null,
+    role: DEFAULT_ROLE,
+    meta: mergeMeta(project.defaultMeta, undefined),
+    emailVerified: false,
+    bannedAt: null,
+    createdAt: deps.clock.now(),
+    lastLoginAt: null,
+  };
+  const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
+  if (created.status === 'created') return user;
+  // A concurrent request created the same address first: send to that user.
+  if (created.status === 'exists') return deps.users.findByEmail(scope, email);
+  return null;
+}

@@ -1,0 +1,39 @@
+import { AuthError } from '../../errors';
+import type { Project } from '../../domain/project';
+import { sha256Hex } from '../../domain/secrets';
+import { isBanned } from '../../domain/user';
+import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from '../complete-first-factor';
+import type { AuthDeps } from '../deps';
+import { environmentOfLinkToken } from './link-tokens';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The project a magic link names (its `project` query). The verify call has no API key, so an
+ * unknown or malformed id is just another invalid link.
+ */
+export async function magicLinkProject(deps: Pick<AuthDeps, 'projects'>, projectId: string): Promise<Project> {
+  const project = UUID.test(projectId) ? await deps.projects.findById(projectId) : null;
+  if (!project) throw new AuthError('invalid_magic_link');
+  return project;
+}
+
+/**
+ * Contract endpoint 7. The token's marker names the environment; the atomic consume makes the
+ * link single-use (of concurrent verifies exactly one gets past it). A wrong, used, expired or
+ * other-project token is `invalid_magic_link`; a user deleted since the link was sent is
+ * `user_not_found`. Opening the link proves the mailbox, so the address becomes verified. Then the
+ * rule of every password-equivalent path applies: banned -> 403, TOTP on -> the challenge.
+ */
+export async function verifyMagicLink(deps: FirstFactorDeps, project: Project, token: string): Promise<SignInResult> {
+  const environment = environmentOfLinkToken(token, 'magic_link');
+  if (!environment) throw new AuthError('invalid_magic_link');
+  const scope = { projectId: project.id, environment };
+  const consumed = await deps.oneTimeTokens.consume(scope, 'magic_link', sha256Hex(token), deps.clock.now());
+  if (!consumed?.userId) throw new AuthError('invalid_magic_link');
+  const user = await deps.users.findById(scope, consumed.userId);
+  if (!user) throw new AuthError('user_not_found');
+  if (isBanned(user)) throw new AuthError('user_banned');
+  if (!user.emailVerified) await deps.users.markEmailVerified(scope, user.id);
+  return completeFirstFactor(deps, scope, project, { ...user, emailVerified: true });
+}

@@ -1,0 +1,76 @@
+import type { TenantScope } from '../../domain/environment';
+import { identitySubject, OAuthCallbackFailure, type OAuthProvider } from '../../domain/oauth';
+import type { Project } from '../../domain/project';
+import { DEFAULT_ROLE, isBanned, mergeMeta, normalizeEmail, type User } from '../../domain/user';
+import type { OAuthProfile } from '../../ports/oauth-provider-client';
+import type { AuthDeps } from '../deps';
+import { userLimitFor } from '../sign-up';
+import { claimUnverifiedAccount } from './claim-unverified-account';
+
+export type ResolveDeps = Pick<
+  AuthDeps,
+  'settings' | 'clock' | 'random' | 'users' | 'identities' | 'sessions' | 'oneTimeTokens' | 'twoFactor' | 'passkeys'
+>;
+
+/**
+ * The user a provider account signs in as (DESIGN §8): the one it is linked to; else the account
+ * with the same address, linked now, but only when the provider says the address is verified;
+ * else a new user (within the plan's limit). Refusals become error redirects.
+ */
+export async function resolveOAuthUser(
+  deps: ResolveDeps,
+  scope: TenantScope,
+  project: Project,
+  provider: OAuthProvider,
+  profile: OAuthProfile,
+): Promise<User> {
+  const subject = identitySubject(provider, profile);
+  const linked = await linkedUser(deps, scope, provider, subject);
+  if (linked) return refuseBanned(linked);
+  // An unverified address proves nothing about who owns it: never linked, never a new account.
+  if (!profile.email || !profile.emailVerified) throw new OAuthCallbackFailure('email_not_verified');
+  const email = normalizeEmail(profile.email);
+  const user = refuseBanned((await deps.users.findByEmail(scope, email)) ?? (await createUser(deps, scope, project, email)));
+  const claimed = !user.emailVerified;
+  if (claimed) await claimUnverifiedAccount(deps, scope, user.id);
+  const link = await deps.identities.link(scope, { provider, subject, userId: user.id, email, createdAt: deps.clock.now() });
+  // A concurrent callback of the same account linked it first: sign in as whoever it linked.
+  if (link === 'exists') return refuseBanned((await linkedUser(deps, scope, provider, subject)) ?? user);
+  return claimed ? { ...user, passwordHash: null, emailVerified: true } : user;
+}
+
+async function linkedUser(deps: ResolveDeps, scope: TenantScope, provider: OAuthProvider, subject: string): Promise<User | null> {
+  const identity = await deps.identities.find(scope, provider, subject);
+  if (!identity) return null;
+  const user = await deps.users.findById(scope, identity.userId);
+  // Storage that cannot cascade (memory) may keep the link of a deleted user: drop it, start afresh.
+  if (!user) await deps.identities.unlink(scope, provider, subject);
+  return user;
+}
+
+async function createUser(deps: ResolveDeps, scope: TenantScope, project: Project, email: string): Promise<User> {
+  const user: User = {
+    id: deps.random.uuid(),
+    email,
+    passwordHash: null,
+    role: DEFAULT_ROLE,
+    meta: mergeMeta(project.defaultMeta, undefined),
+    emailVerified: true,
+    bannedAt: null,
+    createdAt: deps.clock.now(),
+    lastLoginAt: null,
+  };
+  // OAuth users count toward the plan's limit like any other production user.
+  const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
+  if (created.status === 'limit_reached') throw new OAuthCallbackFailure('plan_limit_reached');
+  if (created.status === 'created') return user;
+  // Lost a race with another sign-up of this address: continue with the account that won.
+  const winner = await deps.users.findByEmail(scope, email);
+  if (!winner) throw new Error('user vanished right after a conflicting insert');
+  return winner;
+}
+
+function refuseBanned(user: User): User {
+  if (isBanned(user)) throw new OAuthCallbackFailure('user_banned');
+  return user;
+}

@@ -1,0 +1,61 @@
+import { AuthError } from '../../errors';
+import type { TenantScope } from '../../domain/environment';
+import type { OAuthProvider, OAuthProviderConfig } from '../../domain/oauth';
+import { pkceChallenge } from '../../domain/pkce';
+import type { Project } from '../../domain/project';
+import { matchRedirectUrl } from '../../domain/redirect-url';
+import type { AuthDeps } from '../deps';
+import { newBearerSecret } from '../issue-tokens';
+import { issueOAuthState } from './oauth-state';
+import { callbackUrlOf, clientConfigOf, enabledProvider } from './provider-settings';
+
+/** Longest caller `state` kept and echoed: plenty for a CSRF token or a return path. */
+export const MAX_CALLER_STATE = 1024;
+
+export interface StartOAuthInput {
+  /** Where the browser returns; must be in the project's redirectUrls. Default: provider's, then project's first. */
+  redirectUrl?: string | null;
+  /** The caller's opaque value, echoed on the final redirect. */
+  state?: string;
+}
+
+/**
+ * Contract endpoint 10: checks provider and redirect URL, stores a single-use state that binds
+ * this sign-in (10 minutes), and answers the provider's authorization URL with PKCE (S256) and,
+ * for OpenID providers, a nonce.
+ */
+export async function startOAuth(
+  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'oneTimeTokens' | 'secretBox' | 'oauthProviders' | 'oauthClient'>,
+  scope: TenantScope,
+  project: Project,
+  provider: string,
+  input: StartOAuthInput,
+): Promise<{ provider: OAuthProvider; authorizationUrl: string }> {
+  const config = await enabledProvider(deps, scope, provider);
+  const redirectUrl = allowedRedirectUrl(project, config, input.redirectUrl ?? null);
+  if (input.state !== undefined && input.state.length > MAX_CALLER_STATE) {
+    throw new AuthError('validation_error', `state must be at most ${MAX_CALLER_STATE} characters.`);
+  }
+  const codeVerifier = newBearerSecret(deps.random);
+  const nonce = newBearerSecret(deps.random);
+  const state = await issueOAuthState(deps, scope, { provider: config.provider, redirectUrl, callerState: input.state, nonce, codeVerifier });
+  const authorizationUrl = await deps.oauthClient.authorizationUrl({
+    config: clientConfigOf(deps, scope, config),
+    redirectUri: callbackUrlOf(deps, config.provider),
+    state,
+    codeChallenge: pkceChallenge(codeVerifier),
+    nonce,
+  });
+  return { provider: config.provider, authorizationUrl };
+}
+
+/** DESIGN §8 and §4a: the requested (or default) URL must match an allow-list entry exactly. */
+function allowedRedirectUrl(project: Project, config: OAuthProviderConfig, requested: string | null): string {
+  const candidate = requested ?? config.redirectUrl ?? project.redirectUrls[0];
+  if (candidate === undefined) {
+    throw new AuthError('validation_error', "No redirect URL: pass redirectUrl or list one in the project's redirectUrls.");
+  }
+  const allowed = matchRedirectUrl(project.redirectUrls, candidate);
+  if (!allowed) throw new AuthError('validation_error', "redirectUrl must exactly match one of the project's redirectUrls.");
+  return allowed;
+}
