@@ -73,11 +73,11 @@ describe('quick start: npm start', () => {
       body: JSON.stringify({ email: 'quick@example.test', password: 'quick start password' }),
     });
     expect(signup.status).toBe(201);
-    const { data } = await signup.json();
+    const { data } = (await signup.json()) as { data: { accessToken: string } };
     const me = await fetch(`${base}/api/auth/me`, {
       headers: { 'X-API-Key': sandboxKey, Authorization: `Bearer ${data.accessToken}` },
     });
-    expect((await me.json()).data.user.email).toBe('quick@example.test');
+    expect(((await me.json()) as { data: { user: { email: string } } }).data.user.email).toBe('quick@example.test');
 
     // The whole process group gets the signal (npm, its shell, tsx and the API), as from a terminal.
     process.kill(-child.pid!, 'SIGTERM');

@@ -2,3 +2,4 @@ export * from './bcrypt-password-hasher';
 export * from './key-encryption';
 export * from './rsa-signing-key-factory';
 export * from './rs256-access-token-codec';
+export * from './secret-box';

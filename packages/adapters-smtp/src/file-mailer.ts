@@ -1,0 +1,51 @@
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createTransport, type Transporter } from 'nodemailer';
+import { maskEmail, type Mailer, type OutgoingMail } from '@svc/core';
+
+/** What the file mailbox logs with; pino's logger fits. */
+export interface MailLogger {
+  info(details: object, message: string): void;
+}
+
+/**
+ * The embedded default's Mailer (DESIGN §7, §11): no SMTP server, each mail becomes an RFC 5322
+ * `.eml` file in `dir` (e.g. `$SVC_DATA_DIR/mail`), named after its Message-ID so a re-send of
+ * one outbox mail overwrites its own file. The files carry live links, so they are private to
+ * the owner (0600 in a 0700 folder); the log line names the file, never the link's token.
+ */
+export class FileMailer implements Mailer {
+  private readonly composer: Transporter;
+
+  constructor(
+    private readonly dir: string,
+    private readonly logger: MailLogger,
+    private readonly options: { from: string } = { from: 'svc <no-reply@localhost>' },
+  ) {
+    // nodemailer builds the complete MIME message (headers, text and html parts) into a buffer.
+    this.composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  }
+
+  async send(message: OutgoingMail): Promise<{ messageId: string }> {
+    const info = await this.composer.sendMail({
+      from: this.options.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      messageId: message.messageId,
+      headers: message.headers,
+    });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const file = join(this.dir, `${fileNameOf(message.messageId)}.eml`);
+    await writeFile(file, info.message as Buffer, { mode: 0o600 });
+    await chmod(file, 0o600);
+    this.logger.info({ file, to: maskEmail(message.to), subject: message.subject }, 'mail written to the file mailbox (open the file for its link)');
+    return { messageId: message.messageId };
+  }
+}
+
+/** `<id@host>` -> `id@host` with anything outside a safe file-name alphabet replaced. */
+function fileNameOf(messageId: string): string {
+  return messageId.replace(/^<|>$/g, '').replace(/[^A-Za-z0-9@._-]/g, '_').slice(0, 200) || 'mail';
+}

@@ -1,0 +1,3 @@
+export * from './smtp-mailer';
+export * from './file-mailer';
+export * from './outbox-worker';

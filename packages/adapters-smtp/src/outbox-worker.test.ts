@@ -1,0 +1,86 @@
+import { MailDeliveryError, outboxSealContext, type DeliveryDeps } from '@svc/core';
+import { createInMemoryDeps, RecordingMailer, seedScope } from '@svc/core/testing';
+import { OutboxWorker, withEnqueueHook } from './outbox-worker';
+
+const quiet = { info: () => undefined, warn: () => undefined };
+
+async function setup() {
+  const deps = createInMemoryDeps();
+  const mailer = new RecordingMailer();
+  const delivery: DeliveryDeps = { ...deps, mailer };
+  const scope = await seedScope(deps);
+  const enqueue = async (to: string) => {
+    const id = deps.random.uuid();
+    const payload = JSON.stringify({ subject: 's', text: 't', html: 'h', links: [] });
+    await deps.outbox.enqueue(scope, {
+      id, to, template: 'magic_link', sealedPayload: deps.secretBox.seal(payload, outboxSealContext(id)),
+      createdAt: deps.clock.now(), expiresAt: new Date(deps.clock.now().getTime() + 900_000),
+    });
+    return id;
+  };
+  return { deps, mailer, delivery, enqueue };
+}
+
+describe('OutboxWorker', () => {
+  it('runOnce drains the outbox in full rounds', async () => {
+    const { mailer, delivery, enqueue } = await setup();
+    for (let i = 0; i < 7; i += 1) await enqueue(`u${i}@example.test`);
+    const worker = new OutboxWorker(delivery, { logger: quiet, policy: { batchSize: 3 } });
+    expect(await worker.runOnce()).toEqual({ claimed: 7, sent: 7, retried: 0, dead: 0 });
+    expect(mailer.sent).toHaveLength(7);
+    expect(await worker.runOnce()).toEqual({ claimed: 0, sent: 0, retried: 0, dead: 0 });
+  });
+
+  it('runs on its own once started, wakes on enqueue, and stops cleanly', async () => {
+    const { deps, mailer, delivery, enqueue } = await setup();
+    let worker: OutboxWorker | undefined;
+    const outbox = withEnqueueHook(deps.outbox, () => worker?.wake());
+    worker = new OutboxWorker({ ...delivery, outbox }, { logger: quiet, intervalMs: 60_000 });
+    worker.start();
+    await enqueue('early@example.test');
+    await waitFor(() => mailer.sent.length === 1);
+    // The poll interval is a minute: only wake() can make this one leave at once.
+    await outbox.enqueue(...(await hookedMail(deps, 'late@example.test')));
+    await waitFor(() => mailer.sent.length === 2);
+    await worker.stop();
+    await enqueue('after@example.test');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(mailer.sent.map((m) => m.to)).toEqual(['early@example.test', 'late@example.test']);
+  });
+
+  it('logs failures and keeps going after a failed round', async () => {
+    const { deps, mailer, delivery, enqueue } = await setup();
+    const warnings: string[] = [];
+    const broken = { ...deps.outbox, claimDue: async () => Promise.reject(new Error('database away')) };
+    const worker = new OutboxWorker({ ...delivery, outbox: broken }, { logger: { info: () => undefined, warn: (_d, m) => warnings.push(m) }, intervalMs: 10 });
+    worker.start();
+    await waitFor(() => warnings.length >= 2);
+    await worker.stop();
+    expect(warnings[0]).toBe('outbox round failed');
+
+    mailer.failNext(new MailDeliveryError('451 later', { permanent: false }));
+    await enqueue('retry@example.test');
+    const healthy = new OutboxWorker(delivery, { logger: { info: () => undefined, warn: (_d, m) => warnings.push(m) } });
+    expect(await healthy.runOnce()).toMatchObject({ retried: 1 });
+    expect(warnings.at(-1)).toMatch(/failed/);
+  });
+});
+
+async function hookedMail(deps: ReturnType<typeof createInMemoryDeps>, to: string) {
+  const scope = await seedScope(deps);
+  const id = deps.random.uuid();
+  const payload = JSON.stringify({ subject: 's', text: 't', html: 'h', links: [] });
+  const mail = {
+    id, to, template: 'magic_link' as const, sealedPayload: deps.secretBox.seal(payload, outboxSealContext(id)),
+    createdAt: deps.clock.now(), expiresAt: new Date(deps.clock.now().getTime() + 900_000),
+  };
+  return [scope, mail] as const;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -1,0 +1,119 @@
+import { deliverOutbox, DEFAULT_DELIVERY_POLICY, type DeliveryDeps, type DeliveryPolicy, type DeliveryReport, type MailOutbox } from '@svc/core';
+
+/** What the worker logs with; pino's logger fits. */
+export interface WorkerLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+export interface OutboxWorkerOptions {
+  logger: WorkerLogger;
+  /** Pause between rounds when the outbox had nothing due (default 2 s). */
+  intervalMs?: number;
+  policy?: Partial<DeliveryPolicy>;
+}
+
+const EMPTY: DeliveryReport = { claimed: 0, sent: 0, retried: 0, dead: 0 };
+
+/**
+ * Runs `deliverOutbox` in a loop: a round every `intervalMs`, at once after `wake()` (called when
+ * a request enqueues), and again straight away while rounds come back full. One round at a time
+ * per process; several processes share the outbox safely through its claims. The timer is
+ * `unref`'d, so it never keeps a process alive; `stop()` waits for the round in flight.
+ */
+export class OutboxWorker {
+  private readonly intervalMs: number;
+  private readonly policy: DeliveryPolicy;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<DeliveryReport> | null = null;
+  private started = false;
+  /** A wake() arrived during a round, whose claim may have missed the new mail: go again at once. */
+  private wokenWhileRunning = false;
+
+  constructor(private readonly deps: DeliveryDeps, private readonly options: OutboxWorkerOptions) {
+    this.intervalMs = options.intervalMs ?? 2000;
+    this.policy = { ...DEFAULT_DELIVERY_POLICY, ...options.policy };
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.schedule(0);
+  }
+
+  /** Asks for a round soon (a mail was just enqueued); a no-op when stopped. */
+  wake(): void {
+    if (!this.started) return;
+    if (this.running) this.wokenWhileRunning = true;
+    else this.schedule(0);
+  }
+
+  /**
+   * Delivers until nothing is due (or a round fails) and returns the totals. Concurrent calls
+   * share the round in flight. Tests call this directly, with a fixed clock, instead of waiting.
+   */
+  runOnce(): Promise<DeliveryReport> {
+    this.running ??= this.drain().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /** Stops scheduling and waits for the round in flight. */
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  private async drain(): Promise<DeliveryReport> {
+    const total = { ...EMPTY };
+    for (;;) {
+      const round = await deliverOutbox(this.deps, this.policy);
+      for (const key of Object.keys(total) as (keyof DeliveryReport)[]) total[key] += round[key];
+      if (round.claimed < this.policy.batchSize) break;
+    }
+    if (total.retried || total.dead) this.options.logger.warn({ ...total }, 'outbox: some mails failed (retried later or dead-lettered)');
+    else if (total.sent) this.options.logger.info({ ...total }, 'outbox: mails sent');
+    return total;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    this.timer = null;
+    try {
+      await this.runOnce();
+    } catch (error) {
+      // The database may be away for a moment; the next round tries again.
+      this.options.logger.warn({ err: error }, 'outbox round failed');
+    }
+    const again = this.wokenWhileRunning;
+    this.wokenWhileRunning = false;
+    if (this.started) this.schedule(again ? 0 : this.intervalMs);
+  }
+}
+
+/**
+ * The outbox as requests see it: unchanged, except that a successful enqueue calls `after`
+ * (the worker's `wake`), so mail leaves within milliseconds instead of at the next poll.
+ */
+export function withEnqueueHook(outbox: MailOutbox, after: () => void): MailOutbox {
+  return {
+    enqueue: async (scope, mail, options) => {
+      await outbox.enqueue(scope, mail, options);
+      after();
+    },
+    claimDue: (now, options) => outbox.claimDue(now, options),
+    markSent: (scope, id, result) => outbox.markSent(scope, id, result),
+    markFailed: (scope, id, failure) => outbox.markFailed(scope, id, failure),
+    listForAddress: (scope, to, limit) => outbox.listForAddress(scope, to, limit),
+    listDead: (query) => outbox.listDead(query),
+    stats: () => outbox.stats(),
+  };
+}

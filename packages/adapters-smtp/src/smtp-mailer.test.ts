@@ -1,0 +1,72 @@
+import { MailDeliveryError } from '@svc/core';
+import { SmtpMailer, toDeliveryError } from './smtp-mailer';
+import { startTestSmtpServer, type TestSmtpServer } from './testing';
+
+const message = (overrides = {}) => ({
+  to: 'ada@example.test',
+  subject: 'Your sign-in link',
+  text: 'Open https://app.example.test/magic?token=t1&project=p1',
+  html: '<a href="https://app.example.test/magic?token=t1&amp;project=p1">Sign in</a>',
+  messageId: '<0b6c1f6e-4f7e-4a53-9b0c-2d1f3e4a5b6c@svc>',
+  ...overrides,
+});
+
+describe('SmtpMailer over a real SMTP conversation on loopback', () => {
+  let server: TestSmtpServer;
+  let mailer: SmtpMailer;
+  beforeAll(async () => {
+    server = await startTestSmtpServer();
+    mailer = new SmtpMailer(server.url, { from: 'svc <no-reply@svc.test>', connectTimeoutSeconds: 2 });
+  });
+  afterAll(async () => {
+    mailer.close();
+    await server.stop();
+  });
+  beforeEach(() => {
+    server.refusal = null;
+  });
+
+  it('delivers text and html with the given Message-ID and From', async () => {
+    const sent = await mailer.send(message());
+    expect(sent.messageId).toBe('<0b6c1f6e-4f7e-4a53-9b0c-2d1f3e4a5b6c@svc>');
+    const [received] = server.to('ada@example.test');
+    expect(received.parsed.messageId).toBe(sent.messageId);
+    expect(received.parsed.subject).toBe('Your sign-in link');
+    expect(received.parsed.from?.value).toEqual([{ name: 'svc', address: 'no-reply@svc.test' }]);
+    expect(received.parsed.text?.trim()).toBe('Open https://app.example.test/magic?token=t1&project=p1');
+    expect(received.parsed.html).toContain('href="https://app.example.test/magic?token=t1&amp;project=p1"');
+  });
+
+  it('reports a 550 refusal as permanent and a 451 as transient', async () => {
+    server.refusal = { code: 550, message: 'No such user here' };
+    const refused = await mailer.send(message({ to: 'ghost@example.test' })).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(MailDeliveryError);
+    expect(refused).toMatchObject({ permanent: true, responseCode: 550 });
+    server.refusal = { code: 451, message: 'Try again later' };
+    await expect(mailer.send(message())).rejects.toMatchObject({ permanent: false, responseCode: 451 });
+  });
+
+  it('reports a server that is down as transient', async () => {
+    await server.stop();
+    try {
+      await expect(mailer.send(message())).rejects.toMatchObject({ name: 'MailDeliveryError', permanent: false });
+    } finally {
+      await server.start();
+    }
+    await expect(mailer.send(message({ to: 'back@example.test' }))).resolves.toBeDefined();
+  });
+});
+
+describe('toDeliveryError', () => {
+  it.each([
+    [{ code: 'EENVELOPE', responseCode: 550 }, true],
+    [{ code: 'EMESSAGE', responseCode: 554 }, true],
+    [{ code: 'EENVELOPE', responseCode: 452 }, false],
+    [{ code: 'EAUTH', responseCode: 535 }, false],
+    [{ code: 'ECONNECTION' }, false],
+    [{ code: 'ETIMEDOUT' }, false],
+    [new Error('socket hang up'), false],
+  ])('%j -> permanent %s', (error, permanent) => {
+    expect(toDeliveryError(error).permanent).toBe(permanent);
+  });
+});

@@ -1,0 +1,69 @@
+import { createTransport, type Transporter } from 'nodemailer';
+import { MailDeliveryError, type Mailer, type OutgoingMail } from '@svc/core';
+
+export interface SmtpMailerOptions {
+  /** The `From:` of every mail, e.g. `svc <no-reply@example.com>`. */
+  from: string;
+  /** Seconds to wait for the TCP connection and for the greeting (default 10 each). */
+  connectTimeoutSeconds?: number;
+  /** Seconds of silence on an open connection before giving up (default 30). */
+  socketTimeoutSeconds?: number;
+}
+
+/** SMTP errors that refuse this mail (not the server as a whole): the envelope or the message. */
+const MAIL_REFUSALS = new Set(['EENVELOPE', 'EMESSAGE']);
+
+/**
+ * The Mailer port over SMTP (nodemailer), configured by `SMTP_URL` (`smtp://user:pass@host:587`,
+ * `smtps://...:465`; URL query options such as `?tls.rejectUnauthorized=false` pass through).
+ * Timeouts are short: a hung server must fail an attempt well within the outbox lease, not stall
+ * the worker for nodemailer's default two minutes.
+ */
+export class SmtpMailer implements Mailer {
+  private readonly transport: Transporter;
+
+  constructor(smtpUrl: string, private readonly options: SmtpMailerOptions) {
+    const connect = (options.connectTimeoutSeconds ?? 10) * 1000;
+    this.transport = createTransport({
+      url: smtpUrl,
+      connectionTimeout: connect,
+      greetingTimeout: connect,
+      socketTimeout: (options.socketTimeoutSeconds ?? 30) * 1000,
+    });
+  }
+
+  /** Sends with the outbox's Message-ID; SMTP answers map to transient or permanent failures. */
+  async send(message: OutgoingMail): Promise<{ messageId: string }> {
+    try {
+      const info = await this.transport.sendMail({
+        from: this.options.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        messageId: message.messageId,
+        headers: message.headers,
+      });
+      return { messageId: info.messageId ?? message.messageId };
+    } catch (error) {
+      throw toDeliveryError(error);
+    }
+  }
+
+  /** Releases the transport (idle pooled connections, if a URL asked for `pool=true`). */
+  close(): void {
+    this.transport.close();
+  }
+}
+
+/**
+ * 5xx on the envelope or the message (550 no such user, 552 too big, 554 rejected) is permanent.
+ * Everything else is transient: 4xx (421, 450, 451 greylisting), refused or dropped connections,
+ * timeouts, and also server-level 5xx such as a failed login (535), which an operator fixes
+ * without the queued mail having to die.
+ */
+export function toDeliveryError(error: unknown): MailDeliveryError {
+  const { code, responseCode, message } = (error ?? {}) as { code?: string; responseCode?: number; message?: string };
+  const permanent = typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600 && MAIL_REFUSALS.has(code ?? '');
+  return new MailDeliveryError(message ?? 'SMTP delivery failed', { permanent, responseCode, cause: error });
+}
