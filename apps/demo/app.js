@@ -1,0 +1,214 @@
+// Fieldnotes demo: how a browser app uses the svc session proxy through @svc/client.
+// The page never sees a token: the proxy keeps them in HttpOnly cookies on this origin.
+import { createSessionClient } from './vendor/svc-client.js';
+import { describeError, fieldProblem } from './messages.js';
+import { $, $$, busy, clearErrors, fieldError, formError, notify, renderSession, showRecoveryCodes, showTotpSetup, showView } from './ui.js';
+
+const config = await loadConfig();
+const client = createSessionClient({ routePrefix: config.routePrefix });
+/** The pending second-factor challenge of a sign-in, between the password and the code. */
+let challenge = null;
+
+/** config.json says which OAuth providers the project has enabled (the API has no public list). */
+async function loadConfig() {
+  const defaults = { appName: 'Fieldnotes', routePrefix: '/api/session', oauthProviders: [] };
+  try {
+    const response = await fetch('config.json', { cache: 'no-store' });
+    return response.ok ? { ...defaults, ...(await response.json()) } : defaults;
+  } catch {
+    return defaults;
+  }
+}
+
+/** Validates every field of `form` in the browser first; true when all are fine. */
+function validate(form, names) {
+  clearErrors(form);
+  let valid = true;
+  for (const name of names) {
+    const problem = fieldProblem(form.elements.namedItem(name));
+    if (problem) {
+      fieldError(form, name, problem);
+      valid = false;
+    }
+  }
+  if (!valid) form.querySelector('[aria-invalid="true"]').focus();
+  return valid;
+}
+
+/** Shows a server answer on the form: next to the field it concerns, or above the button. */
+function showFailure(form, error) {
+  if (error.code === 'user_already_exists') return fieldError(form, 'email', describeError(error));
+  if (error.code === 'invalid_totp_code') return fieldError(form, 'code', describeError(error));
+  formError(form, describeError(error));
+}
+
+async function enterAccount(message) {
+  const session = await client.session();
+  if (!session) return showView('sign-in');
+  renderSession(session);
+  showView('account');
+  notify(message ?? '');
+}
+
+/** After a password (or OAuth) step: either signed in, or on to the code. */
+async function afterFirstFactor(result, greeting) {
+  if (result.twoFactorRequired) {
+    challenge = result;
+    notify('');
+    return showView('totp');
+  }
+  await enterAccount(greeting);
+}
+
+function on(selector, event, handler) {
+  for (const element of $$(selector)) element.addEventListener(event, handler);
+}
+
+on('[data-form="sign-in"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['email', 'password'])) return;
+  const { email, password } = Object.fromEntries(new FormData(form));
+  await busy(form.querySelector('[type="submit"]'), 'Signing in…', async () => {
+    try {
+      await afterFirstFactor(await client.login({ email: email.trim(), password }), 'Welcome back.');
+      form.reset();
+    } catch (error) {
+      showFailure(form, error);
+    }
+  });
+});
+
+on('[data-form="sign-up"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['email', 'password'])) return;
+  const { email, password } = Object.fromEntries(new FormData(form));
+  await busy(form.querySelector('[type="submit"]'), 'Creating your account…', async () => {
+    try {
+      await client.signup({ email: email.trim(), password, meta: { signedUpFrom: 'fieldnotes-demo' } });
+      form.reset();
+      await enterAccount('Your account is ready. Welcome to Fieldnotes!');
+    } catch (error) {
+      showFailure(form, error);
+    }
+  });
+});
+
+on('[data-form="totp"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['code'])) return;
+  const code = form.elements.namedItem('code').value.replace(/\s/g, '');
+  await busy(form.querySelector('[type="submit"]'), 'Verifying…', async () => {
+    try {
+      await client.verifyTotp({ twoFactorToken: challenge?.twoFactorToken ?? '', code });
+      challenge = null;
+      form.reset();
+      await enterAccount('Welcome back.');
+    } catch (error) {
+      if (error.code === 'invalid_two_factor_token') showView('sign-in');
+      showFailure(form, error);
+    }
+  });
+});
+
+on('[data-action="passkey-sign-in"]', 'click', async (event) => {
+  const form = $('[data-form="sign-in"]');
+  clearErrors(form);
+  const problem = fieldProblem(form.elements.namedItem('email'));
+  if (problem) return fieldError(form, 'email', `${problem} Passkeys are looked up by email.`);
+  await busy(event.currentTarget, 'Waiting for your passkey…', async () => {
+    try {
+      await client.passkeyLogin(form.elements.namedItem('email').value.trim());
+      form.reset();
+      await enterAccount('Signed in with your passkey.');
+    } catch (error) {
+      formError(form, describeError(error));
+    }
+  });
+});
+
+on('[data-action="oauth"]', 'click', async (event) => {
+  const provider = event.currentTarget.dataset.provider;
+  try {
+    // Back to this page; the code in the URL is exchanged on load (see handleOAuthReturn).
+    await client.oauthStart(provider, `${location.origin}${location.pathname}`);
+  } catch (error) {
+    formError($('[data-form="sign-in"]'), describeError(error));
+  }
+});
+
+on('[data-action="sign-out"]', 'click', async () => {
+  await client.logout().catch(() => {});
+  showView('sign-in');
+  notify('You have been signed out.');
+});
+
+on('[data-action="add-passkey"]', 'click', async (event) => {
+  await busy(event.currentTarget, 'Follow your browser’s prompt…', async () => {
+    try {
+      await client.passkeyRegister('Passkey on this device');
+      notify('Passkey added. Next time, sign in with it instead of your password.');
+    } catch (error) {
+      notify(describeError(error), 'error');
+    }
+  });
+});
+
+on('[data-action="totp-setup"]', 'click', async (event) => {
+  await busy(event.currentTarget, 'Preparing…', async () => {
+    try {
+      showTotpSetup(await client.totpSetup());
+    } catch (error) {
+      notify(describeError(error), 'error');
+    }
+  });
+});
+
+on('[data-form="totp-confirm"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['code'])) return;
+  try {
+    const { recoveryCodes } = await client.totpConfirm(form.elements.namedItem('code').value.replace(/\s/g, ''));
+    form.reset();
+    showRecoveryCodes(recoveryCodes);
+    notify('Two-step verification is on.');
+  } catch (error) {
+    showFailure(form, error);
+  }
+});
+
+on('[data-go]', 'click', (event) => {
+  event.preventDefault();
+  notify('');
+  showView(event.currentTarget.dataset.go);
+});
+
+/** Back from the identity provider: `?code=...&provider=...` (or `?error=...`). */
+async function handleOAuthReturn() {
+  const params = new URLSearchParams(location.search);
+  if (!params.has('code') && !params.has('error')) return false;
+  history.replaceState(null, '', location.pathname);
+  if (params.has('error')) {
+    showView('sign-in');
+    notify('Sign-in with the provider was cancelled or refused.', 'error');
+    return true;
+  }
+  await afterFirstFactor(await client.oauthExchange(params.get('code')), 'Signed in.');
+  return true;
+}
+
+async function start() {
+  for (const button of $$('[data-action="oauth"]')) button.hidden = !config.oauthProviders.includes(button.dataset.provider);
+  for (const name of $$('[data-app-name]')) name.textContent = config.appName;
+  try {
+    if (!(await handleOAuthReturn())) await enterAccount();
+  } catch (error) {
+    showView('sign-in');
+    notify(describeError(error), 'error');
+  }
+}
+
+await start();

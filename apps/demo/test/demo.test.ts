@@ -1,0 +1,169 @@
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
+import { freePort, spawnStandaloneProxy, waitForHttp, type StandaloneProxy } from '../../proxy/test/standalone';
+import { startRealApi, type RealApi } from '../../../packages/sdk/test/real-api';
+import { totpCode } from '../../../packages/sdk/test/totp-code';
+import { addVirtualAuthenticator, describeWithChromium, launchChromium, screenshot } from './browser';
+
+jest.setTimeout(60_000);
+
+const PASSWORD = 'correct horse battery';
+
+// The demo in headless Chromium, served by the standalone proxy (`pnpm start:proxy` as its own
+// process) over the real API with the real WebAuthn and TOTP adapters, all on loopback.
+// localhost, not 127.0.0.1: passkeys need a domain as relying-party id (an IP cannot be one).
+describeWithChromium('demo app in Chromium', () => {
+  let api: RealApi;
+  let proxy: StandaloneProxy;
+  let browser: Browser;
+  let url: string;
+  const rejections: unknown[] = [];
+
+  beforeAll(async () => {
+    api = await startRealApi({ overrides: { webauthn: new SimpleWebAuthnVerifier({ onRejected: (reason) => rejections.push(reason) }), totp: new OtpauthTotp() } });
+    const port = await freePort();
+    url = `http://localhost:${port}`;
+    const project = await api.createProject({ name: 'Fieldnotes', plan: 'FREE', allowedOrigins: [url] });
+    proxy = spawnStandaloneProxy({
+      SVC_API_KEY: project.sandbox,
+      SVC_API_URL: api.url,
+      PROXY_PORT: String(port),
+      PROXY_STATIC_DIR: join(__dirname, '..'),
+    });
+    [browser] = await Promise.all([launchChromium(), waitForHttp(`${url}/healthz`, proxy)]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await proxy?.stop();
+    await api?.close();
+  });
+
+  const view = (page: Page, name: string) => page.locator(`[data-view="${name}"]`);
+  const emailOf = (name: string) => `${name}.${Date.now()}@fieldnotes.example`;
+
+  async function signUp(page: Page, email: string): Promise<void> {
+    await page.goto(url);
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await view(page, 'sign-up').getByLabel('Work email').fill(email);
+    await view(page, 'sign-up').getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+  }
+
+  async function signIn(page: Page, email: string, password: string): Promise<void> {
+    await view(page, 'sign-in').getByLabel('Email', { exact: true }).fill(email);
+    await view(page, 'sign-in').getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  }
+
+  async function signOut(page: Page): Promise<void> {
+    await page.locator('[data-view="account"]').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Welcome back', exact: true }).waitFor();
+  }
+
+  const accountEmail = (page: Page) => page.locator('[data-view="account"] .lead[data-field="email"]').textContent();
+
+  it('signs up with validation, stays signed in across reloads (and an expired access cookie), signs out', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 860 } });
+    await page.goto(url);
+    await page.getByRole('heading', { name: 'Welcome back', exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Continue with GitHub' }).isVisible()).toBe(false);
+    await screenshot(page, '01-sign-in');
+
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await view(page, 'sign-up').getByLabel('Work email').fill('not-an-email');
+    await view(page, 'sign-up').getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    expect(await page.locator('[data-form="sign-up"] [data-error-for="email"]').textContent()).toContain('name@company.com');
+    expect(await page.locator('[data-form="sign-up"] [data-error-for="password"]').textContent()).toBe('Use at least 8 characters.');
+    await screenshot(page, '02-sign-up-validation');
+
+    const email = emailOf('ada');
+    await view(page, 'sign-up').getByLabel('Work email').fill(email);
+    await view(page, 'sign-up').getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await accountEmail(page)).toBe(email);
+    expect(await page.locator('[data-field="id"]').textContent()).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await page.getByText('Secured by svc').isVisible()).toBe(true); // FREE plan
+    await screenshot(page, '03-account');
+
+    // The page's scripts never see a token: both cookies are HttpOnly.
+    expect(await page.evaluate('document.cookie')).toBe('');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await accountEmail(page)).toBe(email);
+
+    api.clock.advance(16 * 60); // the access token expires; the proxy refreshes through the refresh cookie
+    await page.reload();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await accountEmail(page)).toBe(email);
+
+    await signOut(page);
+    expect(await page.getByRole('status').textContent()).toContain('signed out');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Welcome back', exact: true }).waitFor();
+
+    await signIn(page, email, 'wrong password');
+    await page.getByText('don’t match an account').waitFor();
+    await screenshot(page, '04-sign-in-error');
+    await page.close();
+  });
+
+  it('adds a passkey, then signs in with it through the virtual authenticator', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
+    const page = await context.newPage();
+    await addVirtualAuthenticator(context, page);
+    const email = emailOf('grace');
+    await signUp(page, email);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByText('Passkey added').waitFor();
+    await signOut(page);
+
+    await view(page, 'sign-in').getByLabel('Email', { exact: true }).fill(email);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await accountEmail(page)).toBe(email);
+    expect(await page.getByRole('status').textContent()).toContain('passkey');
+    await screenshot(page, '05-signed-in-with-passkey');
+    expect(rejections).toEqual([]);
+    await context.close();
+  });
+
+  it('turns on an authenticator app and then asks for its code at sign-in', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
+    const email = emailOf('katherine');
+    await signUp(page, email);
+    await page.getByRole('button', { name: 'Set up' }).click();
+    await page.getByLabel('Code from the app').waitFor();
+    const secret = await page.locator('[data-field="totpSecret"]').getAttribute('data-secret');
+    await page.getByLabel('Code from the app').fill(totpCode(secret!, api.clock.now()));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByText('Save your recovery codes').waitFor();
+    expect(await page.locator('[data-field="recoveryCodes"] li').count()).toBe(10);
+    await screenshot(page, '06-recovery-codes');
+    await signOut(page);
+
+    await signIn(page, email, PASSWORD);
+    await page.getByRole('heading', { name: 'Two-step verification', exact: true }).waitFor();
+    await screenshot(page, '07-totp-step');
+    await page.getByLabel('Verification code').fill('123456');
+    await page.getByRole('button', { name: 'Verify and sign in' }).click();
+    await page.getByText('That code didn’t work').waitFor();
+    api.clock.advance(30); // the enrolment code's step is used up; the app shows the next one
+    await page.getByLabel('Verification code').fill(totpCode(secret!, api.clock.now()));
+    await page.getByRole('button', { name: 'Verify and sign in' }).click();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await accountEmail(page)).toBe(email);
+    await page.close();
+  });
+
+  it('shows "Continue with GitHub" only when config.json lists the provider', async () => {
+    const page = await browser.newPage();
+    await page.route('**/config.json', (route) => route.fulfill({ json: { appName: 'Fieldnotes', routePrefix: '/api/session', oauthProviders: ['github'] } }));
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Continue with GitHub' }).waitFor();
+    await page.close();
+  });
+});

@@ -1,0 +1,133 @@
+import { resolveBaseUrl } from './base-url';
+import { DEFAULT_RETRY, type RetryOptions } from './retry';
+import { send, type CallOptions, type CallSpec, type TransportOptions } from './transport';
+import type {
+  AuthResult,
+  Branding,
+  LoginRequest,
+  MagicLinkRequest,
+  MagicLinkVerifyUser,
+  OAuthExchangeResult,
+  OAuthInitiateData,
+  OAuthInitiateRequest,
+  OidcGrantRequest,
+  OidcGrantResponseData,
+  Passkey,
+  PasskeyLoginOptions,
+  PasswordUpdateRequest,
+  SignInResult,
+  SignupRequest,
+  Success,
+  TokenBundle,
+  TotpConfirmResult,
+  TotpStartResult,
+  UserLogin,
+  UserMe,
+  UserSignup,
+  WebAuthnOptionsJSON,
+} from './types';
+
+export interface SvcClientOptions {
+  /** Project API key (`svc_live_...` or `svc_sbx_...`). Keep it on the server. */
+  apiKey: string;
+  /** API origin; falls back to `SVC_API_URL`, `SVC_BASE_URL`, then `http://127.0.0.1:3000`. */
+  baseUrl?: string;
+  /** A fetch implementation (default: the global one). */
+  fetch?: typeof fetch;
+  /** Backoff for calls that are safe to repeat; `{ retries: 0 }` turns it off. */
+  retry?: Partial<RetryOptions>;
+  /** Per-attempt timeout in ms. Default 10000. */
+  timeoutMs?: number;
+}
+
+/** Options of calls made for a signed-in user: the access token is required. */
+export type UserCallOptions = CallOptions & { accessToken: string };
+
+/** The typed client returned by {@link createSvcClient}. */
+export type SvcClient = ReturnType<typeof createSvcClient>;
+
+const enc = encodeURIComponent;
+
+/**
+ * A typed client of the svc public API: one method per endpoint of the contract and of DESIGN §5.
+ * Methods resolve to the `data` of the envelope and reject with `SvcError`. Every method takes
+ * {@link CallOptions} last; pass the end user's `clientIp` from your request handler.
+ *
+ * Retries (429 and network errors, exponential backoff with full jitter, `Retry-After` honoured)
+ * apply only to calls safe to repeat: GETs, logout, branding, OAuth initiate, magic-link and
+ * reset requests, passkey removal. Sign-in, sign-up, refresh, exchanges, verifications and
+ * grants consume attempts or single-use tokens and are sent once.
+ */
+export function createSvcClient(options: SvcClientOptions) {
+  if (!options.apiKey) throw new TypeError('createSvcClient: apiKey is required.');
+  const transport: TransportOptions = {
+    apiKey: options.apiKey,
+    baseUrl: resolveBaseUrl(options.baseUrl),
+    fetch: options.fetch ?? globalThis.fetch,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    timeoutMs: options.timeoutMs ?? 10_000,
+  };
+  const post = <T>(path: string, body: unknown, call: CallOptions | undefined, retrySafe = false) =>
+    send<T>(transport, { method: 'POST', path, body, call, retrySafe });
+  const get = <T>(path: string, call: CallOptions | undefined, extra: Partial<CallSpec> = {}) =>
+    send<T>(transport, { method: 'GET', path, call, retrySafe: true, ...extra });
+
+  return {
+    /** The resolved API origin. */
+    baseUrl: transport.baseUrl,
+    /** 1. Creates a user and signs it in (201). */
+    signup: (body: SignupRequest, call?: CallOptions) => post<AuthResult<UserSignup>>('/api/auth/signup', body, call),
+    /** 2. Password sign-in; a user with TOTP on gets a {@link TwoFactorChallenge} instead of tokens. */
+    login: (body: LoginRequest, call?: CallOptions) => post<SignInResult<UserLogin>>('/api/auth/login', body, call),
+    /** 3. Revokes the session of a refresh token; succeeds for unknown tokens too. */
+    logout: (body: { refreshToken: string }, call?: CallOptions) => post<Success>('/api/auth/logout', body, call, true),
+    /** 4. Rotates a refresh token; the presented one is used up (presenting it again revokes every session). */
+    refresh: (body: { refreshToken: string }, call?: CallOptions) => post<TokenBundle>('/api/auth/refresh', body, call),
+    /** 5. The live user of an access token. */
+    me: (call: UserCallOptions) => get<{ user: UserMe }>('/api/auth/me', call),
+    /** 6. Sends a magic link; always succeeds (no account enumeration). */
+    magicLink: (body: MagicLinkRequest, call?: CallOptions) => post<Success>('/api/auth/magic-link', body, call, true),
+    /** 7. Redeems a magic-link token (no API key; single use). */
+    verifyMagicLink: (query: { token: string; project: string }, call?: CallOptions) =>
+      get<SignInResult<MagicLinkVerifyUser>>('/api/auth/magic-link/verify', call, { query, withKey: false, retrySafe: false }),
+    /** 8. Sends a password-reset mail; always succeeds. */
+    passwordReset: (body: { email: string }, call?: CallOptions) => post<Success>('/api/auth/password/reset', body, call, true),
+    /** 9. Sets a new password with a reset token; every session of the user is revoked. */
+    passwordUpdate: (body: PasswordUpdateRequest, call?: CallOptions) => post<Success>('/api/auth/password/update', body, call),
+    /** 10. Starts social sign-in: send the browser to `authorizationUrl`. */
+    oauthInitiate: (provider: string, body: OAuthInitiateRequest = {}, call?: CallOptions) =>
+      post<OAuthInitiateData>(`/api/auth/oauth/${enc(provider)}`, body, call, true),
+    /** 12. Exchanges the single-use code from the OAuth redirect for a session. */
+    oauthExchange: (body: { code: string }, call?: CallOptions) => post<OAuthExchangeResult>('/api/auth/oauth/token', body, call),
+    /** 13. Answers a hosted-OIDC consent (Pro plan): open `redirectUrl` in the user's browser. */
+    oidcGrant: (body: OidcGrantRequest, call?: CallOptions) => post<OidcGrantResponseData>('/api/auth/oidc/grant', body, call),
+    /** 14. Whether the "powered by" badge must be shown (FREE plan). */
+    branding: (call?: CallOptions) => get<Branding>('/api/auth/sdk/branding', call),
+
+    /** DESIGN §5: begins TOTP enrolment for the signed-in user. */
+    totpStart: (call: UserCallOptions) => post<TotpStartResult>('/api/auth/2fa/totp/start', {}, call),
+    /** Turns TOTP on with a first code; answers ten single-use recovery codes. */
+    totpConfirm: (body: { code: string }, call: UserCallOptions) => post<TotpConfirmResult>('/api/auth/2fa/totp/confirm', body, call),
+    /** Turns TOTP off (needs a current code). */
+    totpDisable: (body: { code: string }, call: UserCallOptions) => post<Success>('/api/auth/2fa/totp/disable', body, call),
+    /** Completes a sign-in that answered a second-factor challenge (`code` may be a recovery code). */
+    totpVerify: (body: { twoFactorToken: string; code: string }, call?: CallOptions) =>
+      post<AuthResult<UserLogin>>('/api/auth/2fa/totp/verify', body, call),
+
+    /** WebAuthn creation options for a new passkey of the signed-in user. */
+    passkeyRegisterOptions: (call: UserCallOptions) => post<WebAuthnOptionsJSON>('/api/auth/passkeys/register/options', {}, call),
+    /** Stores the passkey the browser created. */
+    passkeyRegisterVerify: (body: { response: unknown; name?: string }, call: UserCallOptions) =>
+      post<{ passkey: Passkey }>('/api/auth/passkeys/register/verify', body, call),
+    /** The signed-in user's passkeys. */
+    passkeyList: (call: UserCallOptions) => get<{ passkeys: Passkey[] }>('/api/auth/passkeys', call),
+    /** Removes one of the signed-in user's passkeys. */
+    passkeyRevoke: (id: string, call: UserCallOptions) =>
+      send<Success>(transport, { method: 'DELETE', path: `/api/auth/passkeys/${enc(id)}`, call, retrySafe: true }),
+    /** WebAuthn request options and the challenge id for a passkey sign-in. */
+    passkeyLoginOptions: (body: { email: string }, call?: CallOptions) => post<PasskeyLoginOptions>('/api/auth/passkeys/login/options', body, call),
+    /** Verifies the browser's assertion and signs the user in (passkeys skip the TOTP step). */
+    passkeyLoginVerify: (body: { challengeId: string; email: string; response: unknown }, call?: CallOptions) =>
+      post<AuthResult<UserLogin>>('/api/auth/passkeys/login/verify', body, call),
+  };
+}

@@ -1,0 +1,8 @@
+// Public surface of @svc/sdk: the typed API client and local access-token verification.
+export { createSvcClient, type SvcClient, type SvcClientOptions, type UserCallOptions } from './create-svc-client';
+export { verifyAccessToken, type AccessTokenClaims, type ExpectedToken, type VerificationKey } from './verify-access-token';
+export { SvcError, isSvcError } from './svc-error';
+export { resolveBaseUrl, DEFAULT_BASE_URL } from './base-url';
+export { DEFAULT_RETRY, type RetryOptions } from './retry';
+export type { CallOptions } from './transport';
+export * from './types';

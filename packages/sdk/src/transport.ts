@@ -1,0 +1,101 @@
+import { backoffMs, parseRetryAfter, sleep, type RetryOptions } from './retry';
+import { SvcError } from './svc-error';
+
+/** Per-call options of every SDK method. */
+export interface CallOptions {
+  /** The end user's IP address, sent as `X-Svc-Client-Ip` so the API's rate limits count the user, not your server (DESIGN §6). */
+  clientIp?: string;
+  /** The user's access token, sent as `Authorization: Bearer` (required by the calls that act for a signed-in user). */
+  accessToken?: string;
+  /** Aborts the call (and any pending retry). */
+  signal?: AbortSignal;
+}
+
+export interface TransportOptions {
+  apiKey: string;
+  baseUrl: string;
+  fetch: typeof fetch;
+  retry: RetryOptions;
+  timeoutMs: number;
+}
+
+/** One HTTP call as the client methods describe it. */
+export interface CallSpec {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Safe to send again after a 429 or a network error (no state change, or an idempotent one). */
+  retrySafe: boolean;
+  /** False for the two endpoints the contract lists without a key (7 and 11). */
+  withKey?: boolean;
+  call?: CallOptions;
+}
+
+/**
+ * Sends `spec`, unwraps `{ data }`, turns `{ error, message }` into {@link SvcError}. Retries only
+ * when `spec.retrySafe`: repeating a login or a refresh could count a failed attempt twice or
+ * burn a single-use token, so those fail on the first 429 with `retryAfter` set.
+ */
+export async function send<T>(options: TransportOptions, spec: CallSpec): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const canRetry = spec.retrySafe && attempt < options.retry.retries;
+    let response: Response;
+    try {
+      response = await options.fetch(urlOf(options.baseUrl, spec), init(options, spec));
+    } catch (error) {
+      if (spec.call?.signal?.aborted) throw error;
+      if (canRetry) {
+        await sleep(backoffMs(attempt, options.retry));
+        continue;
+      }
+      throw new SvcError('network_error', 0, `svc API unreachable: ${(error as Error).message}`, { cause: error });
+    }
+    if (response.status === 429 && canRetry) {
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+      const wait = Math.max(backoffMs(attempt, options.retry), (retryAfter ?? 0) * 1000);
+      // A wait longer than maxMs (an hour-long sign-up window) is the caller's to decide on.
+      if (wait <= options.retry.maxMs) {
+        await response.body?.cancel();
+        await sleep(wait);
+        continue;
+      }
+    }
+    return unwrap<T>(response);
+  }
+}
+
+function urlOf(baseUrl: string, spec: CallSpec): string {
+  const query = spec.query ? `?${new URLSearchParams(spec.query)}` : '';
+  return `${baseUrl}${spec.path}${query}`;
+}
+
+function init(options: TransportOptions, spec: CallSpec): RequestInit {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (spec.withKey !== false) headers['X-API-Key'] = options.apiKey;
+  if (spec.call?.clientIp) headers['X-Svc-Client-Ip'] = spec.call.clientIp;
+  if (spec.call?.accessToken) headers.Authorization = `Bearer ${spec.call.accessToken}`;
+  if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = spec.call?.signal ? AbortSignal.any([spec.call.signal, timeout]) : timeout;
+  return { method: spec.method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body), signal, redirect: 'manual' };
+}
+
+async function unwrap<T>(response: Response): Promise<T> {
+  const text = await response.text();
+  let body: Record<string, unknown> | null = null;
+  try {
+    const parsed: unknown = text ? JSON.parse(text) : null;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON (a proxy's HTML error page, say): reported below as invalid_response or http status.
+  }
+  if (response.ok && body && 'data' in body) return body.data as T;
+  if (!response.ok && body && typeof body.error === 'string') {
+    // Envelope errors carry `message`; the OIDC-style ones carry `error_description`.
+    const message = typeof body.message === 'string' ? body.message : typeof body.error_description === 'string' ? body.error_description : body.error;
+    throw new SvcError(body.error, response.status, message, { retryAfter: parseRetryAfter(response.headers.get('retry-after')) });
+  }
+  const code = response.ok ? 'invalid_response' : `http_${response.status}`;
+  throw new SvcError(code, response.status, `Unexpected answer from the svc API (HTTP ${response.status}).`);
+}

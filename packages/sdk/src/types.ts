@@ -1,0 +1,124 @@
+// The contract's shapes (shared/spec/service-api.md, "Resources and their fields") and the
+// DESIGN §5 shapes for second factors and passkeys. Dates are ISO 8601 strings, as on the wire.
+
+/** Free-form JSON object carried by every user. */
+export type Meta = Record<string, unknown>;
+
+interface UserBase {
+  id: string;
+  email: string;
+  role: string;
+  meta: Meta;
+}
+
+/** UserSignup (also MagicLinkVerifyUser and OAuthExchangeUser, which have the same fields). */
+export interface UserSignup extends UserBase {
+  createdAt: string;
+}
+export type MagicLinkVerifyUser = UserSignup;
+export type OAuthExchangeUser = UserSignup;
+
+/** UserLogin. */
+export interface UserLogin extends UserBase {
+  lastLoginAt: string | null;
+}
+
+/** UserMe: the live user record. */
+export interface UserMe extends UserBase {
+  emailVerified: boolean;
+  createdAt: string;
+  lastLoginAt: string | null;
+}
+
+/** Access token (RS256 JWT), single-use refresh token, access lifetime in seconds. */
+export interface TokenBundle {
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+}
+
+/** A finished sign-in: the user and a new session's tokens. */
+export type AuthResult<U> = { user: U; twoFactorRequired?: false } & TokenBundle;
+
+/** DESIGN §5: a user with TOTP on gets this instead of tokens; redeem it with `totpVerify`. */
+export interface TwoFactorChallenge {
+  twoFactorRequired: true;
+  twoFactorToken: string;
+  methods: string[];
+}
+
+/** What every password-equivalent sign-in answers (login, magic link, OAuth exchange). */
+export type SignInResult<U> = AuthResult<U> | TwoFactorChallenge;
+
+/** True when a sign-in answered the second-factor challenge instead of tokens. */
+export function isTwoFactorChallenge(result: object): result is TwoFactorChallenge {
+  return (result as { twoFactorRequired?: unknown }).twoFactorRequired === true;
+}
+
+export interface SignupRequest {
+  email: string;
+  password: string;
+  meta?: Meta;
+}
+export interface LoginRequest {
+  email: string;
+  password: string;
+}
+export interface MagicLinkRequest {
+  email: string;
+  createIfNotExists?: boolean;
+}
+export interface PasswordUpdateRequest {
+  token: string;
+  newPassword: string;
+}
+export interface OAuthInitiateRequest {
+  redirectUrl?: string | null;
+  /** The caller's opaque value, echoed back on the redirect (DESIGN §14). */
+  state?: string;
+}
+export interface OidcGrantRequest {
+  requestToken: string;
+  approved: boolean;
+  userId?: string;
+  scopes?: string[];
+}
+
+export interface Success {
+  success: true;
+}
+export interface OAuthInitiateData {
+  provider: string;
+  authorizationUrl: string;
+}
+export type OAuthExchangeResult = (AuthResult<OAuthExchangeUser> & { provider: string }) | TwoFactorChallenge;
+export interface OidcGrantResponseData {
+  redirectUrl: string;
+}
+export interface Branding {
+  poweredByService: boolean;
+}
+
+export interface TotpStartResult {
+  secret: string;
+  otpauthUrl: string;
+}
+export interface TotpConfirmResult {
+  recoveryCodes: string[];
+}
+
+/** WebAuthn options as JSON (PublicKeyCredentialCreation/RequestOptionsJSON); passed through untouched. */
+export type WebAuthnOptionsJSON = Record<string, unknown>;
+
+/** A registered passkey; fields beyond id are the API's (DESIGN leaves them open). */
+export interface Passkey {
+  id: string;
+  name?: string | null;
+  createdAt?: string;
+  lastUsedAt?: string | null;
+  [field: string]: unknown;
+}
+export interface PasskeyLoginOptions {
+  challengeId: string;
+  options: WebAuthnOptionsJSON;
+}

@@ -1,0 +1,108 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { backoffMs, parseRetryAfter } from '../src/retry';
+import { createSvcClient, resolveBaseUrl, DEFAULT_BASE_URL } from '../src';
+
+type Step = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A tiny HTTP server that plays `steps` in order (the last one repeats) and counts requests. */
+async function scripted(steps: Step[]): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const server: Server = createServer((req, res) => steps[Math.min(count++, steps.length - 1)](req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits: () => count,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Step => (_req, res) => {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
+};
+const limited = (retryAfter: string) => json(429, { error: 'rate_limited', message: 'Too many requests.' }, { 'Retry-After': retryAfter });
+const dropConnection: Step = (req) => req.socket.destroy();
+const fast = { retries: 3, baseMs: 1, maxMs: 2_000 };
+
+describe('retries', () => {
+  it('retries a safe call after 429, honouring Retry-After', async () => {
+    const server = await scripted([limited('1'), json(200, { data: { poweredByService: false } })]);
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: fast });
+    const started = Date.now();
+    expect(await svc.branding()).toEqual({ poweredByService: false });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(server.hits()).toBe(2);
+    await server.close();
+  });
+
+  it('never retries login on 429, and reports retryAfter', async () => {
+    const server = await scripted([limited('0'), json(200, { data: {} })]);
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: fast });
+    await expect(svc.login({ email: 'a@example.com', password: 'whatever1' })).rejects.toMatchObject({ code: 'rate_limited', status: 429, retryAfter: 0 });
+    expect(server.hits()).toBe(1);
+    await server.close();
+  });
+
+  it('does not wait for a Retry-After longer than maxMs', async () => {
+    const server = await scripted([limited('3600'), json(200, { data: { success: true } })]);
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: fast });
+    await expect(svc.magicLink({ email: 'a@example.com' })).rejects.toMatchObject({ code: 'rate_limited', retryAfter: 3600 });
+    expect(server.hits()).toBe(1);
+    await server.close();
+  });
+
+  it('retries safe calls on network errors, but not refresh', async () => {
+    const server = await scripted([dropConnection, dropConnection, json(200, { data: { success: true } })]);
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: fast });
+    expect(await svc.logout({ refreshToken: 'r' })).toEqual({ success: true });
+    expect(server.hits()).toBe(3);
+    const once = await scripted([dropConnection, json(200, { data: {} })]);
+    const unsafe = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: once.url, retry: fast });
+    await expect(unsafe.refresh({ refreshToken: 'r' })).rejects.toMatchObject({ code: 'network_error', status: 0 });
+    expect(once.hits()).toBe(1);
+    await Promise.all([server.close(), once.close()]);
+  });
+
+  it('gives up after `retries` extra attempts', async () => {
+    const server = await scripted([limited('0')]);
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: { ...fast, retries: 2 } });
+    await expect(svc.branding()).rejects.toMatchObject({ code: 'rate_limited' });
+    expect(server.hits()).toBe(3);
+    await server.close();
+  });
+
+  it('reports a non-envelope answer by its status', async () => {
+    const server = await scripted([(_req, res) => res.writeHead(502, { 'Content-Type': 'text/html' }).end('<h1>Bad gateway</h1>')]);
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: { retries: 0 } });
+    await expect(svc.signup({ email: 'a@example.com', password: 'whatever1' })).rejects.toMatchObject({ code: 'http_502', status: 502 });
+    await server.close();
+  });
+});
+
+describe('backoff and configuration', () => {
+  it('draws full-jitter waits within the exponential ceiling', () => {
+    const options = { retries: 5, baseMs: 100, maxMs: 1_000 };
+    expect(backoffMs(0, options, () => 0.999)).toBe(99);
+    expect(backoffMs(3, options, () => 0.5)).toBe(400);
+    expect(backoffMs(10, options, () => 0.999)).toBe(999);
+    expect(backoffMs(2, options, () => 0)).toBe(0);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    expect(parseRetryAfter('12')).toBe(12);
+    expect(parseRetryAfter(new Date(Date.UTC(2030, 0, 1, 0, 0, 30)).toUTCString(), Date.UTC(2030, 0, 1))).toBe(30);
+    expect(parseRetryAfter(null)).toBeUndefined();
+    expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+
+  it('falls back from the option to SVC_API_URL, SVC_BASE_URL, then the default', () => {
+    expect(resolveBaseUrl('https://auth.example.com/', { SVC_API_URL: 'http://a' })).toBe('https://auth.example.com');
+    expect(resolveBaseUrl(undefined, { SVC_API_URL: 'http://a:1', SVC_BASE_URL: 'http://b:2' })).toBe('http://a:1');
+    expect(resolveBaseUrl(undefined, { SVC_API_URL: ' ', SVC_BASE_URL: 'http://b:2' })).toBe('http://b:2');
+    expect(resolveBaseUrl(undefined, {})).toBe(DEFAULT_BASE_URL);
+    expect(() => resolveBaseUrl('ftp://x', {})).toThrow(/http/);
+  });
+});
