@@ -1,0 +1,2 @@
+export { HttpOAuthProviderClient, type HttpOAuthProviderClientOptions } from './http-oauth-provider-client';
+export { PROVIDER_DEFAULTS, type ProviderEndpoints } from './provider-defaults';
