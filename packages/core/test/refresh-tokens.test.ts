@@ -41,6 +41,19 @@ describe('refreshTokens', () => {
     await expect(service.refresh(production, bystander.refreshToken)).resolves.toBeDefined();
   });
 
+  it("a token of an ended session is refused without touching the user's other sessions", async () => {
+    const { service, production, first } = await signedIn();
+    const next = await service.refresh(production, first.refreshToken);
+    await service.logOut(production, next.refreshToken);
+    const other = await service.logIn(production, { email: 'ada@example.test', password: PASSWORD });
+    if (!('refreshToken' in other)) throw new Error('expected tokens');
+    // Both the used and the current token of the logged-out family are dead...
+    await expect(service.refresh(production, first.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    await expect(service.refresh(production, next.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    // ...and presenting them revoked nothing else.
+    await expect(service.refresh(production, other.refreshToken)).resolves.toBeDefined();
+  });
+
   it('of two concurrent refreshes with one token exactly one succeeds', async () => {
     const { service, production, first } = await signedIn();
     const results = await Promise.allSettled([

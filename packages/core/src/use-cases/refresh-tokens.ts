@@ -25,6 +25,10 @@ export async function refreshTokens(
   const presentedHash = sha256Hex(refreshToken);
   const record = await deps.sessions.findRefreshToken(scope, presentedHash);
   if (!record) throw new AuthError('invalid_refresh_token');
+  // A token of an ended session (logout, ban, password reset, an earlier replay) is dead, not a
+  // replay: revoking the user's other sessions for it would let anyone holding an old token log
+  // the owner out of every device again and again.
+  if (record.sessionRevokedAt) throw new AuthError('invalid_refresh_token');
   const now = deps.clock.now();
   const successor = hmacBase64Url(record.rotationKey, refreshToken);
   const result = await deps.sessions.rotate(scope, {
