@@ -29,6 +29,7 @@ import { magicLinkRoutes } from './routes/auth-magic-link';
 import { passwordRoutes } from './routes/auth-password';
 import { oidcGrantRoutes } from './routes/auth-oidc-grant';
 import { oidcProviderRoutes, type AppOidc } from './routes/oidc-provider';
+import { openApiRoutes } from './routes/openapi';
 
 /** The part of the configuration the HTTP layer reads. */
 export interface AppConfig {
@@ -71,6 +72,8 @@ export function createApp(deps: AppDeps): Express {
   // Token responses must not be stored by any cache (RFC 6749 §5.1).
   app.use('/api/auth', noStore);
   app.use(healthRoutes(deps), jwksRoutes(deps), metricsRoutes(deps, metrics), keylessEdgeRoutes(deps));
+  // The API's own description (apps/api/openapi/openapi.yaml) and its reference page; no key.
+  app.use(openApiRoutes());
   app.use(signupRoutes(deps), loginRoutes(deps), logoutRoutes(deps), refreshRoutes(deps), meRoutes(deps), brandingRoutes(deps));
   app.use(twoFactorRoutes(deps), passkeyRoutes(deps));
   app.use(magicLinkRoutes(deps), passwordRoutes(deps));

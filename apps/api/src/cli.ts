@@ -8,6 +8,7 @@ import { errorBody } from './http-errors';
 import { validateInput } from './middleware/validate';
 import { presentAdminUser, presentProject } from './presenters';
 import { idParam, projectNotFound } from './routes/params';
+import { migratorFromEnvironment, runMigrateCommand, type Migrator } from './migrate-command';
 
 export const USAGE = `Usage: pnpm svc <command> [arguments]
 
@@ -21,13 +22,15 @@ Commands:
   users:ban <projectId> <production|sandbox> <userId>
   users:unban <projectId> <production|sandbox> <userId>
   users:delete <projectId> <production|sandbox> <userId>
+  migrate [--check]    run pending database migrations and list them; with --check only list
+                       them (exit 1 while any is pending, 0 when up to date; changes nothing)
   help
 
 Output is JSON on stdout; errors are JSON on stderr (exit 1); usage errors exit 2.
 Configuration comes from the same environment variables as the API (DATABASE_URL, SVC_DATA_DIR, ...).
 `;
 
-type Options = { name?: string; plan?: string; email?: string; limit?: string; cursor?: string };
+type Options = { name?: string; plan?: string; email?: string; limit?: string; cursor?: string; check?: boolean };
 
 interface Command {
   /** Number of positional arguments after the command name. */
@@ -102,14 +105,26 @@ export interface CliIo {
  * Runs one command and answers the exit code. `openAuth` is called only for a valid command, so
  * `help` and usage errors never touch the database.
  */
-export async function runCli(argv: string[], io: CliIo, openAuth: () => Promise<{ auth: AuthService; close(): Promise<void> }>): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: CliIo,
+  openAuth: () => Promise<{ auth: AuthService; close(): Promise<void> }>,
+  openMigrator: () => Migrator = migratorFromEnvironment,
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { name: { type: 'string' }, plan: { type: 'string' }, email: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        email: { type: 'string' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
+        check: { type: 'boolean' },
+      },
     });
   } catch (error) {
     io.stderr(`${(error as Error).message}\n\n${USAGE}`);
@@ -119,6 +134,12 @@ export async function runCli(argv: string[], io: CliIo, openAuth: () => Promise<
   if (name === 'help' || name === undefined) {
     (name === 'help' ? io.stdout : io.stderr)(USAGE);
     return name === 'help' ? 0 : 2;
+  }
+  // Migrating must not open the service (which would migrate at start): its own path.
+  if (name === 'migrate') {
+    if (args.length === 0) return runMigrateCommand(parsed.values, io, openMigrator());
+    io.stderr(`migrate takes no argument(s).\n\n${USAGE}`);
+    return 2;
   }
   const command = COMMANDS[name];
   if (!command || args.length !== command.arity) {

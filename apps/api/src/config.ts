@@ -19,6 +19,8 @@ export interface Config {
   /** Public base URL without a trailing slash; the `iss` of access tokens. */
   baseUrl: string;
   database: DatabaseConfig;
+  /** Run pending migrations at start (SVC_MIGRATE_ON_START, default true); false: refuse to start while any is pending. */
+  migrateOnStart: boolean;
   /** Redis for rate limits shared by every instance; null = in-memory, per process. */
   redisUrl: string | null;
   /** Prefix of every Redis key this service writes (several deployments may share one Redis). */
@@ -85,6 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     baseUrl,
     database: databaseUrl ? { kind: 'postgres', url: databaseUrl, ...(schema !== null ? { schema } : {}) } : { kind: 'sqlite', path: resolve(dataDir, 'svc.sqlite') },
+    migrateOnStart: check('SVC_MIGRATE_ON_START', parseBoolean, true),
     redisUrl: check('REDIS_URL', urlOf(['redis:', 'rediss:'], 'a redis:// or rediss:// URL'), null),
     redisPrefix: check('SVC_REDIS_PREFIX', parseRedisPrefix, 'svc:'),
     smtpUrl: check('SMTP_URL', urlOf(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL'), null),
@@ -120,6 +123,10 @@ function parsePort(raw: string): number {
 function intIn(min: number, max: number) {
   return (raw: string): number =>
     /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : invalid(`must be an integer from ${min} to ${max}.`);
+}
+
+function parseBoolean(raw: string): boolean {
+  return raw === 'true' || raw === 'false' ? raw === 'true' : invalid('must be true or false.');
 }
 
 function oneOf<T extends string>(values: readonly T[]) {

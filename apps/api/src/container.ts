@@ -3,7 +3,7 @@ import { BcryptPasswordHasher, KeyEncryption, MasterKeySecretBox, Rs256AccessTok
 import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adapters-smtp';
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
-import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
+import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createAuthService, cryptoRandom, systemClock, type AuthDeps, type AuthService, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import type { RuntimeConfig } from './dev-secrets';
@@ -39,13 +39,11 @@ export interface ContainerOptions {
 
 /**
  * The composition root (STYLE rule 9): the only place that picks and builds adapters.
- * Opening the storage also runs pending migrations.
+ * Opening the storage also runs pending migrations, unless SVC_MIGRATE_ON_START=false.
  */
 export async function buildContainer(config: RuntimeConfig, options: ContainerOptions = {}): Promise<Container> {
   const logger = options.logger ?? createLogger({ level: 'silent' });
-  const storage = await openStorage(
-    config.database.kind === 'postgres' ? { databaseUrl: config.database.url, schema: config.database.schema } : { sqlitePath: config.database.path },
-  );
+  const storage = await openCurrentStorage(config);
   const limits = await buildRateLimitStore({
     redisUrl: config.redisUrl,
     redisPrefix: config.redisPrefix,
@@ -95,6 +93,27 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
       await Promise.all([storage.close(), limits.close()]);
     },
   };
+}
+
+/** Where the configured database is, in the adapter's terms (also used by `svc migrate`). */
+export function storageOptionsOf(config: Pick<RuntimeConfig, 'database'>): OpenStorageOptions {
+  const { database } = config;
+  return database.kind === 'postgres' ? { databaseUrl: database.url, schema: database.schema } : { sqlitePath: database.path };
+}
+
+/**
+ * Opens the storage with migrations run at start (the default), or, when a pipeline migrates
+ * first (SVC_MIGRATE_ON_START=false), refuses to serve on a schema older than this code.
+ */
+async function openCurrentStorage(config: RuntimeConfig): Promise<TypeormStorage> {
+  const where = storageOptionsOf(config);
+  if (!config.migrateOnStart) {
+    const pending = await pendingMigrations(where);
+    if (pending.length > 0) {
+      throw new Error(`The database schema is behind this version: ${pending.length} migration(s) pending (${pending.join(', ')}). Run \`svc migrate\` first, or set SVC_MIGRATE_ON_START=true.`);
+    }
+  }
+  return openStorage({ ...where, migrationsRun: config.migrateOnStart });
 }
 
 /** SMTP_URL -> SMTP; otherwise the embedded default, a file mailbox under the data folder (DESIGN §7). */

@@ -6,3 +6,5 @@ export { resolveSecrets, type RuntimeConfig } from './dev-secrets';
 export { HTTP_STATUS } from './http-errors';
 export { createLogger } from './logger';
 export { DEFAULT_RATE_LIMITS, RATE_LIMIT_KEYS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from './middleware/rate-limit';
+export { createMetrics, type Metrics, type OutboxDepthSource } from './metrics';
+export { buildRateLimitStore, type RateLimitStore, type RateLimitStoreOptions } from './rate-limit-store';

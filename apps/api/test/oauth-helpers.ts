@@ -83,7 +83,7 @@ export async function toCallback(app: Express, key: string, provider: string, bo
 }
 
 /** The browser loads our callback; answers the response and, for a redirect, where it goes. */
-export async function visitCallback(app: Express, callback: URL) {
+export async function visitCallback(app: Express, callback: URL): Promise<{ response: request.Response; landing: URL | null }> {
   const response = await request(app).get(`${callback.pathname}${callback.search}`);
   const landing = response.status === 302 ? new URL(response.headers.location) : null;
   return { response, landing };

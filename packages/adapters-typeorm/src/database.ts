@@ -1,3 +1,4 @@
+import type { Pool, PoolClient } from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { SqliteMutex } from './sqlite-mutex';
 
@@ -19,11 +20,21 @@ export interface Sql {
  */
 export class Database implements Sql {
   private readonly mutex = new SqliteMutex();
+  /**
+   * PostgreSQL statements go straight to the pg pool TypeORM opened (same connections, same
+   * search_path). A TypeORM QueryRunner per statement (pool checkout through callbacks, query
+   * events, QueryResult mapping) cost about a tenth of a /me request (bench/README.md). With
+   * TypeORM logging on, statements keep going through TypeORM so they are logged.
+   */
+  private readonly pool: Pool | null;
 
   constructor(
     readonly dataSource: DataSource,
     readonly kind: StorageKind,
-  ) {}
+  ) {
+    const master = (dataSource.driver as unknown as { master?: Pool }).master;
+    this.pool = kind === 'postgres' && !dataSource.options.logging && master ? master : null;
+  }
 
   async query<T extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     if (this.kind === 'sqlite') {
@@ -31,6 +42,7 @@ export class Database implements Sql {
       // would otherwise read uncommitted rows or become part of someone else's transaction.
       return this.mutex.run(() => run<T>(this.dataSource.createQueryRunner(), this.kind, sql, params));
     }
+    if (this.pool) return runPg<T>(this.pool, sql, params);
     const runner = this.dataSource.createQueryRunner();
     try {
       return await run<T>(runner, this.kind, sql, params);
@@ -58,6 +70,7 @@ export class Database implements Sql {
   }
 
   private async postgresTransaction<T>(work: (tx: Sql) => Promise<T>, lock: string | undefined): Promise<T> {
+    if (this.pool) return pgTransaction(this.pool, work, lock);
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
@@ -93,6 +106,31 @@ export class Database implements Sql {
       }
     });
   }
+}
+
+/** The same transaction on a pg client of the pool: BEGIN, the advisory lock, `work`, COMMIT. */
+async function pgTransaction<T>(pool: Pool, work: (tx: Sql) => Promise<T>, lock: string | undefined): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const tx: Sql = { query: (sql, params = []) => runPg(client, sql, params) };
+    if (lock !== undefined) await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
+    const result = await work(tx);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    // A connection whose ROLLBACK fails is in an unknown state: it is closed, not reused.
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+async function runPg<T extends Row>(client: Pool | PoolClient, sql: string, params: readonly unknown[]): Promise<T[]> {
+  if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${sql}`);
+  return (await client.query<T>(sql, [...params])).rows;
 }
 
 function boundTo(runner: QueryRunner, kind: StorageKind): Sql {

@@ -1,4 +1,5 @@
-export { openStorage } from './open-storage';
+export { openDataSource, openStorage } from './open-storage';
+export { migrationNames, pendingMigrations, runMigrations } from './migrate';
 export type { OpenStorageOptions, StoragePorts, TypeormStorage } from './open-storage';
 export { Database } from './database';
 export type { Row, Sql, StorageKind } from './database';

@@ -6,6 +6,7 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { Database, type StorageKind } from './database';
 import { entitiesFor } from './entities';
 import { migrations } from './migrations';
+import { runMigrationsLocked } from './migration-lock';
 import { TypeormApiKeyRepository } from './typeorm-api-key-repository';
 import { TypeormProjectRepository } from './typeorm-project-repository';
 import { TypeormSessionStore } from './typeorm-session-store';
@@ -57,6 +58,12 @@ export interface OpenStorageOptions {
   logging?: boolean;
   /** Maximum PostgreSQL connections (pg pool default otherwise). Ignored for SQLite. */
   poolSize?: number;
+  /**
+   * Run pending migrations while opening (default true). With false nothing is created or
+   * changed (not even a missing PostgreSQL schema): for deploy pipelines that migrate first
+   * (`svc migrate`) and for read-only checks (`pendingMigrations`).
+   */
+  migrationsRun?: boolean;
 }
 
 /** How long a SQLite statement waits for another process's write lock before failing. */
@@ -69,14 +76,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  */
 export async function openStorage(options: OpenStorageOptions): Promise<TypeormStorage> {
   const kind = kindOf(options);
-  const dataSource = new DataSource(kind === 'postgres' ? await postgresOptions(options) : sqliteOptions(options));
-  try {
-    await dataSource.initialize();
-  } catch (error) {
-    // A failed migration leaves the pool (or file handle) open; release it before reporting.
-    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
-    throw error;
-  }
+  const dataSource = await openDataSource(options);
   const db = new Database(dataSource, kind);
   return {
     dataSource,
@@ -102,7 +102,28 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
   };
 }
 
-function kindOf(options: OpenStorageOptions): StorageKind {
+/**
+ * Opens the TypeORM DataSource with our entities and migrations and, unless
+ * `migrationsRun: false`, runs the pending migrations (under an advisory lock on PostgreSQL, so
+ * replicas starting together migrate one after the other). For tooling; the API uses openStorage.
+ */
+export async function openDataSource(options: OpenStorageOptions): Promise<DataSource> {
+  const kind = kindOf(options);
+  const migrate = options.migrationsRun !== false;
+  const dataSource = new DataSource(kind === 'postgres' ? await postgresOptions(options, migrate) : sqliteOptions(options));
+  try {
+    await dataSource.initialize();
+    if (migrate) await runMigrationsLocked(dataSource);
+  } catch (error) {
+    // A failed migration leaves the pool (or file handle) open; release it before reporting.
+    if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
+    throw error;
+  }
+  return dataSource;
+}
+
+/** `sqlite` or `postgres` from the options; throws on a URL of another scheme. */
+export function kindOf(options: OpenStorageOptions): StorageKind {
   const url = options.databaseUrl;
   if (url && /^postgres(ql)?:\/\//i.test(url)) return 'postgres';
   // A URL of another scheme would otherwise silently fall back to a local SQLite file.
@@ -111,12 +132,13 @@ function kindOf(options: OpenStorageOptions): StorageKind {
   return 'sqlite';
 }
 
-/** Options both databases share: our entities and migrations, run at start, no synchronize. */
+/** Options both databases share: our entities and migrations (run by openDataSource), no synchronize. */
 function commonOptions(kind: StorageKind, options: OpenStorageOptions) {
   return {
     entities: entitiesFor(kind),
     migrations,
-    migrationsRun: true,
+    // openDataSource runs them itself, so that PostgreSQL can take a lock first.
+    migrationsRun: false,
     migrationsTransactionMode: 'all' as const,
     synchronize: false,
     logging: options.logging ?? false,
@@ -146,12 +168,12 @@ function sqliteOptions(options: OpenStorageOptions): DataSourceOptions {
   };
 }
 
-async function postgresOptions(options: OpenStorageOptions): Promise<DataSourceOptions> {
+async function postgresOptions(options: OpenStorageOptions, createSchema: boolean): Promise<DataSourceOptions> {
   const { databaseUrl, schema } = options;
   if (schema !== undefined) {
     // Only plain lower-case names: the name goes into DDL and into the connection's options.
     if (!SCHEMA_NAME.test(schema)) throw new Error('schema must match /^[a-z_][a-z0-9_]{0,62}$/');
-    await createSchemaIfMissing(databaseUrl!, schema);
+    if (createSchema) await createSchemaIfMissing(databaseUrl!, schema);
   }
   return {
     type: 'postgres',
@@ -168,7 +190,9 @@ async function postgresOptions(options: OpenStorageOptions): Promise<DataSourceO
 }
 
 /** Runs before TypeORM connects: its migrations table must be created inside the schema. */
-async function createSchemaIfMissing(url: string, schema: string): Promise<void> {
+export async function createSchemaIfMissing(url: string, schema: string): Promise<void> {
+  // Checked here too: the name is interpolated into DDL below.
+  if (!SCHEMA_NAME.test(schema)) throw new Error('schema must match /^[a-z_][a-z0-9_]{0,62}$/');
   const client = new Client({ connectionString: url });
   await client.connect();
   try {

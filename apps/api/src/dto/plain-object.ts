@@ -1,7 +1,7 @@
 import { ValidateBy, buildMessage, type ValidationOptions } from 'class-validator';
 
 /** Keys that reach prototypes when a parsed object is copied or merged. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Deeper bodies are refused outright; keeps every walk over request data bounded. */
 export const MAX_BODY_DEPTH = 32;

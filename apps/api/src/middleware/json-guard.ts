@@ -1,12 +1,9 @@
 import express, { type RequestHandler } from 'express';
 import { AuthError } from '@svc/core';
-import { MAX_BODY_DEPTH } from '../dto/plain-object';
+import { FORBIDDEN_KEYS, MAX_BODY_DEPTH } from '../dto/plain-object';
 
 /** Request bodies above this are refused with 413 (DESIGN §5). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
-
-/** Keys that reach prototypes when a parsed object is copied or merged. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 const OPEN_OBJECT = 0x7b; // {
 const CLOSE_OBJECT = 0x7d; // }

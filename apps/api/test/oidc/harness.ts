@@ -13,7 +13,10 @@ import { ADMIN_TOKEN } from '../helpers';
 
 /** One running API instance on an ephemeral loopback port, with the hosted OIDC provider. */
 export interface OidcInstance {
+  /** The issuer's base URL (SVC_BASE_URL); another instance's when `baseUrl` was given. */
   base: string;
+  /** Where this instance really listens. */
+  listening: string;
   deps: AuthDeps & { clock: FixedClock };
   logs: string[];
   close(): Promise<void>;
@@ -27,7 +30,8 @@ export interface OidcInstance {
 export async function startInstance(options: { storage?: TypeormStorage; baseUrl?: string } = {}): Promise<OidcInstance> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = options.baseUrl ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = options.baseUrl ?? listening;
   const encryption = new KeyEncryption({ masterKey: Buffer.alloc(32, 9) });
   const clock = new FixedClock(new Date());
   const stored = options.storage;
@@ -52,7 +56,7 @@ export async function startInstance(options: { storage?: TypeormStorage; baseUrl
     oidc,
   });
   server.on('request', app);
-  return { base, deps, logs, close: () => closeServer(server) };
+  return { base, listening, deps, logs, close: () => closeServer(server) };
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -60,16 +64,29 @@ function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/** A JSON answer; `body` is loosely typed because tests read into it freely. */
+export interface JsonAnswer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+type Call = (method: string, path: string, headers: Record<string, string>, body?: unknown) => Promise<JsonAnswer>;
+
 /** JSON over HTTP to an instance: the admin API and the key-bearing API. */
-export function api(base: string) {
-  const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+export function api(base: string): {
+  admin(method: string, path: string, body?: unknown): Promise<JsonAnswer>;
+  keyed(key: string, method: string, path: string, body?: unknown): Promise<JsonAnswer>;
+  raw: Call;
+} {
+  const call: Call = async (method, path, headers, body) => {
     const res = await fetch(base + path, {
       method,
       headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
   const adminAuth = { authorization: `Bearer ${ADMIN_TOKEN}` };
   return {

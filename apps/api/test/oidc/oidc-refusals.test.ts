@@ -1,5 +1,5 @@
 import { api, startInstance, type OidcInstance } from './harness';
-import { authorize, CALLBACK, createTenant, createUser, grant, openid, registerClient, relyingParty, signIn, type Tenant } from './steps';
+import { authorize, CALLBACK, createTenant, createUser, grant, oauthError, openid, registerClient, relyingParty, signIn, type Tenant } from './steps';
 import type { Configuration } from 'openid-client';
 
 // What the provider and endpoint 13 refuse, each observed where the contract says it shows:
@@ -39,7 +39,7 @@ describe('hosted OIDC provider: refusals', () => {
   }, 30_000);
 
   it('refuses scopes without openid: at authorize (invalid_scope at the client) and at the grant (400)', async () => {
-    const withoutOpenid = await authorize(instance, config, { scope: 'email profile' });
+    const withoutOpenid = await authorize(instance, config, { scope: 'email profile', nonce: '' });
     const error = new URL(withoutOpenid.hop.location!);
     expect(error.origin + error.pathname).toBe(CALLBACK);
     expect(error.searchParams.get('error')).toBe('invalid_scope');
@@ -70,7 +70,7 @@ describe('hosted OIDC provider: refusals', () => {
     await expect(
       oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.verifier, expectedNonce: started.nonce, expectedState: started.state }),
     ).rejects.toMatchObject({ error: 'invalid_grant' });
-    await expect(oc.fetchUserInfo(config, tokens.access_token, userId)).rejects.toThrow();
+    expect(await oauthError(oc.fetchUserInfo(config, tokens.access_token, userId))).toBe('invalid_token');
     await expect(oc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   }, 30_000);
 
@@ -110,7 +110,7 @@ describe('hosted OIDC provider: refusals', () => {
     const started = await authorize(instance, publicConfig, { code_challenge: '', code_challenge_method: '' });
     const error = new URL(started.hop.location!);
     expect(error.searchParams.get('error')).toBe('invalid_request');
-    expect(error.searchParams.get('error_description')).toMatch(/code_challenge/);
+    expect(error.searchParams.get('error_description')).toMatch(/PKCE/);
   }, 30_000);
 
   it('answers plan_upgrade_required on endpoint 13 and an OAuth error at the issuer of a FREE project', async () => {
@@ -123,6 +123,18 @@ describe('hosted OIDC provider: refusals', () => {
     }
     const res = await grant(instance, free.live, { requestToken: 'anything', approved: false });
     expect([res.status, res.body.error]).toEqual([403, 'plan_upgrade_required']);
+  }, 30_000);
+
+  it('answers login_required to prompt=none (the login page decides every authorization)', async () => {
+    const started = await authorize(instance, config, { prompt: 'none' });
+    expect(new URL(started.hop.location!).searchParams.get('error')).toBe('login_required');
+  }, 30_000);
+
+  it('answers temporarily_unavailable at the client while the project has no oidcLoginUrl', async () => {
+    const unconfigured = await createTenant(instance, { oidcLoginUrl: null });
+    const rp = await relyingParty(unconfigured.issuer, await registerClient(instance, unconfigured));
+    const started = await authorize(instance, rp);
+    expect(new URL(started.hop.location!).searchParams.get('error')).toBe('temporarily_unavailable');
   }, 30_000);
 
   it('answers an unknown issuer with a 404 OAuth error', async () => {

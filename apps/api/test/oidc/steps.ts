@@ -1,6 +1,6 @@
 import type { Configuration, TokenEndpointResponse, TokenEndpointResponseHelpers } from 'openid-client';
 import { Browser, type Hop } from './browser';
-import { api, type OidcInstance } from './harness';
+import { api, type JsonAnswer, type OidcInstance } from './harness';
 
 export type OpenIdClient = typeof import('openid-client');
 let loading: Promise<OpenIdClient> | undefined;
@@ -83,6 +83,8 @@ export async function authorize(instance: OidcInstance, config: Configuration, p
     state,
     ...params,
   });
+  // An empty value means "leave the parameter out" (e.g. no PKCE, no nonce).
+  for (const [name, value] of [...url.searchParams]) if (value === '') url.searchParams.delete(name);
   const browser = new Browser(instance.base);
   const hop = await browser.get(url);
   const location = hop.location ? new URL(hop.location) : null;
@@ -91,7 +93,7 @@ export async function authorize(instance: OidcInstance, config: Configuration, p
 }
 
 /** Endpoint 13, as the customer's backend calls it. */
-export function grant(instance: OidcInstance, key: string, body: Record<string, unknown>) {
+export function grant(instance: OidcInstance, key: string, body: Record<string, unknown>): Promise<JsonAnswer> {
   return api(instance.base).keyed(key, 'POST', '/api/auth/oidc/grant', body);
 }
 
@@ -120,4 +122,21 @@ export async function signIn(
 /** The `kid` in a JWT's protected header. */
 export function kidOf(jwt: string): string {
   return JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString('utf8')).kid;
+}
+
+/**
+ * The OAuth error code a rejected openid-client call carries: from the JSON body
+ * (ResponseBodyError) or from the WWW-Authenticate challenge (a 401 invalid_client / invalid_token).
+ */
+export async function oauthError(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    const { error: code, cause } = error as { error?: unknown; cause?: unknown };
+    if (typeof code === 'string') return code;
+    const challenge = Array.isArray(cause) ? (cause[0] as { parameters?: { error?: string } }) : undefined;
+    if (challenge?.parameters?.error) return challenge.parameters.error;
+    throw error;
+  }
+  return 'resolved';
 }

@@ -1,1 +1,2 @@
 export * from './postgres-available';
+export * from './first-release';

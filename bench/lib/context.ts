@@ -1,0 +1,93 @@
+import type { BenchArgs } from './args';
+import type { HashCeiling } from './ceilings';
+import { runLoad, round, type LoadResult } from './load';
+import type { Workload } from './rows';
+
+/** One measured row: what was driven, its figures, and the ceiling it is divided by. */
+export interface RowRecord {
+  system: string;
+  endpoint: string;
+  result: LoadResult;
+  ceiling?: { name: string; perSecond: number };
+  /** req/s divided by the ceiling's per-second figure. */
+  ratio?: number;
+}
+
+export interface BenchResults {
+  date: string;
+  label: string;
+  machine: { cores: number; node: string; loadBefore: number[]; loadAfter?: number[]; busy: boolean };
+  args: BenchArgs;
+  ceilings: Record<string, HashCeiling>;
+  rows: RowRecord[];
+  /** Series name -> one result per connection count (the chart). */
+  sweep: Record<string, LoadResult[]>;
+  mixed?: { login: LoadResult; me: LoadResult };
+  million?: { users: number; seedSeconds: number; rows: RowRecord[] };
+  targets: Array<{ target: string; measured: string; met: boolean | null }>;
+  notes: string[];
+}
+
+/** A row's workload is built per run: sign-up counters and refresh queues must start fresh. */
+export type WorkloadFactory = () => Workload | Promise<Workload>;
+
+export interface Ceiling {
+  name: string;
+  perSecond: number;
+}
+
+export class Bench {
+  constructor(
+    readonly args: BenchArgs,
+    readonly results: BenchResults,
+  ) {}
+
+  log(line: string): void {
+    process.stdout.write(`${line}\n`);
+  }
+
+  /** Runs one row at `connections` (default: the row connection count), prints and records it. */
+  async row(system: string, endpoint: string, url: string, make: WorkloadFactory, options: { ceiling?: Ceiling; connections?: number; record?: boolean } = {}): Promise<RowRecord> {
+    const connections = options.connections ?? this.args.connections;
+    const result = await runLoad({ url, connections, seconds: this.args.seconds, ...(await make()) });
+    const record: RowRecord = { system, endpoint, result, ...(options.ceiling && options.ceiling.perSecond > 0 ? { ceiling: options.ceiling, ratio: round(result.rps / options.ceiling.perSecond, 3) } : {}) };
+    if (options.record !== false) this.results.rows.push(record);
+    this.log(formatRow(record));
+    return record;
+  }
+
+  /**
+   * The chart's series: the same row at every connection count of the sweep, after a one-second
+   * warm-up (JIT, pools) that is not recorded. The point at the row connection count is the row.
+   */
+  async series(name: string, system: string, endpoint: string, url: string, make: WorkloadFactory, ceiling?: (connections: number) => Ceiling | undefined): Promise<RowRecord> {
+    await runLoad({ url, connections: this.args.connections, seconds: 1, ...(await make()) });
+    let main: RowRecord | undefined;
+    const points: LoadResult[] = [];
+    for (const connections of this.args.sweep) {
+      const isRow = connections === this.args.connections;
+      const record = await this.row(system, `${endpoint}${isRow ? '' : ` @${connections}`}`, url, make, { connections, ceiling: ceiling?.(connections), record: isRow });
+      points.push(record.result);
+      if (isRow) main = record;
+    }
+    this.results.sweep[name] = points;
+    return main!;
+  }
+
+  /** A measured series as the ceiling of later rows, point by point (same connection count). */
+  ceilingFrom(name: string, series: string): (connections: number) => Ceiling | undefined {
+    return (connections) => {
+      const point = this.results.sweep[series]?.find((result) => result.connections === connections);
+      return point ? { name, perSecond: point.rps } : undefined;
+    };
+  }
+}
+
+export function formatRow(record: RowRecord): string {
+  const { result } = record;
+  const ratio = record.ratio !== undefined ? `${(record.ratio * 100).toFixed(0)} % of ${record.ceiling!.name} (${record.ceiling!.perSecond}/s)` : '';
+  return `  ${pad(record.system, 22)} ${pad(record.endpoint, 22)} c=${pad(String(result.connections), 3)} ${padLeft(result.rps.toFixed(1), 8)} req/s  p50 ${padLeft(String(result.p50), 5)} ms  p99 ${padLeft(String(result.p99), 5)} ms  errors ${pad(String(result.errors), 5)} ${ratio}`;
+}
+
+export const pad = (text: string, width: number) => text.padEnd(width);
+export const padLeft = (text: string, width: number) => text.padStart(width);

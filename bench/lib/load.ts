@@ -1,0 +1,126 @@
+import autocannon from 'autocannon';
+
+/** What one autocannon run reports, reduced to the figures the tables and chart use. */
+export interface LoadResult {
+  connections: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Socket errors and timeouts plus answers other than the expected status. */
+  errors: number;
+  requests: number;
+}
+
+/** One request as autocannon sends it; `body` is JSON text. */
+export interface RequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  seconds: number;
+  /** Called for every request: lets a row send a fresh e-mail or refresh token each time. */
+  next: () => RequestSpec;
+  /** Told every answer (status, body text): a refresh row takes the successor token from it. */
+  onResponse?: (status: number, body: string) => void;
+  /** Status that counts as success (others are errors). Default: any 2xx. */
+  expectStatus?: number;
+}
+
+/**
+ * Drives `url` with autocannon (programmatic API) on loopback. Every request is built by `next()`:
+ * autocannon calls setupRequest before each request, and calls onResponse before the same
+ * connection builds its next one, so a row can chain state from answers to requests.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  let unexpected = 0;
+  const answeredAt: number[] = [];
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.seconds,
+    // Hash-bound rows at 50 connections queue for seconds; a timeout would be our artefact.
+    timeout: 30,
+    requests: [
+      {
+        setupRequest: (request) => {
+          const spec = options.next();
+          const headers = { ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}), ...spec.headers };
+          return { ...request, method: spec.method, path: spec.path, headers, body: spec.body };
+        },
+        onResponse: (status, body) => {
+          const ok = options.expectStatus === undefined ? status >= 200 && status < 300 : status === options.expectStatus;
+          if (!ok) unexpected += 1;
+          answeredAt.push(performance.now());
+          options.onResponse?.(status, body);
+        },
+      },
+    ],
+  });
+  return {
+    connections: options.connections,
+    seconds: options.seconds,
+    rps: round(steadyRate(answeredAt, options.connections)),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + unexpected,
+    requests: result.requests.total,
+  };
+}
+
+/**
+ * Answers per second once every connection has had its first answer: the ramp at the start (no
+ * answer for one latency) would otherwise cost a hash-bound row at 13/s about a tenth of its rate.
+ * (autocannon's own average counts whole seconds from the start.)
+ */
+function steadyRate(answeredAt: number[], connections: number): number {
+  const from = Math.min(connections, answeredAt.length - 1);
+  if (from < 0 || answeredAt.length < 2) return 0;
+  const seconds = (answeredAt[answeredAt.length - 1] - answeredAt[from]) / 1000;
+  return seconds > 0 ? (answeredAt.length - 1 - from) / seconds : 0;
+}
+
+/** Runs several loads at once (the mixed row: logins saturating the hash pool while /me is asked). */
+export function runConcurrently(loads: LoadOptions[]): Promise<LoadResult[]> {
+  return Promise.all(loads.map(runLoad));
+}
+
+export function round(value: number, digits = 1): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+/** A queue of bearer secrets shared by every connection of a row; see refresh rows in rows.ts. */
+export class TokenQueue {
+  private readonly items: string[] = [];
+  private head = 0;
+
+  constructor(initial: Iterable<string> = []) {
+    for (const item of initial) this.items.push(item);
+  }
+
+  push(item: string): void {
+    this.items.push(item);
+  }
+
+  /** The oldest unused token, or a dead one (the request then fails and is counted as an error). */
+  take(): string {
+    if (this.head >= this.items.length) return 'exhausted-token-queue';
+    const item = this.items[this.head];
+    this.head += 1;
+    if (this.head > 4096) {
+      this.items.splice(0, this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+}

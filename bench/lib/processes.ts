@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export const ROOT = join(__dirname, '..', '..');
+
+/** A server the bench started: its URL, and how to stop it. */
+export interface Child {
+  name: string;
+  url: string;
+  process: ChildProcess;
+  /** SIGTERM, then wait for exit (a --cpu-prof child writes its profile on exit). */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  name: string;
+  /** A TypeScript entry point, run with tsx like `pnpm start` does. */
+  script: string;
+  env: Record<string, string>;
+  /** Environment variable that carries the port (PORT, PROXY_PORT). */
+  portVariable?: string;
+  /** Path answering 200 once the server is ready. */
+  healthPath?: string;
+  /** Extra node flags, e.g. --cpu-prof. */
+  nodeFlags?: string[];
+  /** Stdout and stderr go to this file: reading them in the bench process would cost it CPU. */
+  logFile: string;
+}
+
+/** Starts `script` under node + tsx on a free loopback port and waits until it answers. */
+export async function startChild(options: StartOptions): Promise<Child> {
+  const port = await freePort();
+  const log = openSync(options.logFile, 'a');
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', options.script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env, [options.portVariable ?? 'PORT']: String(port) },
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await waitUntilHealthy(`${url}${options.healthPath ?? '/healthz'}`, child, options);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    name: options.name,
+    url,
+    process: child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function waitUntilHealthy(url: string, child: ChildProcess, options: StartOptions): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${options.name} exited with ${child.exitCode} before answering:\n${tail(options.logFile)}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`${options.name} did not answer ${url} within 90 s:\n${tail(options.logFile)}`);
+}
+
+export function tail(file: string, lines = 20): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** A port nobody listens on now (bound and released; the child binds it a moment later). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,49 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { BenchResults } from './context';
+
+const START = '<!-- bench:summary:start -->';
+const END = '<!-- bench:summary:end -->';
+
+/** The one-screen summary: every row with its ratio, the mixed row, the targets. Markdown. */
+export function summaryMarkdown(results: BenchResults): string {
+  const { ceilings, machine } = results;
+  const lines = [
+    `Run \`${results.label}\` of ${results.date}: ${machine.cores} cores, Node ${machine.node}, bcrypt cost ${results.args.cost}, ${results.args.seconds} s per row, ` +
+      `${results.args.connections} connections unless noted; 1-min load average before ${machine.loadBefore[0].toFixed(2)}${machine.busy ? ' (**machine busy: figures are low**)' : ''}. ` +
+      'Rate limits raised for the run (SVC_RATE_LIMITS): throughput, not 429s.',
+    '',
+    `Hash ceilings on the libuv pool (${Object.values(ceilings)[0]?.parallel ?? 4} at a time): ` +
+      Object.values(ceilings).map((c) => `${c.name} ${c.perSecond}/s (one alone ${c.singleMs} ms)`).join('; ') + '.',
+    '',
+    '| system | endpoint | req/s | p50 ms | p99 ms | errors | ceiling | ratio |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |',
+    ...results.rows.map((row) =>
+      `| ${row.system} | ${row.endpoint} | ${row.result.rps} | ${row.result.p50} | ${row.result.p99} | ${row.result.errors} | ${row.ceiling ? `${row.ceiling.name} ${row.ceiling.perSecond}/s` : ''} | ${row.ratio !== undefined ? `${(row.ratio * 100).toFixed(0)} %` : ''} |`),
+  ];
+  if (results.mixed) {
+    const { login, me } = results.mixed;
+    lines.push('', `Mixed: login at 16 connections ${login.rps} req/s while /me at ${me.connections} connections ${me.rps} req/s, p50 ${me.p50} ms, p99 ${me.p99} ms.`);
+  }
+  if (results.million) {
+    lines.push('', `${results.million.users.toLocaleString('en')} users (seeded in ${results.million.seedSeconds} s): ` +
+      results.million.rows.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') + '.');
+  }
+  lines.push('', '| target (issue 10) | measured | met |', '| --- | --- | --- |');
+  for (const t of results.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.met === null ? 'not measured' : t.met ? 'yes' : '**no**'} |`);
+  if (results.notes.length > 0) lines.push('', ...results.notes.map((note) => `- ${note}`));
+  return lines.join('\n');
+}
+
+/** Replaces the summary between the markers of bench/README.md (appends it when they are missing). */
+export function writeReadmeSummary(file: string, markdown: string, links: string): void {
+  const block = `${START}\n${markdown}\n\n${links}\n${END}`;
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# pnpm bench\n';
+  const start = current.indexOf(START);
+  const end = current.indexOf(END);
+  const next = start >= 0 && end > start ? `${current.slice(0, start)}${block}${current.slice(end + END.length)}` : `${current.trimEnd()}\n\n## Latest summary\n\n${block}\n`;
+  writeFileSync(file, next);
+}
+
+export function writeJson(file: string, results: BenchResults): void {
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+}

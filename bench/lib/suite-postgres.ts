@@ -1,0 +1,135 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Bench, Ceiling } from './context';
+import { databaseUrl, postgresSeeder, SVC_SCHEMA, type Seeder } from './database';
+import { accessClaims, signJwt } from './jwt';
+import { runConcurrently } from './load';
+import { seedUsersUpTo } from './million';
+import { startChild, type Child } from './processes';
+import * as rows from './rows';
+import { createProject, logIn, servicePasswordHash, startApi, startProxy, type BenchProject } from './svc';
+
+export const SEEDED_USERS = 1000;
+
+/** What the run shares between sections: scratch folder, database, children to stop on failure. */
+export interface RunScope {
+  tmp: string;
+  database: string;
+  redisPrefix: string;
+  children: Set<Child>;
+}
+
+export async function track(scope: RunScope, start: Promise<Child>): Promise<Child> {
+  const child = await start;
+  scope.children.add(child);
+  return child;
+}
+
+export async function stop(scope: RunScope, child: Child): Promise<void> {
+  await child.stop();
+  scope.children.delete(child);
+}
+
+/** The minimal handlers (the ceilings of refresh and /me), then the API on PostgreSQL + Redis. */
+export async function postgresSuite(bench: Bench, scope: RunScope): Promise<void> {
+  const { args } = bench;
+  bench.log(`\n== svc API on PostgreSQL + Redis (bcrypt cost ${args.cost}, ${SEEDED_USERS.toLocaleString('en')} users) ==`);
+  const api = await track(scope, startApi({ storage: { kind: 'postgres', database: scope.database, redisPrefix: scope.redisPrefix }, cost: args.cost, dataDir: join(scope.tmp, 'pg-data'), logFile: join(scope.tmp, 'api-pg.log') }));
+  const project = await createProject(api.url);
+  const seeder = await postgresSeeder(databaseUrl(scope.database));
+  const passwordHash = await servicePasswordHash(args.cost);
+  const userIds = await seeder.insertUsers(project.id, 1, SEEDED_USERS, passwordHash);
+  try {
+    await minimalRows(bench, scope, project, seeder, userIds);
+    await apiRows(bench, api, project, seeder, userIds);
+    await proxyRow(bench, scope, api, project);
+    if (args.million) await millionRows(bench, api, project, seeder, userIds, passwordHash);
+  } finally {
+    await seeder.close();
+    await stop(scope, api);
+  }
+}
+
+async function minimalRows(bench: Bench, scope: RunScope, project: BenchProject, seeder: Seeder, userIds: string[]): Promise<void> {
+  bench.log('\n-- ceilings: minimal handlers on bare node:http + raw pg (same schema, same rows) --');
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyFile = join(scope.tmp, 'minimal-key.pem');
+  writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const minimal = await track(scope, startChild({
+    name: 'minimal handlers',
+    script: 'bench/servers/minimal-server.ts',
+    env: { DATABASE_URL: databaseUrl(scope.database), MINIMAL_SCHEMA: SVC_SCHEMA, MINIMAL_PROJECT_ID: project.id, MINIMAL_PRIVATE_KEY_FILE: keyFile },
+    logFile: join(scope.tmp, 'minimal.log'),
+  }));
+  try {
+    await bench.series('hello (node:http)', 'node:http', 'hello', minimal.url, () => rows.get('/hello'));
+    const sessions = await seeder.insertSessions(project.id, userIds.slice(0, 4));
+    const tokens = sessions.map((s, i) => signJwt(accessClaims({ projectId: project.id, sub: s.userId, sid: s.sessionId, email: `bench-user-${i + 1}@example.test`, role: 'user' }), privateKey, 'minimal'));
+    await bench.series('me (minimal)', 'minimal (node:http+pg)', 'me', minimal.url, () => rows.bearerGet('/me', {}, tokens));
+    await bench.series('refresh (minimal)', 'minimal (node:http+pg)', 'refresh', minimal.url, () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/refresh', {}, t)));
+  } finally {
+    await stop(scope, minimal);
+  }
+}
+
+/** Fresh single-use refresh tokens, a few per connection of the largest sweep point. */
+async function refreshTokens(bench: Bench, seeder: Seeder, project: BenchProject, userIds: string[]): Promise<string[]> {
+  const count = Math.max(...bench.args.sweep) * 3;
+  return (await seeder.insertSessions(project.id, userIds.slice(0, count))).map((s) => s.refreshToken);
+}
+
+export async function apiRows(bench: Bench, api: Child, project: BenchProject, seeder: Seeder, userIds: string[], system = 'svc · PostgreSQL'): Promise<void> {
+  const { results } = bench;
+  const key = { 'x-api-key': project.apiKey };
+  const hash = (name: string): Ceiling => ({ name, perSecond: results.ceilings[name].perSecond });
+  const tag = `${system.includes('SQLite') ? 'sqlite' : 'pg'}-${Date.now().toString(36)}`;
+  await bench.row(system, 'sign-up', api.url, () => rows.signUp(project.apiKey, tag), { ceiling: hash('bcrypt hash') });
+  const seriesOrRow = system === 'svc · PostgreSQL'
+    ? (name: string, endpoint: string, make: Parameters<Bench['series']>[4], ceiling: (c: number) => Ceiling | undefined) => bench.series(name, system, endpoint, api.url, make, ceiling)
+    : (_name: string, endpoint: string, make: Parameters<Bench['series']>[4], ceiling: (c: number) => Ceiling | undefined) => bench.row(system, endpoint, api.url, make, { ceiling: ceiling(bench.args.connections) });
+  await seriesOrRow('login (svc)', 'login', () => rows.logIn(project.apiKey, SEEDED_USERS), () => hash('bcrypt compare'));
+  await seriesOrRow('refresh (svc)', 'refresh', () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t)), bench.ceilingFrom('minimal refresh', 'refresh (minimal)'));
+  const accessTokens = await Promise.all([1, 2, 3, 4].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
+  await seriesOrRow('me (svc)', 'me', () => rows.bearerGet('/api/auth/me', key, accessTokens), bench.ceilingFrom('minimal me', 'me (minimal)'));
+  await bench.row(system, 'magic-link request', api.url, () => rows.magicLink(project.apiKey, SEEDED_USERS), { ceiling: bench.ceilingFrom('minimal refresh (pg txn)', 'refresh (minimal)')(bench.args.connections) });
+  if (system !== 'svc · PostgreSQL') return;
+  // Logins keep every pool thread busy (16 > 4 threads) while /me is asked: DESIGN §3's case.
+  const [login, me] = await runConcurrently([
+    { url: api.url, connections: 16, seconds: bench.args.seconds, ...rows.logIn(project.apiKey, SEEDED_USERS) },
+    { url: api.url, connections: bench.args.connections, seconds: bench.args.seconds, ...rows.bearerGet('/api/auth/me', key, accessTokens) },
+  ]);
+  results.mixed = { login, me };
+  bench.log(`  mixed: login c=16 ${login.rps} req/s (p99 ${login.p99} ms) while me c=${me.connections} ${me.rps} req/s p50 ${me.p50} ms p99 ${me.p99} ms errors ${login.errors + me.errors}`);
+}
+
+async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: BenchProject): Promise<void> {
+  const proxy = await track(scope, startProxy(api.url, project.apiKey, join(scope.tmp, 'proxy.log')));
+  try {
+    const { accessToken, refreshToken } = await logIn(api.url, project.apiKey, 'bench-user-5@example.test');
+    const cookie = { cookie: `svc_at=${accessToken}; svc_rt=${refreshToken}` };
+    const me = bench.results.rows.find((row) => row.system === 'svc · PostgreSQL' && row.endpoint === 'me');
+    await bench.row('session proxy → svc', 'GET session', proxy.url, () => rows.get('/api/session/session', cookie), { ceiling: me ? { name: 'svc me', perSecond: me.result.rps } : undefined });
+  } finally {
+    await stop(scope, proxy);
+  }
+}
+
+/** Grows to 1M users (with sessions) and measures login, refresh and /me again at the row count. */
+async function millionRows(bench: Bench, api: Child, project: BenchProject, seeder: Seeder & { client: import('pg').Client }, userIds: string[], passwordHash: string): Promise<void> {
+  const users = 1_000_000;
+  bench.log(`\n-- ${users.toLocaleString('en')} users: seeding (set-based INSERT ... SELECT generate_series) --`);
+  const started = Date.now();
+  await seedUsersUpTo(seeder.client, project.id, SEEDED_USERS + 1, users, passwordHash, (line) => bench.log(line));
+  const seedSeconds = Math.round((Date.now() - started) / 1000);
+  const key = { 'x-api-key': project.apiKey };
+  const system = 'svc · PostgreSQL 1M';
+  const record = { record: false } as const;
+  const accessTokens = await Promise.all([1, 500_000, 999_999].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
+  const measured = [
+    await bench.row(system, 'login', api.url, () => rows.logIn(project.apiKey, users), record),
+    await bench.row(system, 'refresh', api.url, () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t)), record),
+    await bench.row(system, 'me', api.url, () => rows.bearerGet('/api/auth/me', key, accessTokens), record),
+  ];
+  bench.results.million = { users, seedSeconds, rows: measured };
+}

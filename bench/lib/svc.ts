@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { BcryptPasswordHasher } from '../../packages/adapters-crypto/src/bcrypt-password-hasher';
+import { RATE_LIMIT_NAMES } from '../../apps/api/src/middleware/rate-limit-rules';
+import { databaseUrl, SVC_SCHEMA } from './database';
+import { ROOT, startChild, type Child } from './processes';
+
+export const PASSWORD = 'correct horse battery staple';
+export const ADMIN_TOKEN = `bench-admin-${randomBytes(24).toString('hex')}`;
+const MASTER_KEY = randomBytes(32).toString('hex');
+
+/**
+ * Every limit raised far above what a run can send: the bench measures throughput, not 429s. With
+ * the default limits (e.g. 10 logins per 15 minutes per address and e-mail) a run would measure
+ * the limiter's refusals. Windows of 60 s make the bench's Redis keys expire by themselves.
+ */
+export const RAISED_LIMITS = JSON.stringify(Object.fromEntries(RATE_LIMIT_NAMES.map((name) => [name, { limit: 1_000_000_000, windowSeconds: 60 }])));
+
+export type Storage = { kind: 'postgres'; database: string; redisPrefix: string } | { kind: 'sqlite' };
+
+export interface StartApiOptions {
+  storage: Storage;
+  cost: number;
+  dataDir: string;
+  logFile: string;
+  nodeFlags?: string[];
+}
+
+/** The API as `pnpm start` runs it, NODE_ENV=production, on the given storage. */
+export function startApi(options: StartApiOptions): Promise<Child> {
+  const { storage } = options;
+  const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+    SVC_MASTER_KEY: MASTER_KEY,
+    SVC_BCRYPT_COST: String(options.cost),
+    SVC_RATE_LIMITS: RAISED_LIMITS,
+    SVC_DATA_DIR: options.dataDir,
+    ...(storage.kind === 'postgres'
+      ? { DATABASE_URL: databaseUrl(storage.database), SVC_DATABASE_SCHEMA: SVC_SCHEMA, REDIS_URL: 'redis://127.0.0.1:6379', SVC_REDIS_PREFIX: storage.redisPrefix }
+      : {}),
+  };
+  return startChild({ name: `API (${storage.kind})`, script: 'apps/api/src/main.ts', env, logFile: options.logFile, nodeFlags: options.nodeFlags });
+}
+
+/** The standalone session proxy in front of `api`, with the project's production key. */
+export function startProxy(apiUrl: string, apiKey: string, logFile: string): Promise<Child> {
+  return startChild({
+    name: 'session proxy',
+    script: 'apps/proxy/src/main.ts',
+    // The plan is given so branding is answered locally: GET session then costs one /me call.
+    env: { NODE_ENV: 'production', SVC_API_KEY: apiKey, SVC_API_URL: apiUrl, SVC_ACCOUNT_PLAN: 'PRO' },
+    portVariable: 'PROXY_PORT',
+    logFile,
+  });
+}
+
+export interface BenchProject {
+  id: string;
+  apiKey: string;
+}
+
+/** A PRO project (no user limit) with a magic-link page, created through the admin API. */
+export async function createProject(apiUrl: string): Promise<BenchProject> {
+  const response = await fetch(`${apiUrl}/admin/projects`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', plan: 'PRO', magicLinkUrl: 'http://localhost:5173/magic-link' }),
+  });
+  const body = (await response.json()) as { data?: { project: { id: string }; apiKeys: { production: string } } };
+  if (response.status !== 201 || !body.data) throw new Error(`creating the project failed: ${response.status} ${JSON.stringify(body)}`);
+  return { id: body.data.project.id, apiKey: body.data.apiKeys.production };
+}
+
+/** Signs `email` in through the API; the tokens feed /me and the proxy rows. */
+export async function logIn(apiUrl: string, apiKey: string, email: string): Promise<{ accessToken: string; refreshToken: string }> {
+  const response = await fetch(`${apiUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  const body = (await response.json()) as { data?: { accessToken: string; refreshToken: string } };
+  if (!response.ok || !body.data?.accessToken) throw new Error(`login failed: ${response.status} ${JSON.stringify(body)}`);
+  return body.data;
+}
+
+/** The service's own password hash of PASSWORD (its pre-hash + bcrypt at `cost`), for seeded users. */
+export async function servicePasswordHash(cost: number): Promise<string> {
+  return new BcryptPasswordHasher({ cost }).hash(PASSWORD);
+}
+
+/** Deletes the run's rate-limit keys (they would expire within 60 s anyway). */
+export async function clearRedisPrefix(prefix: string): Promise<void> {
+  const Redis = createRequire(join(ROOT, 'packages/adapters-redis/package.json'))('ioredis') as new (url: string) => {
+    scan(cursor: string, ...args: unknown[]): Promise<[string, string[]]>;
+    del(...keys: string[]): Promise<number>;
+    quit(): Promise<unknown>;
+  };
+  const redis = new Redis('redis://127.0.0.1:6379');
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await redis.quit();
+}

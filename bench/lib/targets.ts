@@ -1,0 +1,51 @@
+import type { BenchResults, RowRecord } from './context';
+
+/** The issue's targets, judged from one run's figures; null when the run lacks the rows. */
+export function judgeTargets(results: BenchResults): BenchResults['targets'] {
+  const find = (system: string, endpoint: string) => results.rows.find((row) => row.system === system && row.endpoint === endpoint);
+  const pg = (endpoint: string) => find('svc · PostgreSQL', endpoint);
+  const peer = (endpoint: string) => find('better-auth · PostgreSQL', endpoint);
+  const pct = (value: number | undefined) => (value === undefined ? 'n/a' : `${(value * 100).toFixed(0)} %`);
+  const targets: BenchResults['targets'] = [];
+  const add = (target: string, measured: string, met: boolean | null) => targets.push({ target, measured, met });
+  const ratioTarget = (row: RowRecord | undefined, name: string, floor: number, p99Max?: number) => {
+    const ratioOk = row?.ratio !== undefined ? row.ratio >= floor : null;
+    const p99Ok = p99Max === undefined || row === undefined ? true : row.result.p99 <= p99Max;
+    const p99Text = p99Max === undefined || !row ? '' : `, p99 ${row.result.p99} ms`;
+    add(`${name} >= ${floor * 100} % of its ceiling${p99Max ? ` (p99 <= ${p99Max} ms)` : ''}`, `${pct(row?.ratio)}${p99Text}`, ratioOk === null ? null : ratioOk && p99Ok);
+  };
+  ratioTarget(pg('login'), 'login', 0.9);
+  const single = results.ceilings['bcrypt compare']?.singleMs;
+  const loginAlone = results.sweep['login (svc)']?.find((point) => point.connections === 1);
+  if (single !== undefined && loginAlone) add(`login p50 at 1 connection <= one compare (${single} ms) + 10 ms`, `${loginAlone.p50} ms`, loginAlone.p50 <= single + 10);
+  ratioTarget(pg('sign-up'), 'sign-up', 0.85);
+  const mixed = results.mixed;
+  add('/me p99 <= 25 ms while logins saturate the hash pool', mixed ? `p99 ${mixed.me.p99} ms (${mixed.me.rps} req/s beside ${mixed.login.rps} logins/s)` : 'n/a', mixed ? mixed.me.p99 <= 25 : null);
+  ratioTarget(pg('refresh'), 'refresh', 0.6, 50);
+  ratioTarget(pg('me'), 'me', 0.7, 20);
+  // Shared rows: password rows normalised by each one's own hash ceiling; get-session is the same work as /me.
+  const ahead = (ours: RowRecord | undefined, theirs: RowRecord | undefined, name: string, normalised: boolean) => {
+    if (!ours || !theirs) return add(`ahead of better-auth: ${name}`, 'n/a (a row is missing)', null);
+    const a = normalised ? ours.ratio! : ours.result.rps;
+    const b = normalised ? theirs.ratio! : theirs.result.rps;
+    const text = normalised ? `${pct(a)} vs ${pct(b)} of own hash ceiling` : `${a} vs ${b} req/s (p99 ${ours.result.p99} vs ${theirs.result.p99} ms)`;
+    add(`ahead of better-auth: ${name}`, text, a > b);
+  };
+  ahead(pg('sign-up'), peer('sign-up'), 'sign-up', true);
+  ahead(pg('login'), peer('sign-in'), 'login vs sign-in', true);
+  ahead(pg('me'), peer('get-session'), 'me vs get-session', false);
+  const million = results.million;
+  for (const endpoint of ['login', 'refresh', 'me']) {
+    const small = pg(endpoint);
+    const large = million?.rows.find((row) => row.endpoint === endpoint);
+    if (!small || !large) {
+      add(`${endpoint} p50 with 1M users within 15 % of 1k`, 'n/a (run with --million)', null);
+      continue;
+    }
+    const change = large.result.p50 / small.result.p50 - 1;
+    // Below a millisecond autocannon's 1-ms resolution decides; 1 ms either way counts as flat.
+    const flat = change <= 0.15 || large.result.p50 - small.result.p50 <= 1;
+    add(`${endpoint} p50 with 1M users within 15 % of 1k`, `${small.result.p50} -> ${large.result.p50} ms (${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)} %)`, flat);
+  }
+  return targets;
+}

@@ -1,0 +1,91 @@
+// `pnpm bench`: the API's throughput and latency per endpoint, each beside a ceiling measured in the
+// same run on the same machine, and a peer (better-auth). See bench/README.md for what each row means.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from './lib/args';
+import { bcryptCompareCeiling, bcryptHashCeiling, cores, scryptCeiling, POOL_SIZE } from './lib/ceilings';
+import { sweepChart } from './lib/chart';
+import { Bench, type BenchResults } from './lib/context';
+import { createDatabase, dropDatabase } from './lib/database';
+import { ROOT } from './lib/processes';
+import { runProfile } from './lib/profile-run';
+import { summaryMarkdown, writeJson, writeReadmeSummary } from './lib/report';
+import { embeddedSuite } from './lib/suite-embedded';
+import { peerSuite } from './lib/suite-peer';
+import { postgresSuite, type RunScope } from './lib/suite-postgres';
+import { clearRedisPrefix } from './lib/svc';
+import { judgeTargets } from './lib/targets';
+
+/** Above this 1-minute load average the machine is shared with other work and the figures sag. */
+const BUSY_LOAD = 1.5;
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const id = `${process.pid}_${Date.now().toString(36)}`;
+  const scope: RunScope = { tmp: mkdtempSync(join(tmpdir(), 'svc-bench-')), database: `svc_bench_${id}`, redisPrefix: `svcbench:${id}:`, children: new Set() };
+  if (args.profile) return runProfile(args, scope).finally(() => cleanUp(scope));
+  const loadBefore = loadavg();
+  const results: BenchResults = {
+    date: new Date().toISOString(), label: args.label, args, rows: [], sweep: {}, ceilings: {}, targets: [], notes: [],
+    machine: { cores, node: process.versions.node, loadBefore, busy: loadBefore[0] > BUSY_LOAD },
+  };
+  const bench = new Bench(args, results);
+  bench.log(`svc bench: ${cores} cores, libuv pool ${POOL_SIZE}, bcrypt cost ${args.cost}, ${args.seconds} s per row, ${args.connections} connections (sweep ${args.sweep.join('/')})`);
+  bench.log('Rate limits are raised for the run (SVC_RATE_LIMITS): the rows measure throughput, not 429s.');
+  if (results.machine.busy) {
+    const note = `The machine was busy when the run started (1-min load average ${loadBefore[0].toFixed(2)} > ${BUSY_LOAD}): other work shared the cores, so every figure is low.`;
+    results.notes.push(note);
+    bench.log(`WARNING: ${note}`);
+  }
+  try {
+    bench.log(`\n-- ceilings: password hashes on the libuv pool, ${POOL_SIZE} at a time --`);
+    for (const [name, measure] of [
+      ['bcrypt compare', () => bcryptCompareCeiling(args.cost, args.seconds)],
+      ['bcrypt hash', () => bcryptHashCeiling(args.cost, args.seconds)],
+      ['scrypt', () => scryptCeiling(args.seconds)],
+    ] as const) {
+      results.ceilings[name] = await measure();
+      bench.log(`  ${results.ceilings[name].name}: ${results.ceilings[name].perSecond}/s, one alone ${results.ceilings[name].singleMs} ms`);
+    }
+    await createDatabase(scope.database);
+    await postgresSuite(bench, scope);
+    if (args.peer) await peerSuite(bench, scope);
+    if (args.embedded) await embeddedSuite(bench, scope);
+  } finally {
+    await cleanUp(scope);
+  }
+  results.machine.loadAfter = loadavg();
+  results.targets = judgeTargets(results);
+  report(bench, results);
+}
+
+function report(bench: Bench, results: BenchResults): void {
+  const dir = join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const stamp = results.date.slice(0, 19).replace(/:/g, '-');
+  const name = `${stamp}${results.label === 'run' ? '' : `-${results.label}`}`;
+  writeJson(join(dir, `${name}.json`), results);
+  writeFileSync(join(dir, `${name}.svg`), sweepChart(`svc bench ${results.date.slice(0, 16)}: req/s and p99 against connections`, results.sweep));
+  const summary = summaryMarkdown(results);
+  bench.log(`\n== summary ==\n${summary}\n\nResults: bench/results/${name}.json, chart bench/results/${name}.svg`);
+  if (results.args.writeReadme) writeReadmeSummary(join(ROOT, 'bench', 'README.md'), summary, `Full results: [results/${name}.json](results/${name}.json); chart: [results/${name}.svg](results/${name}.svg).`);
+}
+
+/** Stops every child still running, drops the bench database and Redis keys, removes the scratch folder. */
+async function cleanUp(scope: RunScope): Promise<void> {
+  await Promise.allSettled([...scope.children].map((child) => child.stop()));
+  scope.children.clear();
+  await dropDatabase(scope.database).catch((error: unknown) => process.stderr.write(`dropping ${scope.database} failed: ${String(error)}\n`));
+  await clearRedisPrefix(scope.redisPrefix).catch(() => undefined);
+  if (!process.env.BENCH_KEEP_TMP) rmSync(scope.tmp, { recursive: true, force: true });
+  else process.stdout.write(`scratch folder kept: ${scope.tmp}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,96 @@
+// The minimal handlers: the same work as the API's refresh and /me with nothing else (no framework,
+// no ORM, no validation library, no logging), on bare node:http and a raw `pg` pool. Their req/s on
+// this machine is the ceiling the API's rows are divided by. Started as a child by bench/run.ts.
+import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Pool } from 'pg';
+import { sha256Hex } from '../lib/database';
+import { accessClaims, signJwt, verifyJwt } from '../lib/jwt';
+
+const env = (name: string) => process.env[name] ?? fail(`${name} is required`);
+const privateKey = createPrivateKey(readFileSync(env('MINIMAL_PRIVATE_KEY_FILE')));
+const publicKey = createPublicKey(privateKey);
+const projectId = env('MINIMAL_PROJECT_ID');
+// The same pool size as the API's (pg's default, 10).
+const pool = new Pool({ connectionString: env('DATABASE_URL'), options: `-c search_path=${env('MINIMAL_SCHEMA')}`, max: 10 });
+
+const server = createServer((req, res) => {
+  handle(req, res).catch((error: unknown) => send(res, 500, { error: 'internal_error', message: String(error) }));
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(env('PORT')), '127.0.0.1');
+process.once('SIGTERM', () => server.close(() => void pool.end().then(() => process.exit(0))));
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.url === '/hello' || req.url === '/healthz') return send(res, 200, { data: { hello: 'world' } });
+  if (req.method === 'POST' && req.url === '/refresh') return refresh(res, (JSON.parse(await readBody(req)) as { refreshToken: string }).refreshToken);
+  if (req.method === 'GET' && req.url === '/me') return me(res, /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
+  send(res, 404, { error: 'not_found' });
+}
+
+/** select + update + insert in one transaction, then an RS256 sign: the refresh rotation, bare. */
+async function refresh(res: ServerResponse, presented: string): Promise<void> {
+  const client = await pool.connect();
+  let row: { session_id: string; user_id: string; email: string; role: string } | undefined;
+  const successor = randomBytes(32).toString('base64url');
+  try {
+    await client.query('BEGIN');
+    ({ rows: [row] } = await client.query(
+      `SELECT t.session_id, s.user_id, u.email, u.role FROM refresh_tokens t
+       JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id
+       JOIN users u ON u.project_id = s.project_id AND u.environment = s.environment AND u.id = s.user_id
+       WHERE t.project_id = $1 AND t.environment = 'production' AND t.token_hash = $2
+         AND t.used_at IS NULL AND t.expires_at > now() AND s.revoked_at IS NULL
+       FOR UPDATE OF t`,
+      [projectId, sha256Hex(presented)],
+    ));
+    if (row) {
+      await client.query('UPDATE refresh_tokens SET used_at = now(), successor_hash = $2 WHERE token_hash = $1', [sha256Hex(presented), sha256Hex(successor)]);
+      await client.query(
+        `INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
+         VALUES ($1, $2, 'production', $3, now(), now() + interval '60 days')`,
+        [sha256Hex(successor), projectId, row.session_id],
+      );
+    }
+    await client.query(row ? 'COMMIT' : 'ROLLBACK');
+  } finally {
+    client.release();
+  }
+  if (!row) return send(res, 401, { error: 'invalid_refresh_token' });
+  const accessToken = signJwt(accessClaims({ projectId, sub: row.user_id, sid: row.session_id, email: row.email, role: row.role }), privateKey, 'minimal');
+  send(res, 200, { data: { accessToken, refreshToken: successor, expiresIn: 900 } });
+}
+
+/** An RS256 verify and one select (the user joined with its live session): /me, bare. */
+async function me(res: ServerResponse, token: string): Promise<void> {
+  const claims = verifyJwt(token, publicKey);
+  if (!claims || claims.aud !== projectId) return send(res, 401, { error: 'invalid_token' });
+  const { rows } = await pool.query(
+    `SELECT u.id, u.email, u.role, u.meta, u.email_verified, u.created_at, u.last_login_at FROM users u
+     JOIN sessions s ON s.project_id = u.project_id AND s.environment = u.environment AND s.user_id = u.id
+     WHERE u.project_id = $1 AND u.environment = 'production' AND u.id = $2 AND s.id = $3 AND s.revoked_at IS NULL`,
+    [projectId, claims.sub, claims.sid],
+  );
+  if (rows.length === 0) return send(res, 401, { error: 'invalid_token' });
+  send(res, 200, { data: { user: rows[0] } });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}

@@ -1,0 +1,46 @@
+# syntax=docker/dockerfile:1.7
+# The svc API (apps/api): Express app, admin API, OIDC issuers and the `svc` CLI.
+#
+#   docker build -f docker/api.Dockerfile -t svc-api .        (from the repository root)
+#
+# Run it with NODE_ENV=production (set below), SVC_ADMIN_TOKEN and SVC_MASTER_KEY; every variable
+# is in docs/operating.md. scripts/build-image-steps.mjs replays this file's steps without Docker:
+# every RUN except those marked "image-only", then CMD and HEALTHCHECK against the result.
+
+ARG NODE_IMAGE=node:24-slim
+
+FROM ${NODE_IMAGE} AS build
+# image-only: better-sqlite3 compiles from source when no prebuilt binary fits (bcrypt ships its own).
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# image-only: pnpm from npm; corepack cannot verify pnpm's signatures everywhere.
+RUN npm install -g pnpm@12.21.0
+WORKDIR /src
+# The lockfile alone fills pnpm's store, so this layer stays cached until a dependency changes.
+COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm fetch --prefer-offline
+COPY . .
+RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm install --frozen-lockfile --prefer-offline
+# TypeScript to JavaScript with the workspace's own compiler options (see the script for why).
+RUN node scripts/build-runtime.mjs compile
+# Only @svc/api, the workspace packages it depends on and their production dependencies.
+RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm deploy --filter @svc/api --prod --prefer-offline ../out
+RUN node scripts/build-runtime.mjs prune ../out
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    SVC_DATA_DIR=/data
+WORKDIR /app
+# Root-owned and read-only for the service: it can write only to its data folder.
+COPY --from=build /out ./
+# image-only: the data folder (SQLite file, file mailbox) belongs to the unprivileged user.
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+# main.js stops accepting, lets requests finish (10 s at most), closes storage, exits 0.
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Exec form: node is PID 1 and receives SIGTERM itself. The CLI: `docker run --rm svc-api node src/cli.js help`.
+CMD ["node", "--enable-source-maps", "src/main.js"]
