@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { OidcInteractionGateway, PendingOidcAuthorization, SigningKeyStore } from '@svc/core';
+import type { OidcInteractionGateway, PendingOidcAuthorization, ProjectRepository, SigningKeyStore } from '@svc/core';
 import { approveAuthorization, denyAuthorization, pendingAuthorization } from './interaction-gateway';
 import { IssuerRegistry } from './issuer-registry';
 import type { IssuerContext, OidcLog, ProjectIssuer } from './project-issuer';
@@ -7,7 +7,7 @@ import { BodyTooLarge, pinToIssuer, routeBySigner, writeOAuthError, type HostReq
 import type { PrivateKeyOpener } from './signing-jwks';
 
 export interface OidcHostOptions {
-  deps: IssuerContext['deps'] & { projects: import('@svc/core').ProjectRepository; signingKeys: SigningKeyStore };
+  deps: IssuerContext['deps'] & { projects: ProjectRepository; signingKeys: SigningKeyStore };
   /** The service's public base URL (SVC_BASE_URL); issuers are `{baseUrl}/api/oidc/{projectId}`. */
   baseUrl: string;
   /** Decrypts a stored signing key to PEM (the crypto adapter's KeyEncryption). */

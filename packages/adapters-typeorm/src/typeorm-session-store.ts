@@ -1,5 +1,5 @@
 import type { NewSession, RefreshTokenRecord, RotationResult, SessionStore, TenantScope } from '@svc/core';
-import type { Database, Row } from './database';
+import type { Database, Row, Sql } from './database';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readDate, readNullableDate } from './row-values';
 
@@ -81,6 +81,7 @@ export class TypeormSessionStore implements SessionStore {
     assertDate(now, 'now');
     assertDate(expiresAt, 'expiresAt');
     const { projectId, environment } = scope;
+    if (this.db.kind === 'postgres') return this.rotateInOneStatement(scope, rotation);
     return this.db.transaction(async (tx) => {
       const claimed = await tx.query(
         `UPDATE refresh_tokens SET used_at = $4, successor_hash = $5
@@ -100,13 +101,47 @@ export class TypeormSessionStore implements SessionStore {
         );
         return { status: 'rotated' };
       }
-      // Nothing claimed: tell a replay (used token, or revoked family) from a token we do not
-      // honour (not in this scope, or unused but expired). Reading after our own failed UPDATE
-      // sees the winner's committed row, so a lost race is reported as `reused`.
-      const [token] = await tx.query<TokenWithSessionRow>(TOKEN_IN_SCOPE, [projectId, environment, presentedHash]);
-      if (token && (token.used_at !== null || token.session_revoked_at !== null)) return { status: 'reused' };
-      return { status: 'unknown' };
+      return this.unclaimedStatus(tx, scope, presentedHash);
     });
+  }
+
+  /**
+   * PostgreSQL: the same claim and insert as ONE statement (a data-modifying CTE is atomic on its
+   * own), so a rotation is one round trip instead of BEGIN, UPDATE, INSERT, COMMIT. Concurrent
+   * callers queue on the row lock exactly as above; the loser's UPDATE re-checks
+   * `used_at IS NULL`, claims nothing, and so inserts nothing.
+   */
+  private async rotateInOneStatement(
+    scope: TenantScope,
+    rotation: { presentedHash: string; successorHash: string; now: Date; expiresAt: Date },
+  ): Promise<RotationResult> {
+    const { presentedHash, successorHash, now, expiresAt } = rotation;
+    const inserted = await this.db.query(
+      `WITH claimed AS (
+         UPDATE refresh_tokens SET used_at = $4::timestamptz, successor_hash = $5::text
+         WHERE project_id = $1 AND environment = $2 AND token_hash = $3
+           AND used_at IS NULL AND expires_at > $4::timestamptz
+           AND EXISTS (SELECT 1 FROM sessions s
+                       WHERE s.project_id = refresh_tokens.project_id AND s.environment = refresh_tokens.environment
+                         AND s.id = refresh_tokens.session_id AND s.revoked_at IS NULL)
+         RETURNING project_id, environment, session_id)
+       INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
+       SELECT $5::text, project_id, environment, session_id, $4::timestamptz, $6::timestamptz FROM claimed
+       RETURNING session_id`,
+      [scope.projectId, scope.environment, presentedHash, dateParam(now), successorHash, dateParam(expiresAt)],
+    );
+    return inserted.length === 1 ? { status: 'rotated' } : this.unclaimedStatus(this.db, scope, presentedHash);
+  }
+
+  /**
+   * Nothing claimed: tell a replay (used token, or revoked family) from a token we do not honour
+   * (not in this scope, or unused but expired). Reading after our own failed UPDATE sees the
+   * winner's committed row, so a lost race is reported as `reused`.
+   */
+  private async unclaimedStatus(sql: Sql, scope: TenantScope, presentedHash: string): Promise<RotationResult> {
+    const [token] = await sql.query<TokenWithSessionRow>(TOKEN_IN_SCOPE, [scope.projectId, scope.environment, presentedHash]);
+    if (token && (token.used_at !== null || token.session_revoked_at !== null)) return { status: 'reused' };
+    return { status: 'unknown' };
   }
 
   async isActive(scope: TenantScope, sessionId: string): Promise<boolean> {

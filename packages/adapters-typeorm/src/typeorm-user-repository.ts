@@ -84,6 +84,22 @@ export class TypeormUserRepository implements UserRepository {
     return rows.length ? toUser(rows[0]) : null;
   }
 
+  /** One statement: the user row with an EXISTS on the session (the same test as isActive). */
+  async findWithSessionState(scope: TenantScope, id: string, sessionId: string): Promise<{ user: User; sessionActive: boolean } | null> {
+    if (!isScope(scope) || !isUuid(id)) return null;
+    if (!isUuid(sessionId)) {
+      const user = await this.findById(scope, id);
+      return user ? { user, sessionActive: false } : null;
+    }
+    const rows = await this.db.query<UserRow & { session_active: unknown }>(
+      `SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM sessions s WHERE s.project_id = $1 AND s.environment = $2 AND s.id = $4
+                                   AND s.revoked_at IS NULL) AS session_active
+       FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`,
+      [scope.projectId, scope.environment, id, sessionId],
+    );
+    return rows.length ? { user: toUser(rows[0]), sessionActive: readBoolean(rows[0].session_active) } : null;
+  }
+
   async recordLogin(scope: TenantScope, id: string, at: Date): Promise<void> {
     if (!isScope(scope) || !isUuid(id)) return;
     assertDate(at, 'at');

@@ -23,6 +23,12 @@ export interface UserRepository {
   findByEmail(scope: TenantScope, email: string): Promise<User | null>;
   /** The user with this id in the scope, or null (ids of other scopes are never found). */
   findById(scope: TenantScope, id: string): Promise<User | null>;
+  /**
+   * Optional: `findById` and whether the scope's session `sessionId` is live (what
+   * `SessionStore.isActive` answers), read together. A SQL adapter answers in one round trip;
+   * getMe, the hottest path, uses it when present and asks both ports otherwise.
+   */
+  findWithSessionState?(scope: TenantScope, id: string, sessionId: string): Promise<{ user: User; sessionActive: boolean } | null>;
   /** Sets lastLoginAt. */
   recordLogin(scope: TenantScope, id: string, at: Date): Promise<void>;
   /** Replaces the password hash (a reset). False when the user does not exist in the scope. */

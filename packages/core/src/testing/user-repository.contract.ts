@@ -49,6 +49,23 @@ export function userRepositoryContract(label: string, factory: StorageFactory): 
       expect((await ports().users.findById(production, user.id))?.bannedAt).toBeNull();
     });
 
+    it('reads a user with its session state as findById and isActive do (when implemented)', async () => {
+      const users = ports().users;
+      if (!users.findWithSessionState) return;
+      const scope = await seedScope(ports());
+      const user = await seedUser(ports(), scope);
+      const sessionId = newId();
+      const session = { id: sessionId, userId: user.id, rotationKey: newId(), createdAt: at('2026-01-01T00:00:00.000Z'), refreshTokenHash: newId(), refreshExpiresAt: at('2026-03-01T00:00:00.000Z') };
+      await ports().sessions.create(scope, session);
+      expect(await users.findWithSessionState(scope, user.id, sessionId)).toEqual({ user, sessionActive: true });
+      expect(await users.findWithSessionState(scope, user.id, newId())).toEqual({ user, sessionActive: false });
+      expect(await users.findWithSessionState(scope, user.id, 'not-an-id')).toEqual({ user, sessionActive: false });
+      expect(await users.findWithSessionState(scope, newId(), sessionId)).toBeNull();
+      expect(await users.findWithSessionState({ ...scope, environment: 'sandbox' }, user.id, sessionId)).toBeNull();
+      await ports().sessions.revoke(scope, sessionId, at('2026-01-02T00:00:00.000Z'));
+      expect(await users.findWithSessionState(scope, user.id, sessionId)).toEqual({ user, sessionActive: false });
+    });
+
     it('enforces the limit', async () => {
       const scope = await seedScope(ports());
       await seedUser(ports(), scope);

@@ -14,12 +14,16 @@ export async function getMe(
   accessToken: string,
 ): Promise<User> {
   const claims = await verifyAccessToken(deps, scope, accessToken);
-  const [user, active] = await Promise.all([
-    deps.users.findById(scope, claims.sub),
-    deps.sessions.isActive(scope, claims.sid),
-  ]);
-  if (!user) throw new AuthError('invalid_token');
-  if (isBanned(user)) throw new AuthError('user_banned');
-  if (!active) throw new AuthError('invalid_token');
-  return user;
+  const found = deps.users.findWithSessionState
+    ? await deps.users.findWithSessionState(scope, claims.sub, claims.sid)
+    : await readApart(deps, scope, claims.sub, claims.sid);
+  if (!found) throw new AuthError('invalid_token');
+  if (isBanned(found.user)) throw new AuthError('user_banned');
+  if (!found.sessionActive) throw new AuthError('invalid_token');
+  return found.user;
+}
+
+async function readApart(deps: Pick<AuthDeps, 'users' | 'sessions'>, scope: TenantScope, userId: string, sessionId: string) {
+  const [user, sessionActive] = await Promise.all([deps.users.findById(scope, userId), deps.sessions.isActive(scope, sessionId)]);
+  return user ? { user, sessionActive } : null;
 }
