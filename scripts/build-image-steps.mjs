@@ -18,7 +18,7 @@
 // Not covered (needs a Docker engine): the base image and its Node version (this runs the
 // machine's Node), the image-only steps, USER/VOLUME/EXPOSE, layer caching, compose networking.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +38,8 @@ try {
   const proxy = replay('docker/proxy.Dockerfile', join(work, 'proxy-root'), context);
   await checkImages(api, proxy);
   log(`ok: both images' build steps replayed, started, checked and stopped cleanly (Node ${process.version} here; the images use ${api.image})`);
-  if (!keep) rmSync(work, { recursive: true, force: true });
+  // rm is several times faster than fs.rmSync on a tree of ~90,000 hard links.
+  if (!keep) spawnSync('rm', ['-rf', work]);
 } catch (error) {
   for (const child of children) child.kill('SIGKILL');
   console.error(`[image-steps] FAILED: ${error.message}\n(kept ${work} for inspection)`);

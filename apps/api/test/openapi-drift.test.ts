@@ -4,7 +4,7 @@ import { ERROR_CODES } from '@svc/core';
 import { createSessionProxy } from '@svc/proxy';
 import { HTTP_STATUS } from '../src/http-errors';
 import { loadOpenApiDocument } from '../src/openapi';
-import { documentedOperations, errorCodesByStatus } from './support/openapi-check';
+import { documentedOperations, errorCodesByStatus, responseValidator } from './support/openapi-check';
 import { REAL_ADMIN_TOKEN, startRealApp, type RealApp } from './support/real-app';
 import { mountedRoutes } from './support/route-walk';
 
@@ -130,6 +130,17 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('fails answers that drift from it (the check openapi-responses.test.ts relies on)', () => {
+    const validate = responseValidator(doc);
+    const user = { id: 'u', email: 'ada@example.com', role: 'user', meta: {}, createdAt: '2026-01-01T00:00:00.000Z' };
+    const answer = (status: number, body: unknown) => validate({ method: 'POST', path: '/api/auth/signup', status, contentType: 'application/json', body });
+    expect(answer(201, { data: { user, accessToken: 'a', refreshToken: 'r', expiresIn: 900 } })).toEqual([]);
+    expect(answer(201, { data: { user: { ...user, passwordHash: 'x' }, accessToken: 'a', refreshToken: 'r', expiresIn: 900 } })).not.toEqual([]);
+    expect(answer(201, { data: { user, accessToken: 'a', refreshToken: 'r', expiresIn: '900' } })).not.toEqual([]);
+    expect(answer(409, { error: 'user_banned', message: 'x' })).not.toEqual([]);
+    expect(answer(418, { error: 'validation_error', message: 'x' })).not.toEqual([]);
   });
 
   it('is served at /api/openapi.json without a key, with a reference page whose assets load', async () => {

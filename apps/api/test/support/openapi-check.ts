@@ -5,6 +5,7 @@ import type { OpenApiDocument } from '../../src/openapi';
 // Reading the OpenAPI document the way its tests need: operations by server, the error codes each
 // response names, and a validator of real responses against the documented schemas.
 
+/** The operation keys of a path item this service uses. */
 export const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'] as const;
 
 type Json = Record<string, unknown>;
@@ -34,7 +35,7 @@ export function deref<T = Json>(doc: OpenApiDocument, value: unknown): T {
   return current as T;
 }
 
-/** The `error` codes a response names: `enum`/`const` of `properties.error`, through `$ref`s. */
+/** The `error` codes a response names: `enum`/`const` of `properties.error`, through `$ref`s and `allOf`. */
 export function errorCodesOf(doc: OpenApiDocument, response: unknown): string[] {
   const content = deref<{ content?: Record<string, { schema?: Json }> }>(doc, response).content;
   const schema = content?.['application/json']?.schema;
@@ -45,6 +46,7 @@ export function errorCodesOf(doc: OpenApiDocument, response: unknown): string[] 
     for (const code of (error?.enum as string[] | undefined) ?? []) codes.add(code);
     if (typeof error?.const === 'string') codes.add(error.const);
     if (typeof node.$ref === 'string') visit(deref(doc, { $ref: node.$ref }));
+    for (const part of (node.allOf as Json[] | undefined) ?? []) visit(part);
   };
   visit(schema);
   return [...codes];
@@ -87,6 +89,8 @@ export function responseValidator(doc: OpenApiDocument, server: 'api' | 'proxy' 
     const response = responses[String(answer.status)];
     if (!response) return [`${where}: status not documented for ${found.method} ${found.path} (documented: ${Object.keys(responses).join(', ')})`];
     const content = deref<{ content?: Record<string, { schema?: Json }> }>(doc, response).content;
+    // A HEAD answer has the GET's headers but never a body.
+    if (answer.method.toUpperCase() === 'HEAD') return [];
     if (!content) return answer.body === '' || answer.body === undefined || (typeof answer.body === 'object' && Object.keys(answer.body as object).length === 0) ? [] : [`${where}: documented without a body`];
     const type = (answer.contentType ?? '').split(';')[0].trim();
     const media = content[type];

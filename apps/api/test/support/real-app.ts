@@ -8,6 +8,7 @@ import { buildContainer, type Container } from '../../src/container';
 import { resolveSecrets } from '../../src/dev-secrets';
 import { createLogger } from '../../src/logger';
 
+/** The admin token of every RealApp. */
 export const REAL_ADMIN_TOKEN = 'real-app-admin-token-0123456789abcdefghij';
 
 /** The composition of `pnpm start` (every adapter, the OIDC provider) on SQLite in a temp folder. */
@@ -18,6 +19,7 @@ export interface RealApp {
   close(): Promise<void>;
 }
 
+/** Builds the real container over a fresh SQLite folder (bcrypt cost 4); `close()` removes it. */
 export async function startRealApp(env: Record<string, string> = {}): Promise<RealApp> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-real-app-'));
   const baseUrl = 'http://svc.example.test';
