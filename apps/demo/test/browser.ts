@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeWhenAvailable } from '@svc/core/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /** Where the demo's screenshots go (gitignored). */
@@ -14,16 +15,8 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * is skipped with a loud warning, as the PostgreSQL, Redis and apps/api browser suites do.
  */
 export function describeWithChromium(name: string, body: () => void): void {
-  if (existsSync(CHROMIUM_PATH)) return describe(name, body);
-  if (process.env.CI === 'true') {
-    return describe(name, () => {
-      it('needs Chromium (apt-get install chromium)', () => {
-        throw new Error(`CI=true: no Chromium at ${CHROMIUM_PATH}`);
-      });
-    });
-  }
-  console.warn(`\n!!! ${name}: SKIPPED, no Chromium at ${CHROMIUM_PATH} (apt-get install chromium). !!!\n`);
-  describe.skip(name, body);
+  const missing = existsSync(CHROMIUM_PATH) ? null : `no executable at ${CHROMIUM_PATH} (apt-get install chromium)`;
+  describeWhenAvailable(name, 'Chromium', missing, body);
 }
 
 /** Headless, as root in CI; the network flags keep Chromium from calling home. */

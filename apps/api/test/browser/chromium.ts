@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { describeWhenAvailable } from '@svc/core/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 // Browser tests drive Debian's Chromium (apt-get install chromium), never a downloaded build.
@@ -20,16 +21,8 @@ const FLAGS = [
  * is skipped with a loud warning (as the PostgreSQL suites do, DESIGN §13).
  */
 export function describeWithChromium(name: string, body: () => void): void {
-  if (existsSync(CHROMIUM_PATH)) return describe(name, body);
-  if (process.env.CI === 'true') {
-    return describe(name, () => {
-      it('needs Chromium (apt-get install chromium)', () => {
-        throw new Error(`CI=true: no Chromium at ${CHROMIUM_PATH}`);
-      });
-    });
-  }
-  console.warn(`\n!!! ${name}: SKIPPED, no Chromium at ${CHROMIUM_PATH} (apt-get install chromium). !!!\n`);
-  describe.skip(name, body);
+  const missing = existsSync(CHROMIUM_PATH) ? null : `no executable at ${CHROMIUM_PATH} (apt-get install chromium)`;
+  describeWhenAvailable(name, 'Chromium', missing, body);
 }
 
 export function launchChromium(): Promise<Browser> {

@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { describeWhenAvailable } from '@svc/core/testing';
 
 // TOTP codes in tests come from Debian's oathtool (liboath, a C implementation with no code in
 // common with ours), so the service and its tests cannot share a mistake. Install: apt-get install oathtool.
@@ -20,14 +21,5 @@ function oathtoolMissing(): string | null {
  */
 export function describeWithOathtool(name: string, body: () => void): void {
   const missing = oathtoolMissing();
-  if (missing === null) return describe(name, body);
-  if (process.env.CI === 'true') {
-    return describe(name, () => {
-      it('needs oathtool (apt-get install oathtool)', () => {
-        throw new Error(`CI=true: oathtool is not available (${missing})`);
-      });
-    });
-  }
-  console.warn(`\n!!! ${name}: SKIPPED, oathtool is not available (${missing}). apt-get install oathtool. !!!\n`);
-  describe.skip(name, body);
+  describeWhenAvailable(name, 'oathtool', missing && `${missing} (apt-get install oathtool)`, body);
 }

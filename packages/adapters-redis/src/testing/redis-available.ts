@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { describeWhenAvailable } from '@svc/core/testing';
 
 // DESIGN §13: suites that need Redis read REDIS_URL; when the server is absent they are skipped
 // loudly, except with CI=true, where an absent server is a failure (a green CI run must mean the
@@ -85,18 +86,8 @@ export function probeRedisSync(url: string = testRedisUrl()): string | null {
 export function describeWithRedis(name: string, body: (url: string) => void): void {
   const url = testRedisUrl();
   const reason = probeRedisSync(url);
-  if (reason === null) {
-    describe(name, () => body(url));
-  } else if (isCi()) {
-    describe(name, () => {
-      it('needs a reachable Redis (CI=true)', () => {
-        throw new Error(`CI=true: ${unavailableMessage(url, reason)}`);
-      });
-    });
-  } else {
-    warnSkipped(name, url, reason);
-    describe.skip(name, () => body(url));
-  }
+  const hint = reason && `${reason}; start Redis or set REDIS_URL`;
+  describeWhenAvailable(name, `Redis at ${redact(url)}`, hint, () => body(url));
 }
 
 /** The URL without its password, for messages. */

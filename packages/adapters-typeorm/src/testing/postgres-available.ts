@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { describeWhenAvailable } from '@svc/core/testing';
 
 // DESIGN §13: suites that need PostgreSQL read DATABASE_URL; when the server is absent they are
 // skipped loudly, except with CI=true, where an absent server is a failure (a green CI run must
@@ -81,18 +82,8 @@ export function probePostgresSync(url: string = testDatabaseUrl()): string | nul
 export function describeWithPostgres(name: string, body: (url: string) => void): void {
   const url = testDatabaseUrl();
   const reason = probePostgresSync(url);
-  if (reason === null) {
-    describe(name, () => body(url));
-  } else if (isCi()) {
-    describe(name, () => {
-      it('needs a reachable PostgreSQL (CI=true)', () => {
-        throw new Error(`CI=true: ${unavailableMessage(url, reason)}`);
-      });
-    });
-  } else {
-    warnSkipped(name, url, reason);
-    describe.skip(name, () => body(url));
-  }
+  const hint = reason && `${reason}; start PostgreSQL or set DATABASE_URL`;
+  describeWhenAvailable(name, `PostgreSQL at ${redact(url)}`, hint, () => body(url));
 }
 
 /** A fresh, uniquely named schema for one suite; `drop()` removes it with everything in it. */

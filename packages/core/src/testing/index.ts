@@ -39,3 +39,4 @@ export * from './in-memory-oidc-artifact-store';
 export * from './recording-oidc-interactions';
 export * from './oidc-client-store.contract';
 export * from './oidc-artifact-store.contract';
+export * from './describe-when-available';
