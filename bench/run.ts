@@ -8,6 +8,7 @@ import { bcryptCompareCeiling, bcryptHashCeiling, cores, scryptCeiling, POOL_SIZ
 import { sweepChart } from './lib/chart';
 import { Bench, type BenchResults } from './lib/context';
 import { createDatabase, dropDatabase } from './lib/database';
+import { round, settle } from './lib/load';
 import { ROOT } from './lib/processes';
 import { runProfile } from './lib/profile-run';
 import { summaryMarkdown, writeJson, writeReadmeSummary } from './lib/report';
@@ -24,6 +25,8 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const id = `${process.pid}_${Date.now().toString(36)}`;
   const scope: RunScope = { tmp: mkdtempSync(join(tmpdir(), 'svc-bench-')), database: `svc_bench_${id}`, redisPrefix: `svcbench:${id}:`, children: new Set() };
+  // Ctrl-C still stops the children and drops the database.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp(scope).finally(() => process.exit(130)));
   if (args.profile) return runProfile(args, scope).finally(() => cleanUp(scope));
   const loadBefore = loadavg();
   const results: BenchResults = {
@@ -39,25 +42,43 @@ async function main(): Promise<void> {
     bench.log(`WARNING: ${note}`);
   }
   try {
-    bench.log(`\n-- ceilings: password hashes on the libuv pool, ${POOL_SIZE} at a time --`);
-    for (const [name, measure] of [
-      ['bcrypt compare', () => bcryptCompareCeiling(args.cost, args.seconds)],
-      ['bcrypt hash', () => bcryptHashCeiling(args.cost, args.seconds)],
-      ['scrypt', () => scryptCeiling(args.seconds)],
-    ] as const) {
-      results.ceilings[name] = await measure();
-      bench.log(`  ${results.ceilings[name].name}: ${results.ceilings[name].perSecond}/s, one alone ${results.ceilings[name].singleMs} ms`);
-    }
+    await measureHashCeilings(bench);
     await createDatabase(scope.database);
     await postgresSuite(bench, scope);
     if (args.peer) await peerSuite(bench, scope);
     if (args.embedded) await embeddedSuite(bench, scope);
+    // Measured again at the end and the higher figure kept: a moment of outside load during one
+    // measurement would otherwise flatter every ratio divided by it.
+    await measureHashCeilings(bench);
   } finally {
     await cleanUp(scope);
   }
   results.machine.loadAfter = loadavg();
   results.targets = judgeTargets(results);
   report(bench, results);
+}
+
+async function measureHashCeilings(bench: Bench): Promise<void> {
+  const { args, results } = bench;
+  bench.log(`\n-- ceilings: password hashes on the libuv pool, ${POOL_SIZE} at a time --`);
+  for (const [name, measure] of [
+    ['bcrypt compare', () => bcryptCompareCeiling(args.cost, args.seconds)],
+    ['bcrypt hash', () => bcryptHashCeiling(args.cost, args.seconds)],
+    ['scrypt', () => scryptCeiling(args.seconds)],
+  ] as const) {
+    await settle();
+    const measured = await measure();
+    bench.log(`  ${measured.name}: ${measured.perSecond}/s, one alone ${measured.singleMs} ms`);
+    const kept = results.ceilings[name];
+    if (kept && kept.perSecond >= measured.perSecond) continue;
+    results.ceilings[name] = measured;
+    // Rows already divided by the lower figure are divided again.
+    for (const row of results.rows) {
+      if (row.ceiling?.name !== name) continue;
+      row.ceiling.perSecond = measured.perSecond;
+      row.ratio = round(row.result.rps / measured.perSecond, 3);
+    }
+  }
 }
 
 function report(bench: Bench, results: BenchResults): void {

@@ -19,15 +19,20 @@ export interface BenchArgs {
   writeReadme: boolean;
   /** Label stored in the results (e.g. "before", "after"). */
   label: string;
+  /** Another checkout to run the API and proxy from (an A/B of a change); default: this one. */
+  apiRoot: string | null;
+  /** Only these sections (minimal, sign-up, login, refresh, me, magic-link, mixed, proxy); null = all. */
+  only: string[] | null;
 }
 
 const USAGE = `pnpm bench [--quick] [--seconds N] [--cost N] [--connections N] [--million]
-           [--no-peer] [--no-embedded] [--profile] [--no-readme] [--label TEXT]`;
+           [--no-peer] [--no-embedded] [--profile] [--no-readme] [--label TEXT] [--api-root DIR]
+           [--only minimal,sign-up,login,refresh,me,magic-link,mixed,proxy]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = {
     cost: 12, seconds: 5, connections: 10, sweep: [1, 10, 50], million: false,
-    peer: true, embedded: true, profile: false, writeReadme: true, label: 'run',
+    peer: true, embedded: true, profile: false, writeReadme: true, label: 'run', apiRoot: null, only: null,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];
@@ -46,6 +51,8 @@ export function parseArgs(argv: string[]): BenchArgs {
     else if (flag === '--profile') args.profile = true;
     else if (flag === '--no-readme') args.writeReadme = false;
     else if (flag === '--label') args.label = value();
+    else if (flag === '--api-root') args.apiRoot = value();
+    else if (flag === '--only') args.only = value().split(',');
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE);
       process.exit(0);

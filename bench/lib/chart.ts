@@ -1,6 +1,6 @@
 import type { LoadResult } from './load';
 
-const WIDTH = 900;
+const WIDTH = 960;
 const PANEL = { width: 400, height: 300, top: 50, left: 70 };
 const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 
@@ -22,7 +22,7 @@ export function sweepChart(title: string, sweep: Record<string, LoadResult[]>): 
     panel('p99 latency (ms)', 1, names, sweep, connections, (p) => p.p99),
   ];
   names.forEach((name, i) => {
-    const x = 20 + (i % 3) * 290;
+    const x = 20 + (i % 3) * 310;
     const y = PANEL.top + PANEL.height + 50 + Math.floor(i / 3) * 18;
     parts.push(`<line x1="${x}" y1="${y - 4}" x2="${x + 20}" y2="${y - 4}" stroke="${COLORS[i % COLORS.length]}" stroke-width="2"/>`, `<text x="${x + 26}" y="${y}">${escape(name)}</text>`);
   });

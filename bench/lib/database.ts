@@ -58,6 +58,8 @@ export const seedEmail = (n: number) => `bench-user-${n}@example.test`;
 /** Seeder on the API's PostgreSQL schema: set-based statements, so 1k rows take milliseconds. */
 export async function postgresSeeder(url: string): Promise<Seeder & { client: Client }> {
   const client = new Client({ connectionString: url, options: `-c search_path=${SVC_SCHEMA}` });
+  // Dropping the database on Ctrl-C ends this connection: that is not worth a crash report.
+  client.on('error', () => undefined);
   await client.connect();
   // Bulk-inserted rows in a fresh database have no planner statistics until autovacuum gets to
   // them; without them PostgreSQL joins from `sessions` by project and filters refresh tokens

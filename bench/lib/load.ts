@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 /** What one autocannon run reports, reduced to the figures the tables and chart use. */
@@ -65,7 +66,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   return {
     connections: options.connections,
     seconds: options.seconds,
-    rps: round(steadyRate(answeredAt, options.connections)),
+    rps: round(steadyRate(answeredAt, options.connections, result.duration)),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + unexpected,
@@ -78,11 +79,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
  * answer for one latency) would otherwise cost a hash-bound row at 13/s about a tenth of its rate.
  * (autocannon's own average counts whole seconds from the start.)
  */
-function steadyRate(answeredAt: number[], connections: number): number {
-  const from = Math.min(connections, answeredAt.length - 1);
-  if (from < 0 || answeredAt.length < 2) return 0;
-  const seconds = (answeredAt[answeredAt.length - 1] - answeredAt[from]) / 1000;
-  return seconds > 0 ? (answeredAt.length - 1 - from) / seconds : 0;
+function steadyRate(answeredAt: number[], connections: number, seconds: number): number {
+  // Too few answers for a steady window (a hash-bound row at 50 connections): answers / duration.
+  if (answeredAt.length <= 2 * connections) return answeredAt.length / seconds;
+  const window = (answeredAt[answeredAt.length - 1] - answeredAt[connections]) / 1000;
+  return window > 0 ? (answeredAt.length - 1 - connections) / window : 0;
 }
 
 /** Runs several loads at once (the mixed row: logins saturating the hash pool while /me is asked). */
@@ -123,4 +124,28 @@ export class TokenQueue {
   get size(): number {
     return this.items.length - this.head;
   }
+}
+
+/**
+ * Waits until the machine's CPUs are mostly idle (at most `maxSeconds`). A hash-bound row ends with
+ * requests still queued in the server (closing the connection cancels nothing), e.g. 50 logins of
+ * ~0.3 s of bcrypt each: without this the next row would share the cores with them.
+ */
+export async function settle(maxSeconds = 10): Promise<void> {
+  const deadline = Date.now() + maxSeconds * 1000;
+  let before = cpuTimes();
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = cpuTimes();
+    const busy = (now.busy - before.busy) / Math.max(1, now.total - before.total);
+    if (busy < 0.25) return;
+    before = now;
+  }
+}
+
+function cpuTimes(): { busy: number; total: number } {
+  // First line of /proc/stat: user nice system idle iowait irq softirq steal ...
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  return { busy: total - fields[3] - fields[4], total };
 }

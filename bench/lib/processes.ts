@@ -27,6 +27,8 @@ export interface StartOptions {
   nodeFlags?: string[];
   /** Stdout and stderr go to this file: reading them in the bench process would cost it CPU. */
   logFile: string;
+  /** The checkout whose `script` runs (default: this one). */
+  cwd?: string;
 }
 
 /** Starts `script` under node + tsx on a free loopback port and waits until it answers. */
@@ -34,7 +36,7 @@ export async function startChild(options: StartOptions): Promise<Child> {
   const port = await freePort();
   const log = openSync(options.logFile, 'a');
   const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', options.script], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env, [options.portVariable ?? 'PORT']: String(port) },
     stdio: ['ignore', log, log],
   });

@@ -27,7 +27,7 @@ export async function runProfile(args: BenchArgs, scope: RunScope): Promise<void
     const api = await track(scope, startApi({
       storage: { kind: 'postgres', database: scope.database, redisPrefix: scope.redisPrefix },
       cost: args.cost, dataDir: join(scope.tmp, 'pg-data'), logFile: join(scope.tmp, `api-${scenario}.log`),
-      nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+      nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`], root: args.apiRoot,
     }));
     const project = await createProject(api.url);
     const seeder = await postgresSeeder(databaseUrl(scope.database));

@@ -11,7 +11,7 @@ import { createProject, servicePasswordHash, startApi } from './svc';
 export async function embeddedSuite(bench: Bench, scope: RunScope): Promise<void> {
   bench.log('\n== svc API on the embedded default (SQLite file, in-memory limits) ==');
   const dataDir = join(scope.tmp, 'embedded');
-  const api = await track(scope, startApi({ storage: { kind: 'sqlite' }, cost: bench.args.cost, dataDir, logFile: join(scope.tmp, 'api-sqlite.log') }));
+  const api = await track(scope, startApi({ storage: { kind: 'sqlite' }, cost: bench.args.cost, dataDir, logFile: join(scope.tmp, 'api-sqlite.log'), root: bench.args.apiRoot }));
   const seeder = sqliteSeeder(join(dataDir, 'svc.sqlite'));
   try {
     const project = await createProject(api.url);

@@ -1,10 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Bench, Ceiling } from './context';
+import type { Bench, Ceiling, WorkloadFactory } from './context';
 import { databaseUrl, postgresSeeder, SVC_SCHEMA, type Seeder } from './database';
 import { accessClaims, signJwt } from './jwt';
-import { runConcurrently } from './load';
+import { runConcurrently, settle } from './load';
 import { seedUsersUpTo } from './million';
 import { startChild, type Child } from './processes';
 import * as rows from './rows';
@@ -35,24 +35,25 @@ export async function stop(scope: RunScope, child: Child): Promise<void> {
 export async function postgresSuite(bench: Bench, scope: RunScope): Promise<void> {
   const { args } = bench;
   bench.log(`\n== svc API on PostgreSQL + Redis (bcrypt cost ${args.cost}, ${SEEDED_USERS.toLocaleString('en')} users) ==`);
-  const api = await track(scope, startApi({ storage: { kind: 'postgres', database: scope.database, redisPrefix: scope.redisPrefix }, cost: args.cost, dataDir: join(scope.tmp, 'pg-data'), logFile: join(scope.tmp, 'api-pg.log') }));
+  const api = await track(scope, startApi({ storage: { kind: 'postgres', database: scope.database, redisPrefix: scope.redisPrefix }, cost: args.cost, dataDir: join(scope.tmp, 'pg-data'), logFile: join(scope.tmp, 'api-pg.log'), root: args.apiRoot }));
   const project = await createProject(api.url);
   const seeder = await postgresSeeder(databaseUrl(scope.database));
   const passwordHash = await servicePasswordHash(args.cost);
   const userIds = await seeder.insertUsers(project.id, 1, SEEDED_USERS, passwordHash);
   try {
-    await minimalRows(bench, scope, project, seeder, userIds);
+    if (bench.wants('minimal')) await minimalRows(bench, scope, project, seeder, userIds);
     await apiRows(bench, api, project, seeder, userIds);
-    await proxyRow(bench, scope, api, project);
-    if (args.million) await millionRows(bench, api, project, seeder, userIds, passwordHash);
+    if (bench.wants('proxy')) await proxyRow(bench, scope, api, project);
+    if (bench.wants('minimal')) await minimalRows(bench, scope, project, seeder, userIds, { again: true });
+    if (args.million) await millionRows(bench, scope, api, project, seeder, userIds, passwordHash);
   } finally {
     await seeder.close();
     await stop(scope, api);
   }
 }
 
-async function minimalRows(bench: Bench, scope: RunScope, project: BenchProject, seeder: Seeder, userIds: string[]): Promise<void> {
-  bench.log('\n-- ceilings: minimal handlers on bare node:http + raw pg (same schema, same rows) --');
+async function minimalRows(bench: Bench, scope: RunScope, project: BenchProject, seeder: Seeder, userIds: string[], options: { again?: boolean } = {}): Promise<void> {
+  bench.log(`\n-- ceilings: minimal handlers on bare node:http + raw pg (same schema, same rows)${options.again ? ', measured again' : ''} --`);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const keyFile = join(scope.tmp, 'minimal-key.pem');
   writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
@@ -63,11 +64,17 @@ async function minimalRows(bench: Bench, scope: RunScope, project: BenchProject,
     logFile: join(scope.tmp, 'minimal.log'),
   }));
   try {
-    await bench.series('hello (node:http)', 'node:http', 'hello', minimal.url, () => rows.get('/hello'));
     const sessions = await seeder.insertSessions(project.id, userIds.slice(0, 4));
     const tokens = sessions.map((s, i) => signJwt(accessClaims({ projectId: project.id, sub: s.userId, sid: s.sessionId, email: `bench-user-${i + 1}@example.test`, role: 'user' }), privateKey, 'minimal'));
-    await bench.series('me (minimal)', 'minimal (node:http+pg)', 'me', minimal.url, () => rows.bearerGet('/me', {}, tokens));
-    await bench.series('refresh (minimal)', 'minimal (node:http+pg)', 'refresh', minimal.url, () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/refresh', {}, t)));
+    const series: Array<[string, string, WorkloadFactory, string[]]> = [
+      ['hello (node:http)', 'hello', () => rows.get('/hello'), []],
+      ['me (minimal)', 'me', () => rows.bearerGet('/me', {}, tokens), ['minimal me']],
+      ['refresh (minimal)', 'refresh', () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/refresh', {}, t)), ['minimal refresh', 'minimal refresh (pg txn)']],
+    ];
+    for (const [name, endpoint, make, dependants] of series) {
+      if (options.again) await bench.remeasure(name, minimal.url, make, dependants);
+      else await bench.series(name, name.startsWith('hello') ? 'node:http' : 'minimal (node:http+pg)', endpoint, minimal.url, make);
+    }
   } finally {
     await stop(scope, minimal);
   }
@@ -84,17 +91,18 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
   const key = { 'x-api-key': project.apiKey };
   const hash = (name: string): Ceiling => ({ name, perSecond: results.ceilings[name].perSecond });
   const tag = `${system.includes('SQLite') ? 'sqlite' : 'pg'}-${Date.now().toString(36)}`;
-  await bench.row(system, 'sign-up', api.url, () => rows.signUp(project.apiKey, tag), { ceiling: hash('bcrypt hash') });
+  if (bench.wants('sign-up')) await bench.row(system, 'sign-up', api.url, () => rows.signUp(project.apiKey, tag), { ceiling: hash('bcrypt hash') });
   const seriesOrRow = system === 'svc · PostgreSQL'
     ? (name: string, endpoint: string, make: Parameters<Bench['series']>[4], ceiling: (c: number) => Ceiling | undefined) => bench.series(name, system, endpoint, api.url, make, ceiling)
     : (_name: string, endpoint: string, make: Parameters<Bench['series']>[4], ceiling: (c: number) => Ceiling | undefined) => bench.row(system, endpoint, api.url, make, { ceiling: ceiling(bench.args.connections) });
-  await seriesOrRow('login (svc)', 'login', () => rows.logIn(project.apiKey, SEEDED_USERS), () => hash('bcrypt compare'));
-  await seriesOrRow('refresh (svc)', 'refresh', () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t)), bench.ceilingFrom('minimal refresh', 'refresh (minimal)'));
+  if (bench.wants('login')) await seriesOrRow('login (svc)', 'login', () => rows.logIn(project.apiKey, SEEDED_USERS), () => hash('bcrypt compare'));
+  if (bench.wants('refresh')) await seriesOrRow('refresh (svc)', 'refresh', () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t)), bench.ceilingFrom('minimal refresh', 'refresh (minimal)'));
   const accessTokens = await Promise.all([1, 2, 3, 4].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
-  await seriesOrRow('me (svc)', 'me', () => rows.bearerGet('/api/auth/me', key, accessTokens), bench.ceilingFrom('minimal me', 'me (minimal)'));
-  await bench.row(system, 'magic-link request', api.url, () => rows.magicLink(project.apiKey, SEEDED_USERS), { ceiling: bench.ceilingFrom('minimal refresh (pg txn)', 'refresh (minimal)')(bench.args.connections) });
-  if (system !== 'svc · PostgreSQL') return;
+  if (bench.wants('me')) await seriesOrRow('me (svc)', 'me', () => rows.bearerGet('/api/auth/me', key, accessTokens), bench.ceilingFrom('minimal me', 'me (minimal)'));
+  if (bench.wants('magic-link')) await bench.row(system, 'magic-link request', api.url, () => rows.magicLink(project.apiKey, SEEDED_USERS), { ceiling: bench.ceilingFrom('minimal refresh (pg txn)', 'refresh (minimal)')(bench.args.connections) });
+  if (system !== 'svc · PostgreSQL' || !bench.wants('mixed')) return;
   // Logins keep every pool thread busy (16 > 4 threads) while /me is asked: DESIGN §3's case.
+  await settle();
   const [login, me] = await runConcurrently([
     { url: api.url, connections: 16, seconds: bench.args.seconds, ...rows.logIn(project.apiKey, SEEDED_USERS) },
     { url: api.url, connections: bench.args.connections, seconds: bench.args.seconds, ...rows.bearerGet('/api/auth/me', key, accessTokens) },
@@ -104,7 +112,7 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
 }
 
 async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: BenchProject): Promise<void> {
-  const proxy = await track(scope, startProxy(api.url, project.apiKey, join(scope.tmp, 'proxy.log')));
+  const proxy = await track(scope, startProxy(api.url, project.apiKey, join(scope.tmp, 'proxy.log'), bench.args.apiRoot));
   try {
     const { accessToken, refreshToken } = await logIn(api.url, project.apiKey, 'bench-user-5@example.test');
     const cookie = { cookie: `svc_at=${accessToken}; svc_rt=${refreshToken}` };
@@ -116,12 +124,13 @@ async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: Benc
 }
 
 /** Grows to 1M users (with sessions) and measures login, refresh and /me again at the row count. */
-async function millionRows(bench: Bench, api: Child, project: BenchProject, seeder: Seeder & { client: import('pg').Client }, userIds: string[], passwordHash: string): Promise<void> {
+async function millionRows(bench: Bench, scope: RunScope, api: Child, project: BenchProject, seeder: Seeder, userIds: string[], passwordHash: string): Promise<void> {
   const users = 1_000_000;
   bench.log(`\n-- ${users.toLocaleString('en')} users: seeding (set-based INSERT ... SELECT generate_series) --`);
   const started = Date.now();
-  await seedUsersUpTo(seeder.client, project.id, SEEDED_USERS + 1, users, passwordHash, (line) => bench.log(line));
+  await seedUsersUpTo(databaseUrl(scope.database), project.id, SEEDED_USERS + 1, users, passwordHash, (line) => bench.log(line));
   const seedSeconds = Math.round((Date.now() - started) / 1000);
+  await settle(30);
   const key = { 'x-api-key': project.apiKey };
   const system = 'svc · PostgreSQL 1M';
   const record = { record: false } as const;

@@ -25,6 +25,8 @@ export interface StartApiOptions {
   dataDir: string;
   logFile: string;
   nodeFlags?: string[];
+  /** Checkout to run the API from (--api-root); default: this one. */
+  root?: string | null;
 }
 
 /** The API as `pnpm start` runs it, NODE_ENV=production, on the given storage. */
@@ -41,12 +43,13 @@ export function startApi(options: StartApiOptions): Promise<Child> {
       ? { DATABASE_URL: databaseUrl(storage.database), SVC_DATABASE_SCHEMA: SVC_SCHEMA, REDIS_URL: 'redis://127.0.0.1:6379', SVC_REDIS_PREFIX: storage.redisPrefix }
       : {}),
   };
-  return startChild({ name: `API (${storage.kind})`, script: 'apps/api/src/main.ts', env, logFile: options.logFile, nodeFlags: options.nodeFlags });
+  return startChild({ name: `API (${storage.kind})`, script: 'apps/api/src/main.ts', env, logFile: options.logFile, nodeFlags: options.nodeFlags, cwd: options.root ?? undefined });
 }
 
 /** The standalone session proxy in front of `api`, with the project's production key. */
-export function startProxy(apiUrl: string, apiKey: string, logFile: string): Promise<Child> {
+export function startProxy(apiUrl: string, apiKey: string, logFile: string, root?: string | null): Promise<Child> {
   return startChild({
+    cwd: root ?? undefined,
     name: 'session proxy',
     script: 'apps/proxy/src/main.ts',
     // The plan is given so branding is answered locally: GET session then costs one /me call.

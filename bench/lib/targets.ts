@@ -28,7 +28,7 @@ export function judgeTargets(results: BenchResults): BenchResults['targets'] {
     if (!ours || !theirs) return add(`ahead of better-auth: ${name}`, 'n/a (a row is missing)', null);
     const a = normalised ? ours.ratio! : ours.result.rps;
     const b = normalised ? theirs.ratio! : theirs.result.rps;
-    const text = normalised ? `${pct(a)} vs ${pct(b)} of own hash ceiling` : `${a} vs ${b} req/s (p99 ${ours.result.p99} vs ${theirs.result.p99} ms)`;
+    const text = normalised ? `${(a * 100).toFixed(1)} % vs ${(b * 100).toFixed(1)} % of own hash ceiling` : `${a} vs ${b} req/s (p99 ${ours.result.p99} vs ${theirs.result.p99} ms)`;
     add(`ahead of better-auth: ${name}`, text, a > b);
   };
   ahead(pg('sign-up'), peer('sign-up'), 'sign-up', true);

@@ -66,7 +66,8 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     signingKeys: storage.signingKeys,
     keyFactory: new RsaSigningKeyFactory({ encryption }),
     tokens: new Rs256AccessTokenCodec({ signingKeys: storage.signingKeys, encryption }),
-    passwords: new BcryptPasswordHasher({ cost: config.bcryptCost }),
+    // Hashes below the event loop's priority: a login burst cannot starve /me and refresh (bench/README.md).
+    passwords: new BcryptPasswordHasher({ cost: config.bcryptCost, lowPriorityThreads: true }),
     twoFactor: storage.twoFactor,
     passkeys: storage.passkeys,
     totp: new OtpauthTotp(),

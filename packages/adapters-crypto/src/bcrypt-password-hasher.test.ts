@@ -3,6 +3,7 @@ import { BcryptPasswordHasher } from './bcrypt-password-hasher';
 
 // Cost 4 keeps the suite fast; production uses 12 (DESIGN §4).
 passwordHasherContract('BcryptPasswordHasher', async () => new BcryptPasswordHasher({ cost: 4 }));
+passwordHasherContract('BcryptPasswordHasher on low-priority threads', async () => new BcryptPasswordHasher({ cost: 4, lowPriorityThreads: true }));
 
 describe('BcryptPasswordHasher', () => {
   const hasher = new BcryptPasswordHasher({ cost: 4 });
@@ -15,6 +16,18 @@ describe('BcryptPasswordHasher', () => {
     const hash = await new BcryptPasswordHasher({ cost: 5 }).hash('password');
     expect(hash.startsWith('$2b$05$')).toBe(true);
     expect(await hasher.verify('password', hash)).toBe(true);
+  });
+
+  it('reads and writes the same hashes on low-priority threads as on the libuv pool', async () => {
+    const threaded = new BcryptPasswordHasher({ cost: 4, lowPriorityThreads: true });
+    const many = await Promise.all(Array.from({ length: 6 }, (_, i) => threaded.hash(`password-${i}`)));
+    for (const [i, hash] of many.entries()) {
+      expect(hash).toMatch(/^\$2b\$04\$/);
+      expect(await hasher.verify(`password-${i}`, hash)).toBe(true);
+      expect(await threaded.verify(`password-${i + 1}`, hash)).toBe(false);
+    }
+    expect(await threaded.verify('password', await hasher.hash('password'))).toBe(true);
+    expect(await threaded.verify('password', '$2b$04$' + '.'.repeat(53))).toBe(false);
   });
 
   it('rejects a cost outside 4..31', () => {

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { PasswordHasher } from '@svc/core';
+import { BcryptThreads } from './bcrypt-threads';
 
 /**
  * Fixed, public HMAC key of the pre-hash. It is not a secret (the bcrypt salt does the salting);
@@ -15,6 +16,21 @@ const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 export interface BcryptPasswordHasherOptions {
   /** bcrypt cost (log2 rounds), 4..31. DESIGN §4: 12 in production, lower only in tests. */
   cost: number;
+  /**
+   * Hash on worker threads niced below the event loop (bcrypt-threads.ts) instead of the libuv
+   * pool, so a burst of logins cannot starve the requests that need no hash. The API turns it on.
+   */
+  lowPriorityThreads?: boolean;
+}
+
+/** bcrypt's two async calls, on the libuv pool or on the low-priority threads. */
+type BcryptEngine = Pick<BcryptThreads, 'hash' | 'compare'>;
+
+let sharedThreads: BcryptThreads | null = null;
+/** One set of hash threads per process, however many hashers: they size the work, not the hasher. */
+function lowPriorityEngine(): BcryptEngine {
+  sharedThreads ??= new BcryptThreads();
+  return sharedThreads;
 }
 
 /**
@@ -22,10 +38,12 @@ export interface BcryptPasswordHasherOptions {
  *
  * bcrypt reads only the first 72 bytes of its input and stops at a NUL byte, so the password is
  * first reduced to HMAC-SHA-256 -> base64 (44 ASCII characters, no NUL): every byte counts.
- * Only the async API is used, so hashing runs on the libuv pool and never blocks the event loop.
+ * Only async calls are used: hashing runs on the libuv pool (or on low-priority threads of its
+ * own) and never blocks the event loop.
  */
 export class BcryptPasswordHasher implements PasswordHasher {
   private readonly cost: number;
+  private readonly engine: BcryptEngine;
   private dummyHash: Promise<string> | null = null;
 
   constructor(options: BcryptPasswordHasherOptions) {
@@ -33,17 +51,18 @@ export class BcryptPasswordHasher implements PasswordHasher {
       throw new RangeError(`bcrypt cost must be an integer from 4 to 31, got ${options.cost}`);
     }
     this.cost = options.cost;
+    this.engine = options.lowPriorityThreads ? lowPriorityEngine() : bcrypt;
   }
 
   hash(password: string): Promise<string> {
-    return bcrypt.hash(prehash(password), this.cost);
+    return this.engine.hash(prehash(password), this.cost);
   }
 
   async verify(password: string, hash: string): Promise<boolean> {
     // A stored value that is not a bcrypt hash cannot match; the native binding may reject it.
     if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash)) return false;
     try {
-      return await bcrypt.compare(prehash(password), hash);
+      return await this.engine.compare(prehash(password), hash);
     } catch {
       return false;
     }

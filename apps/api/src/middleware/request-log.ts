@@ -7,13 +7,17 @@ import type { Logger } from 'pino';
  * and ids in paths never reach the log.
  */
 export function requestLog(logger: Logger): RequestHandler {
+  // The line holds only the fields below (the id is sanitised by requestId, the route is a
+  // pattern), never a secret, so it skips the logger's redaction: walking its 38 wildcard paths
+  // cost ~70 µs a line, about 5 % of a /me request (bench/README.md). Everything else logged stays redacted.
+  const lines = logger.child({}, { redact: [] });
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const line = { requestId: res.locals.requestId, method: req.method, route: routeOf(req), status: res.statusCode, ms: Math.round(ms * 10) / 10 };
-      if (res.statusCode >= 500) logger.error(line, 'request');
-      else logger.info(line, 'request');
+      if (res.statusCode >= 500) lines.error(line, 'request');
+      else lines.info(line, 'request');
     });
     next();
   };
