@@ -35,7 +35,7 @@ describeWithRedis('rate limits through a Redis outage', (url) => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'info', destination: new Writable({ write: (c, _e, done) => void (lines.push(String(c)), done()) }) });
     const deps = createInMemoryDeps();
-    store = await buildRateLimitStore({ redisUrl: proxy.url(url), redisPrefix: prefix, logger, clock: deps.clock, redisTimeoutMs: 300 });
+    store = await buildRateLimitStore({ redisUrl: proxy.url(url), redisPrefix: prefix, logger, clock: deps.clock, redisTimeoutMs: 1000 });
     const rateLimits = { ...structuredClone(DEFAULT_RATE_LIMITS), login: { limit: 4, windowSeconds: 900 }, refresh: { limit: 2, windowSeconds: 60 } };
     const app = createApp({ auth: createAuthService(deps), rateLimiter: store.limiter, logger, config: { adminToken: ADMIN_TOKEN, trustProxy: false, rateLimits }, ready: async () => {} });
     const http = request(app);
@@ -49,6 +49,16 @@ describeWithRedis('rate limits through a Redis outage', (url) => {
       return res;
     };
 
+    // Warm-up: on a loaded machine the first command through the relay may miss its timeout and
+    // rest the store; wait until logins are counted in Redis before the outage starts.
+    let warm = 0;
+    await waitUntil(async () => {
+      deps.clock.advance(2);
+      warm += 1;
+      const res = await login(`203.0.113.${warm}`, `warm${warm}@example.com`);
+      return res.headers['ratelimit-policy'] === '4;w=900';
+    }, 10_000);
+    const failingBefore = lines.filter((l) => l.includes('rate-limit store failing')).length;
     expect((await login('192.0.2.1').expect(401)).headers['ratelimit-policy']).toBe('4;w=900'); // hit 1, in Redis
 
     await proxy.down();
@@ -59,7 +69,7 @@ describeWithRedis('rate limits through a Redis outage', (url) => {
     expect(refused.headers['retry-after']).toBeDefined();
     // Refresh goes on past its limit of 2: refusing it would sign users out for an outage of ours.
     for (let i = 0; i < 4; i += 1) await refresh();
-    expect(lines.filter((l) => l.includes('rate-limit store failing'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('rate-limit store failing')).length - failingBefore).toBe(1);
 
     await proxy.up();
     let probe = 0;
