@@ -1,22 +1,16 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateBy, type ValidationOptions } from 'class-validator';
-import { NoLineBreaks, Trim } from './checks';
+import { AccountEmail, MAX_EMAIL, NewPassword, RequiredString } from './account-fields';
+import { Trim } from './checks';
 
 // Decorators read top-down as the order of checks: the error names the first one that fails.
 
-const MAX_EMAIL = 254;
-const MAX_PASSWORD = 1024;
 /** Our link tokens are 51 characters; the bound only keeps garbage cheap. */
 const MAX_TOKEN = 512;
 
 /** MagicLinkRequest of the contract (endpoint 6). */
 export class MagicLinkDto {
-  @Trim()
-  @IsDefined({ message: 'email is required.' })
-  @IsString({ message: 'email must be a string.' })
-  @NoLineBreaks()
-  @MaxLength(MAX_EMAIL, { message: `email must be at most ${MAX_EMAIL} characters.` })
-  @IsEmail({}, { message: 'email must be a valid e-mail address.' })
+  @AccountEmail()
   email!: string;
 
   @IsOptional()
@@ -26,27 +20,16 @@ export class MagicLinkDto {
 
 /** PasswordResetRequest of the contract (endpoint 8). */
 export class PasswordResetDto {
-  @Trim()
-  @IsDefined({ message: 'email is required.' })
-  @IsString({ message: 'email must be a string.' })
-  @NoLineBreaks()
-  @MaxLength(MAX_EMAIL, { message: `email must be at most ${MAX_EMAIL} characters.` })
-  @IsEmail({}, { message: 'email must be a valid e-mail address.' })
+  @AccountEmail()
   email!: string;
 }
 
 /** PasswordUpdateRequest of the contract (endpoint 9). */
 export class PasswordUpdateDto {
-  @IsDefined({ message: 'token is required.' })
-  @IsString({ message: 'token must be a string.' })
-  @MinLength(1, { message: 'token must not be empty.' })
-  @MaxLength(MAX_TOKEN, { message: `token must be at most ${MAX_TOKEN} characters.` })
+  @RequiredString('token', { min: 1, max: MAX_TOKEN })
   token!: string;
 
-  @IsDefined({ message: 'newPassword is required.' })
-  @IsString({ message: 'newPassword must be a string.' })
-  @MinLength(8, { message: 'newPassword must be at least 8 characters long.' })
-  @MaxLength(MAX_PASSWORD, { message: `newPassword must be at most ${MAX_PASSWORD} characters.` })
+  @NewPassword('newPassword')
   newPassword!: string;
 }
 
