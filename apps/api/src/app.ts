@@ -1,8 +1,8 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
-import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { AuthError, type AuthService, type RateLimiter } from '@svc/core';
 import type { TrustProxy } from './config';
+import { installHotPaths } from './hot-path';
 import { errorBody, fromAuthError, fromTransportError } from './http-errors';
 import { countRequests, createMetrics, type Metrics } from './metrics';
 import { corsPreflight } from './middleware/cors';
@@ -11,6 +11,7 @@ import type { RateLimitRules } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
 import { requireJson } from './middleware/require-json';
+import { securityHeaders } from './middleware/security-headers';
 import { adminRoutes } from './routes/admin';
 import { loginRoutes } from './routes/auth-login';
 import { logoutRoutes } from './routes/auth-logout';
@@ -62,8 +63,9 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
+  app.disable('x-powered-by');
   const metrics = deps.metrics ?? createMetrics();
-  app.use(requestId(), requestLog(deps.logger), countRequests(metrics), helmet());
+  app.use(requestId(), requestLog(deps.logger), countRequests(metrics), securityHeaders());
   // The OIDC issuers parse their own (form) bodies and answer their own CORS: mounted first.
   app.use(oidcProviderRoutes(deps));
   // Preflights carry no key and no body: answered before anything else looks at them (cors.ts).
@@ -83,6 +85,7 @@ export function createApp(deps: AppDeps): Express {
   // Unknown paths, and known paths with another method (405 is answered as 404, DESIGN §5).
   app.use((_req, _res, next) => next(new AuthError('not_found', 'No such endpoint.')));
   app.use(errorHandler(deps.logger));
+  installHotPaths(app, { auth: deps.auth, metrics, logger: deps.logger });
   return app;
 }
 

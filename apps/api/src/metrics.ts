@@ -67,6 +67,19 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
   return metrics;
 }
 
+/** One answer as the metrics count it. */
+export interface CountedAnswer {
+  method: string;
+  /** The route pattern (routeOf), never the raw path. */
+  route: string;
+  status: number;
+  seconds: number;
+  /** The rule that refused it with 429, if one did. */
+  rateLimitedBy?: unknown;
+  /** The AuthError it failed with, if any (replays are told apart by its reason). */
+  authError?: unknown;
+}
+
 /**
  * Counts every answer when it is sent: by route pattern (never the raw path, so ids and query
  * strings neither leak nor explode the label set) and status, and the auth outcomes derived from
@@ -75,19 +88,30 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
  */
 export function countRequests(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
-    const stop = metrics.httpDuration.startTimer();
+    const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const route = routeOf(req);
-      const status = res.statusCode;
-      stop({ method: req.method, route });
-      metrics.httpRequests.inc({ method: req.method, route, status: String(status) });
-      if (typeof res.locals.rateLimited === 'string') return void metrics.rateLimited.inc({ rule: res.locals.rateLimited });
-      const result = status < 400 ? 'success' : 'failure';
-      if (SIGN_IN_ROUTES.has(route)) metrics.signIns.inc({ route, result });
-      else if (route === '/api/auth/signup') metrics.signUps.inc({ result });
-      else if (route === '/api/auth/refresh') metrics.refreshes.inc({ result });
-      if ((res.locals.authError as { details?: { reason?: unknown } } | undefined)?.details?.reason === 'reuse_detected') metrics.replays.inc();
+      countAnswer(metrics, {
+        method: req.method,
+        route: routeOf(req),
+        status: res.statusCode,
+        seconds: Number(process.hrtime.bigint() - started) / 1e9,
+        rateLimitedBy: res.locals.rateLimited,
+        authError: res.locals.authError,
+      });
     });
     next();
   };
+}
+
+/** Adds one answer to the counters (countRequests, and hot-path.ts for answers written without Express). */
+export function countAnswer(metrics: Metrics, answer: CountedAnswer): void {
+  const { method, route, status } = answer;
+  metrics.httpDuration.observe({ method, route }, answer.seconds);
+  metrics.httpRequests.inc({ method, route, status: String(status) });
+  if (typeof answer.rateLimitedBy === 'string') return void metrics.rateLimited.inc({ rule: answer.rateLimitedBy });
+  const result = status < 400 ? 'success' : 'failure';
+  if (SIGN_IN_ROUTES.has(route)) metrics.signIns.inc({ route, result });
+  else if (route === '/api/auth/signup') metrics.signUps.inc({ result });
+  else if (route === '/api/auth/refresh') metrics.refreshes.inc({ result });
+  if ((answer.authError as { details?: { reason?: unknown } } | undefined)?.details?.reason === 'reuse_detected') metrics.replays.inc();
 }

@@ -10,10 +10,14 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
  */
 export function requestId(): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.get('x-request-id');
-    const id = incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const id = chooseRequestId(req.headers['x-request-id']);
     res.locals.requestId = id;
     res.set('X-Request-Id', id);
     next();
   };
+}
+
+/** The incoming id when it is sane, else a fresh UUID (also used by hot-path.ts). */
+export function chooseRequestId(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }

@@ -1,0 +1,78 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express } from 'express';
+import type { Logger } from 'pino';
+import type { AuthService } from '@svc/core';
+import { countAnswer, type Metrics } from './metrics';
+import { chooseRequestId } from './middleware/request-id';
+import { elapsedMs, requestLineWriter } from './middleware/request-log';
+import { setSecurityHeaders } from './middleware/security-headers';
+import { presentUserMe } from './presenters';
+
+const ME_PATH = '/api/auth/me';
+/** RFC 6750 credentials, as routes/auth-me.ts reads them. */
+const BEARER = /^Bearer +(\S+) *$/i;
+
+export interface HotPathDeps {
+  auth: Pick<AuthService, 'resolveApiKey' | 'getMe'>;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/**
+ * The one request every page view of a customer's app makes, `GET /api/auth/me` from a server
+ * (the SDK, the session proxy), answered without Express: routing, the middleware chain and
+ * Express's response helpers cost more than the token check and the query together (bench/README.md).
+ *
+ * Only the success answer is written here, with the same headers, body, log line and metrics as
+ * routes/auth-me.ts. Anything else is handed to Express untouched and answered there, errors
+ * included, so there is one place that decides every failure: a request whose key, token, user or
+ * session does not check out is simply run again through the app (getMe only reads). Requests
+ * with an Origin (browsers: CORS), a body, a query string or another method always go to Express.
+ */
+export function installHotPaths(app: Express, deps: HotPathDeps): void {
+  const me = meHotPath(deps);
+  const expressApp = app as unknown as { handle(req: IncomingMessage, res: ServerResponse, done?: unknown): void };
+  const viaExpress = expressApp.handle.bind(app);
+  // `app` (the function listen() and supertest call) delegates to app.handle: wrapping it puts the
+  // hot path in front of every way the app is served, mounted apps included.
+  expressApp.handle = (req, res, done) => {
+    if (!me(req, res, () => viaExpress(req, res, done))) viaExpress(req, res, done);
+  };
+}
+
+/** True when it took the request; `fallback` hands it to Express when it cannot answer 200. */
+type HotPath = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => boolean;
+
+function meHotPath(deps: HotPathDeps): HotPath {
+  const writeLine = requestLineWriter(deps.logger);
+  return (req, res, fallback) => {
+    const headers = req.headers;
+    if (req.method !== 'GET' || req.url !== ME_PATH || headers.origin !== undefined) return false;
+    if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+    const apiKey = headers['x-api-key'];
+    const token = BEARER.exec(headers.authorization ?? '')?.[1];
+    if (typeof apiKey !== 'string' || token === undefined) return false;
+    const started = process.hrtime.bigint();
+    deps.auth
+      .resolveApiKey(apiKey)
+      .then((key) => deps.auth.getMe(key, token))
+      .then((user) => {
+        const requestId = chooseRequestId(headers['x-request-id']);
+        const body = JSON.stringify({ data: { user: presentUserMe(user) } });
+        // The order and values routes/auth-me.ts ends up with (request id, helmet, no-store, CORS vary).
+        res.setHeader('X-Request-Id', requestId);
+        setSecurityHeaders(res);
+        res.setHeader('Cache-Control', 'no-store');
+        res.setHeader('Vary', 'Origin');
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.setHeader('Content-Length', Buffer.byteLength(body));
+        res.statusCode = 200;
+        res.end(body);
+        const route = `${(req as { baseUrl?: string }).baseUrl ?? ''}${ME_PATH}`;
+        writeLine({ requestId, method: 'GET', route, status: 200, ms: elapsedMs(started) });
+        countAnswer(deps.metrics, { method: 'GET', route, status: 200, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+      })
+      .catch(fallback);
+    return true;
+  };
+}
