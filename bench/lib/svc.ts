@@ -27,6 +27,8 @@ export interface StartApiOptions {
   nodeFlags?: string[];
   /** Checkout to run the API from (--api-root); default: this one. */
   root?: string | null;
+  /** Extra environment of the API process (a quick A/B of a setting). */
+  env?: Record<string, string>;
 }
 
 /** The API as `pnpm start` runs it, NODE_ENV=production, on the given storage. */
@@ -42,6 +44,7 @@ export function startApi(options: StartApiOptions): Promise<Child> {
     ...(storage.kind === 'postgres'
       ? { DATABASE_URL: databaseUrl(storage.database), SVC_DATABASE_SCHEMA: SVC_SCHEMA, REDIS_URL: 'redis://127.0.0.1:6379', SVC_REDIS_PREFIX: storage.redisPrefix }
       : {}),
+    ...options.env,
   };
   return startChild({ name: `API (${storage.kind})`, script: 'apps/api/src/main.ts', env, logFile: options.logFile, nodeFlags: options.nodeFlags, cwd: options.root ?? undefined });
 }

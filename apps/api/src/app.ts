@@ -73,10 +73,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(requireJson(), ...jsonBody());
   // Token responses must not be stored by any cache (RFC 6749 §5.1).
   app.use('/api/auth', noStore);
+  // The busiest routes first: Express tries every router mounted before the one that matches.
+  app.use(refreshRoutes(deps), meRoutes(deps), loginRoutes(deps), signupRoutes(deps), logoutRoutes(deps));
   app.use(healthRoutes(deps), jwksRoutes(deps), metricsRoutes(deps, metrics), keylessEdgeRoutes(deps));
   // The API's own description (apps/api/openapi/openapi.yaml) and its reference page; no key.
   app.use(openApiRoutes());
-  app.use(signupRoutes(deps), loginRoutes(deps), logoutRoutes(deps), refreshRoutes(deps), meRoutes(deps), brandingRoutes(deps));
+  app.use(brandingRoutes(deps));
   app.use(twoFactorRoutes(deps), passkeyRoutes(deps));
   app.use(magicLinkRoutes(deps), passwordRoutes(deps));
   app.use(oauthRoutes(deps));
