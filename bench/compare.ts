@@ -15,7 +15,7 @@ const key = (row: RowRecord) => `${row.system} | ${row.endpoint}`;
 const ratio = (row?: RowRecord) => (row?.ratio !== undefined ? `${(row.ratio * 100).toFixed(0)} %` : '');
 const figure = (row?: RowRecord) => (row ? `${row.result.rps} req/s, p99 ${row.result.p99} ms` : 'n/a');
 
-const lines = ['| row | before | after | ratio before → after |', '| --- | --- | --- | --- |'];
+const lines = ['| system | endpoint | before | after | ratio before → after |', '| --- | --- | --- | --- | --- |'];
 for (const row of after.rows) {
   if (!row.system.startsWith('svc') && !row.system.startsWith('session proxy')) continue;
   const old = before.rows.find((candidate) => key(candidate) === key(row));
@@ -23,6 +23,6 @@ for (const row of after.rows) {
 }
 if (before.mixed && after.mixed) {
   const text = (r: BenchResults) => `/me ${r.mixed!.me.rps} req/s, p99 ${r.mixed!.me.p99} ms; logins ${r.mixed!.login.rps}/s`;
-  lines.push(`| mixed (login c=16 + me c=10) | ${text(before)} | ${text(after)} | p99 ${before.mixed.me.p99} → ${after.mixed.me.p99} ms |`);
+  lines.push(`| mixed | login c=16 + me c=10 | ${text(before)} | ${text(after)} | p99 ${before.mixed.me.p99} → ${after.mixed.me.p99} ms |`);
 }
 console.log(lines.join('\n'));

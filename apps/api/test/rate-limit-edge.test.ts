@@ -32,6 +32,22 @@ describe('limits beyond the contract table', () => {
     await attempt(5, 'bob@example.com').expect(401);
   });
 
+  it('mailAccount: one inbox gets at most N mails an hour from magic link and reset together, whatever the addresses', async () => {
+    const { app, http } = buildTestApp({ config: { rateLimits: rules({ mailAccount: { limit: 4, windowSeconds: 3600 } }) } });
+    const project = await createProject(app, { name: 'Mail', magicLinkUrl: 'https://app.example/magic', passwordResetUrl: 'https://app.example/reset' });
+    const send = (path: string, i: number, email = 'ada@example.com') =>
+      http.post(path).set('X-API-Key', project.live).set('X-Svc-Client-Ip', `203.0.113.${i}`).send({ email });
+    for (let i = 0; i < 2; i += 1) await send('/api/auth/magic-link', i).expect(200);
+    for (let i = 2; i < 4; i += 1) await send('/api/auth/password/reset', i).expect(200);
+    const limited = await send('/api/auth/magic-link', 4, 'ADA@Example.com').expect(429);
+    expect(limited.body.error).toBe('rate_limited');
+    expect(limited.headers['ratelimit-policy']).toBe('4;w=3600');
+    expect((await send('/api/auth/password/reset', 5).expect(429)).headers['retry-after']).toBe('3600');
+    // Another inbox, and the same inbox in the other environment, have budgets of their own.
+    await send('/api/auth/magic-link', 6, 'bob@example.com').expect(200);
+    await http.post('/api/auth/magic-link').set('X-API-Key', project.sandbox).send({ email: 'ada@example.com' }).expect(200);
+  });
+
   it('login headers report the tightest of its three limits', async () => {
     const { app, http } = buildTestApp();
     const project = await createProject(app);

@@ -4,7 +4,8 @@ import type { FailoverRule, StoreDownPolicy } from '@svc/core';
  * Every named limit. The first, `signup` .. `passwordReset`, are the contract's Limits table; the
  * rest close the doors an attacker would use next (DESIGN §6, issue 3): password spraying from one
  * address (`loginAddress`), guessing one account's password from many addresses (`loginAccount`),
- * guessing reset / magic-link tokens and second-factor codes.
+ * flooding one inbox with sign-in and reset mails from many addresses (`mailAccount`), guessing
+ * reset / magic-link tokens and second-factor codes.
  */
 export const RATE_LIMIT_NAMES = [
   'signup',
@@ -14,6 +15,7 @@ export const RATE_LIMIT_NAMES = [
   'passwordReset',
   'loginAddress',
   'loginAccount',
+  'mailAccount',
   'magicLinkVerify',
   'passwordUpdate',
   'twoFactorVerify',
@@ -38,6 +40,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
   passwordReset: { limit: 5, windowSeconds: 60 * 60, ...strict },
   loginAddress: { limit: 100, windowSeconds: 15 * 60, ...strict },
   loginAccount: { limit: 50, windowSeconds: 60 * 60, ...strict },
+  mailAccount: { limit: 10, windowSeconds: 60 * 60, ...strict },
   magicLinkVerify: { limit: 30, windowSeconds: 15 * 60, ...strict },
   passwordUpdate: { limit: 10, windowSeconds: 60 * 60, ...strict },
   twoFactorVerify: { limit: 5, windowSeconds: 5 * 60, ...strict },
@@ -65,6 +68,7 @@ export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, RateLimitKeyKind>> 
   passwordReset: 'ip+email',
   loginAddress: 'ip',
   loginAccount: 'email',
+  mailAccount: 'email',
   magicLinkVerify: 'ip',
   passwordUpdate: 'ip',
   twoFactorVerify: 'challenge',
@@ -73,6 +77,14 @@ export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, RateLimitKeyKind>> 
 
 /** The limits that guard POST /api/auth/login, checked together (see `rateLimit`). */
 export const LOGIN_LIMITS: readonly RateLimitName[] = ['loginAddress', 'loginAccount', 'login'];
+
+/**
+ * The limits of the two routes that send mail to the body's address. `mailAccount` is one budget
+ * for both (the rule name is part of the key), counted by e-mail alone: a caller naming a fresh
+ * X-Svc-Client-Ip per request still sends one inbox at most this many mails an hour.
+ */
+export const MAGIC_LINK_LIMITS: readonly RateLimitName[] = ['mailAccount', 'magicLink'];
+export const PASSWORD_RESET_LIMITS: readonly RateLimitName[] = ['mailAccount', 'passwordReset'];
 
 /** The outage policy of `name`, also for rules given without one (tests, older overrides). */
 export function storeDownPolicy(name: RateLimitName, rule: FailoverRule): StoreDownPolicy {

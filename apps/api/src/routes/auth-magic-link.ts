@@ -4,6 +4,7 @@ import type { AppDeps } from '../app';
 import { MagicLinkDto } from '../dto/email-dtos';
 import { presentMagicLinkUser } from '../email-presenters';
 import { apiKeyOf } from '../middleware/api-key';
+import { MAGIC_LINK_LIMITS } from '../middleware/rate-limit-rules';
 import { bodyOf, validateBody } from '../middleware/validate';
 import { presentSignIn } from '../second-factor-presenters';
 import { keyed, limited } from './guards';
@@ -16,7 +17,7 @@ import { MAGIC_LINK_VERIFY_PATH } from './keyless-edge';
  */
 export function magicLinkRoutes(deps: AppDeps): Router {
   return Router()
-    .post('/api/auth/magic-link', ...keyed(deps), validateBody(MagicLinkDto), limited(deps, 'magicLink'), async (_req, res) => {
+    .post('/api/auth/magic-link', ...keyed(deps), validateBody(MagicLinkDto), limited(deps, ...MAGIC_LINK_LIMITS), async (_req, res) => {
       await deps.auth.magicLink.request(apiKeyOf(res), bodyOf(res, MagicLinkDto));
       res.json({ data: { success: true } });
     })

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { AppDeps } from '../app';
 import { PasswordResetDto, PasswordUpdateDto } from '../dto/email-dtos';
 import { apiKeyOf } from '../middleware/api-key';
+import { PASSWORD_RESET_LIMITS } from '../middleware/rate-limit-rules';
 import { bodyOf, validateBody } from '../middleware/validate';
 import { keyed, limited } from './guards';
 
@@ -11,7 +12,7 @@ import { keyed, limited } from './guards';
  */
 export function passwordRoutes(deps: AppDeps): Router {
   return Router()
-    .post('/api/auth/password/reset', ...keyed(deps), validateBody(PasswordResetDto), limited(deps, 'passwordReset'), async (_req, res) => {
+    .post('/api/auth/password/reset', ...keyed(deps), validateBody(PasswordResetDto), limited(deps, ...PASSWORD_RESET_LIMITS), async (_req, res) => {
       await deps.auth.passwordReset.request(apiKeyOf(res), bodyOf(res, PasswordResetDto));
       res.json({ data: { success: true } });
     })
