@@ -24,6 +24,9 @@ Commands:
   users:delete <projectId> <production|sandbox> <userId>
   migrate [--check]    run pending database migrations and list them; with --check only list
                        them (exit 1 while any is pending, 0 when up to date; changes nothing)
+  purge                delete what nobody can use any more (expired or revoked sessions and refresh
+                       tokens, expired one-time tokens, sent and dead mails older than 7 days),
+                       as the API's janitor does every SVC_PURGE_INTERVAL_SECONDS; prints the counts
   help
 
 Output is JSON on stdout; errors are JSON on stderr (exit 1); usage errors exit 2.
@@ -72,6 +75,7 @@ const COMMANDS: Record<string, Command> = {
   'users:ban': userCommand((auth, tenant, userId) => auth.admin.banUser(tenant, userId)),
   'users:unban': userCommand((auth, tenant, userId) => auth.admin.unbanUser(tenant, userId)),
   'users:delete': userCommand((auth, tenant, userId) => auth.admin.deleteUser(tenant, userId)),
+  purge: { arity: 0, run: async (auth) => ({ purged: await auth.admin.purgeExpired() }) },
 };
 
 function userCommand(act: (auth: AuthService, tenant: { projectId: string; environment: Environment }, userId: string) => Promise<void>): Command {

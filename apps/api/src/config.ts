@@ -41,6 +41,8 @@ export interface Config {
   /** Absolute path of the data folder (SQLite file, dev secrets, demo keys). */
   dataDir: string;
   rateLimits: RateLimitRules;
+  /** Seconds between the janitor's purges of expired rows (SVC_PURGE_INTERVAL_SECONDS, default 3600); 0 = off. */
+  purgeIntervalSeconds: number;
 }
 
 /** Every bad variable at once, one line each, so an operator fixes them in one go. */
@@ -50,6 +52,9 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** A week: expired rows waiting longer than that would only make the next purge long. */
+const MAX_PURGE_INTERVAL_SECONDS = 7 * 24 * 60 * 60;
 
 /** Admin tokens shorter than this are refused: the token is the key to every project. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
@@ -101,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: check('LOG_LEVEL', oneOf(LOG_LEVELS), 'info'),
     dataDir,
     rateLimits: check('SVC_RATE_LIMITS', parseRateLimits, structuredClone(DEFAULT_RATE_LIMITS)),
+    purgeIntervalSeconds: check('SVC_PURGE_INTERVAL_SECONDS', intIn(0, MAX_PURGE_INTERVAL_SECONDS), 3600),
   };
   // In production a generated secret on a container's disk would be lost or shared by accident.
   if (production && !read('SVC_ADMIN_TOKEN')) problems.push('SVC_ADMIN_TOKEN is required when NODE_ENV=production.');

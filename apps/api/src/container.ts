@@ -4,9 +4,10 @@ import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adap
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
-import { createAuthService, cryptoRandom, systemClock, type AuthDeps, type AuthService, type RateLimiter } from '@svc/core';
+import { createAuthService, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import type { RuntimeConfig } from './dev-secrets';
+import { Janitor } from './janitor';
 import { createLogger } from './logger';
 import type { Metrics, OutboxDepthSource } from './metrics';
 import { buildRateLimitStore } from './rate-limit-store';
@@ -21,13 +22,15 @@ export interface Container {
   outboxStats?: OutboxDepthSource;
   /** Sends queued mail; main.ts starts it, `close()` stops it. Not started for the CLI. */
   outboxWorker: OutboxWorker;
+  /** Purges expired rows every SVC_PURGE_INTERVAL_SECONDS; main.ts starts it, `close()` stops it. */
+  janitor: Janitor;
   /** The hosted OIDC provider for Pro projects (issue 7). */
   oidc: AppOidc;
   /** Resolves when the database answers (readiness). */
   ready(): Promise<void>;
   /** True when the database holds no project yet (first start of the embedded default). */
   isEmpty(): Promise<boolean>;
-  /** Closes the database connection(s) and the Redis connection. */
+  /** Stops the outbox worker and the janitor, then closes the database connection(s) and Redis. */
   close(): Promise<void>;
 }
 
@@ -80,6 +83,12 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     oauthClient: new HttpOAuthProviderClient(),
   };
   outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
+  const janitor = new Janitor({
+    purge: () => purgeExpired(deps),
+    intervalMs: config.purgeIntervalSeconds * 1000,
+    logger,
+    metrics: options.metrics,
+  });
   const oidc = await buildOidc({ storage, deps, encryption, masterKey: config.masterKey, baseUrl: config.baseUrl, logger });
   return {
     auth: createAuthService(deps),
@@ -88,9 +97,10 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     ready: () => storage.ping(),
     isEmpty: () => hasNoProject(storage),
     outboxWorker,
+    janitor,
     outboxStats: () => storage.outbox.stats(),
     close: async () => {
-      await outboxWorker.stop();
+      await Promise.all([outboxWorker.stop(), janitor.stop()]);
       await Promise.all([storage.close(), limits.close()]);
     },
   };

@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   });
   // Sends queued mail (magic links, resets); stopped by container.close() on shutdown.
   container.outboxWorker.start();
+  // Purges expired rows (first run a minute or two after start); stopped by container.close() too.
+  container.janitor.start();
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server failed');
     void container.close().finally(() => process.exit(1));
@@ -50,7 +52,7 @@ async function shutdown(parts: { server: Server; container: Container; logger: L
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   await closed;
-  // Stops the outbox worker (waiting for its round in flight), then closes storage.
+  // Stops the outbox worker and the janitor (waiting for their runs in flight), then closes storage.
   await container.close().catch((error) => logger.error({ err: error }, 'closing storage failed'));
   logger.info('stopped');
   process.exit(0);

@@ -19,6 +19,8 @@ export interface Metrics {
   replays: Counter;
   rateLimited: Counter<'rule'>;
   limiterStoreFailures: Counter;
+  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail). */
+  purgedRows: Counter<'kind'>;
   /** Feeds `svc_outbox_depth{status}` once an outbox exists (the container sets it). */
   setOutboxDepthSource(source: OutboxDepthSource): void;
 }
@@ -49,6 +51,7 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
     replays: new Counter({ name: 'svc_refresh_replays_total', help: 'Refresh tokens presented again after rotation (every session of the user revoked).', registers }),
     rateLimited: new Counter({ name: 'svc_rate_limited_total', help: 'Requests refused with 429 by rate-limit rule.', labelNames: ['rule'], registers }),
     limiterStoreFailures: new Counter({ name: 'svc_rate_limit_store_failures_total', help: 'Failed calls to the shared rate-limit store (Redis); limits then apply per process.', registers }),
+    purgedRows: new Counter({ name: 'svc_purged_rows_total', help: 'Rows deleted by the janitor because nobody can use them any more, by kind.', labelNames: ['kind'], registers }),
     setOutboxDepthSource: (source) => {
       outboxSource = source;
     },

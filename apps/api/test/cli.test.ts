@@ -1,6 +1,13 @@
-import { createAuthService } from '@svc/core';
-import { createInMemoryDeps } from '@svc/core/testing';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStorage } from '@svc/adapters-typeorm';
+import { createAuthService, sha256Hex, type TenantScope } from '@svc/core';
+import { createInMemoryDeps, newId, seedScope, seedUser } from '@svc/core/testing';
 import { runCli, USAGE } from '../src/cli';
+import { loadConfig } from '../src/config';
+import { buildContainer, storageOptionsOf } from '../src/container';
+import { resolveSecrets } from '../src/dev-secrets';
 
 function harness() {
   const auth = createAuthService(createInMemoryDeps());
@@ -81,4 +88,47 @@ describe('pnpm svc', () => {
     expect(await cli.run()).toBe(2);
     expect(cli.counts()).toEqual({ opened: 0, closed: 0 });
   });
+
+  it('purge deletes expired rows of a SQLite database and prints the counts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-cli-purge-'));
+    try {
+      const { config } = await resolveSecrets(loadConfig({ SVC_DATA_DIR: dir, SVC_BCRYPT_COST: '4' }));
+      const ids = await seedExpiredRows(storageOptionsOf(config));
+      const out: string[] = [];
+      const run = () => runCli(['purge'], { stdout: (t) => out.push(t), stderr: (t) => out.push(t) }, () => buildContainer(config));
+      expect(await run()).toBe(0);
+      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1 } });
+      expect(await run()).toBe(0);
+      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0 } });
+      const storage = await openStorage(storageOptionsOf(config));
+      try {
+        expect(await storage.sessions.isActive(ids.scope, ids.liveSession)).toBe(true);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
+
+/** Through the adapter: one row of each kind from 2001 (long gone), and a live session. */
+async function seedExpiredRows(where: Parameters<typeof openStorage>[0]): Promise<{ scope: TenantScope; liveSession: string }> {
+  const storage = await openStorage(where);
+  try {
+    const scope = await seedScope(storage);
+    const user = await seedUser(storage, scope);
+    const old = new Date('2001-01-01T00:00:00.000Z');
+    const session = (refreshExpiresAt: Date) => ({ id: newId(), userId: user.id, rotationKey: 'k', createdAt: old, refreshTokenHash: sha256Hex(newId()), refreshExpiresAt });
+    const [expired, revoked, live] = [session(new Date('2001-01-02T00:00:00.000Z')), session(new Date('2999-01-01T00:00:00.000Z')), session(new Date('2999-01-01T00:00:00.000Z'))];
+    for (const s of [expired, revoked, live]) await storage.sessions.create(scope, s);
+    await storage.sessions.revoke(scope, revoked.id, old);
+    await storage.oneTimeTokens.issue(scope, { tokenHash: sha256Hex(newId()), purpose: 'magic_link', userId: user.id, data: {}, createdAt: old, expiresAt: new Date('2001-01-01T00:15:00.000Z') });
+    await storage.outbox.enqueue(scope, { id: newId(), to: 'a@example.test', template: 'magic_link', sealedPayload: 's', createdAt: old, expiresAt: new Date('2001-01-01T00:15:00.000Z') });
+    const [mail] = await storage.outbox.claimDue(old, { limit: 1, leaseSeconds: 60 });
+    await storage.outbox.markSent(scope, mail.id, { messageId: 'm', sentAt: old, keepPayload: false });
+    return { scope, liveSession: live.id };
+  } finally {
+    await storage.close();
+  }
+}

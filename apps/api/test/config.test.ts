@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       logLevel: 'info',
       dataDir: resolve('data'),
+      purgeIntervalSeconds: 3600,
     });
     expect(config.rateLimits.login).toEqual({ limit: 10, windowSeconds: 900, whenStoreDown: 'local-strict' });
   });
@@ -51,6 +52,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       SVC_DATA_DIR: '/var/lib/svc',
       SVC_RATE_LIMITS: '{"login":{"limit":20}}',
+      SVC_PURGE_INTERVAL_SECONDS: '600',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -64,6 +66,7 @@ describe('loadConfig', () => {
       trustProxy: ['loopback', '10.0.0.0/8'],
       logLevel: 'debug',
       dataDir: '/var/lib/svc',
+      purgeIntervalSeconds: 600,
     });
     expect(config.masterKey).toEqual(Buffer.alloc(32, 0xab));
     expect(config.rateLimits.login).toEqual({ limit: 20, windowSeconds: 900, whenStoreDown: 'local-strict' });
@@ -83,6 +86,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ SVC_MASTER_KEY: bytes.toString('base64url') }).masterKey).toEqual(bytes);
   });
 
+  it('SVC_PURGE_INTERVAL_SECONDS=0 turns the janitor off', () => {
+    expect(loadConfig({ SVC_PURGE_INTERVAL_SECONDS: '0' }).purgeIntervalSeconds).toBe(0);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '  ' }).port).toBe(3000);
   });
@@ -99,6 +106,9 @@ describe('loadConfig', () => {
     ['SVC_MASTER_KEY', 'abcd', 'SVC_MASTER_KEY must be 32 bytes, as 64 hex digits or base64 (e.g. the output of `openssl rand -hex 32`).'],
     ['SVC_BCRYPT_COST', '3', 'SVC_BCRYPT_COST must be an integer from 4 to 15.'],
     ['SVC_BCRYPT_COST', '16', 'SVC_BCRYPT_COST must be an integer from 4 to 15.'],
+    ['SVC_PURGE_INTERVAL_SECONDS', '-1', 'SVC_PURGE_INTERVAL_SECONDS must be an integer from 0 to 604800.'],
+    ['SVC_PURGE_INTERVAL_SECONDS', '1.5', 'SVC_PURGE_INTERVAL_SECONDS must be an integer from 0 to 604800.'],
+    ['SVC_PURGE_INTERVAL_SECONDS', '604801', 'SVC_PURGE_INTERVAL_SECONDS must be an integer from 0 to 604800.'],
     ['SVC_PLAN_USER_LIMITS', '{"FREE":-1}', 'SVC_PLAN_USER_LIMITS must be a JSON object like {"FREE":1000,"SOLO":10000,"PRO":null} (non-negative integers or null).'],
     ['SVC_PLAN_USER_LIMITS', '{"GOLD":1}', 'SVC_PLAN_USER_LIMITS has an unknown plan "GOLD" (plans: FREE, SOLO, PRO).'],
     ['SVC_PLAN_USER_LIMITS', 'not json', 'SVC_PLAN_USER_LIMITS must be a JSON object like {"FREE":1000,"SOLO":10000,"PRO":null} (non-negative integers or null).'],

@@ -115,5 +115,6 @@ export function withEnqueueHook(outbox: MailOutbox, after: () => void): MailOutb
     listForAddress: (scope, to, limit) => outbox.listForAddress(scope, to, limit),
     listDead: (query) => outbox.listDead(query),
     stats: () => outbox.stats(),
+    deleteFinishedBefore: (cutoff, limit) => outbox.deleteFinishedBefore(cutoff, limit),
   };
 }

@@ -9,6 +9,7 @@ import {
   type OutboxStatus,
   type TenantScope,
 } from '@svc/core';
+import { assertLimit, deleteBounded } from './bounded-delete';
 import type { Database, Row } from './database';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readCount, readDate, readNullableDate } from './row-values';
@@ -40,6 +41,8 @@ const COLUMNS = COLUMN_NAMES.join(', ');
 /** Due: pending and its time has come, or claimed by a worker whose lease ran out. $1 = now. */
 const DUE = "(status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND lease_until <= $1)";
 const IN_SCOPE = 'project_id = $1 AND environment = $2 AND id = $3';
+/** Sent or dead, created before $1; the same condition as mail_outbox_finished_idx (plus the cutoff). */
+const FINISHED_BEFORE = "status IN ('sent', 'dead') AND created_at < $1";
 
 /** MailOutbox on PostgreSQL (shared by every API instance) or SQLite. */
 export class TypeormMailOutbox implements MailOutbox {
@@ -156,10 +159,16 @@ export class TypeormMailOutbox implements MailOutbox {
     for (const row of rows) counts[row.status as OutboxStatus] = readCount(row.n);
     return counts;
   }
-}
 
-function assertLimit(limit: number): void {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+  /**
+   * Bounded delete through `mail_outbox_finished_idx`. The statuses are literals, not parameters,
+   * so both databases can match the partial index's own condition.
+   */
+  async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
+    assertDate(cutoff, 'cutoff');
+    const spec = { table: 'mail_outbox', key: 'id', where: FINISHED_BEFORE, returning: 'id' };
+    return (await deleteBounded(this.db, spec, [dateParam(cutoff)], limit)).length;
+  }
 }
 
 function toMail(row: MailRow): OutboxMail {

@@ -1,4 +1,5 @@
 import type { NewOidcArtifact, OidcArtifact, OidcArtifactStore } from '@svc/core';
+import { assertLimit } from './bounded-delete';
 import type { Database, Row } from './database';
 import { assertDate, assertText, assertUuid, isText, isUuid } from './guards';
 import { dateParam, jsonParam, nullableDateParam, readJson, readNullableDate } from './row-values';
@@ -80,7 +81,7 @@ export class TypeormOidcArtifactStore implements OidcArtifactStore {
   /** Deletes by primary key from a bounded sub-select, so one sweep never holds a big lock. */
   async deleteExpired(now: Date, limit: number): Promise<number> {
     assertDate(now, 'now');
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    assertLimit(limit);
     const rows = await this.db.query(
       `DELETE FROM oidc_artifacts WHERE (project_id, model, id) IN (
          SELECT project_id, model, id FROM oidc_artifacts WHERE expires_at IS NOT NULL AND expires_at <= $1 LIMIT $2

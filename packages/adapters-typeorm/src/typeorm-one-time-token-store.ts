@@ -1,4 +1,5 @@
 import { ONE_TIME_PURPOSES, type NewOneTimeToken, type OneTimePurpose, type OneTimeToken, type OneTimeTokenStore, type TenantScope } from '@svc/core';
+import { deleteBounded } from './bounded-delete';
 import type { Database, Row, Sql } from './database';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, jsonParam, readDate, readJson, readNullableDate } from './row-values';
@@ -116,6 +117,13 @@ export class TypeormOneTimeTokenStore implements OneTimeTokenStore {
       [scope.projectId, scope.environment, userId, dateParam(at), ...known],
     );
     return rows.length;
+  }
+
+  /** Bounded delete through `one_time_tokens_expiry_idx`. */
+  async deleteExpired(now: Date, limit: number): Promise<number> {
+    assertDate(now, 'now');
+    const spec = { table: 'one_time_tokens', key: 'token_hash', where: 'expires_at <= $1', returning: 'token_hash' };
+    return (await deleteBounded(this.db, spec, [dateParam(now)], limit)).length;
   }
 }
 

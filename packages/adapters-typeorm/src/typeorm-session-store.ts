@@ -1,4 +1,5 @@
 import type { NewSession, RefreshTokenRecord, RotationResult, SessionStore, TenantScope } from '@svc/core';
+import { deleteBounded } from './bounded-delete';
 import type { Database, Row, Sql } from './database';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readDate, readNullableDate } from './row-values';
@@ -175,6 +176,59 @@ export class TypeormSessionStore implements SessionStore {
     );
     return rows.length;
   }
+
+  /**
+   * One transaction: the expired tokens go by a bounded delete (`refresh_tokens_expiry_idx`),
+   * then, among the sessions they belonged to, those left without an unexpired token. Driving
+   * the session check from the deleted tokens keeps it on indexes instead of scanning sessions,
+   * and the transaction means no session can lose its last tokens without being checked.
+   */
+  async deleteExpired(now: Date, limit: number): Promise<{ refreshTokens: number; sessions: number }> {
+    assertDate(now, 'now');
+    return this.db.transaction(async (tx) => {
+      const gone = await deleteBounded<{ session_id: string }>(
+        tx,
+        { table: 'refresh_tokens', key: 'token_hash', where: 'expires_at <= $1', returning: 'session_id' },
+        [dateParam(now)],
+        limit,
+      );
+      const touched = [...new Set(gone.map((row) => row.session_id))];
+      let sessions = 0;
+      for (let i = 0; i < touched.length; i += SESSION_CHUNK) {
+        sessions += await deleteUnrefreshable(tx, now, touched.slice(i, i + SESSION_CHUNK));
+      }
+      return { refreshTokens: gone.length, sessions };
+    });
+  }
+
+  /** Bounded delete through `sessions_revoked_idx`; the foreign key cascades to the tokens. */
+  async deleteRevoked(revokedBefore: Date, limit: number): Promise<number> {
+    assertDate(revokedBefore, 'revokedBefore');
+    const rows = await deleteBounded(
+      this.db,
+      { table: 'sessions', key: 'id', where: 'revoked_at IS NOT NULL AND revoked_at <= $1', returning: 'id' },
+      [dateParam(revokedBefore)],
+      limit,
+    );
+    return rows.length;
+  }
+}
+
+/** Session ids per statement: far below SQLite's limit on bound parameters. */
+const SESSION_CHUNK = 500;
+
+/** Deletes those of `ids` that have no token unexpired at `now` (probed via refresh_tokens_session_idx). */
+async function deleteUnrefreshable(tx: Sql, now: Date, ids: string[]): Promise<number> {
+  const list = ids.map((_, i) => `$${i + 2}`).join(', ');
+  const rows = await tx.query(
+    `DELETE FROM sessions WHERE id IN (${list}) AND NOT EXISTS (
+       SELECT 1 FROM refresh_tokens t
+       WHERE t.project_id = sessions.project_id AND t.environment = sessions.environment
+         AND t.session_id = sessions.id AND t.expires_at > $1)
+     RETURNING id`,
+    [dateParam(now), ...ids],
+  );
+  return rows.length;
 }
 
 function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {

@@ -10,6 +10,7 @@ import { getProject, updateProject } from './use-cases/admin/update-project';
 import { getMe } from './use-cases/get-me';
 import { logIn, type LogInInput } from './use-cases/log-in';
 import { logOut } from './use-cases/log-out';
+import { purgeExpired, type PurgeOptions } from './use-cases/purge-expired';
 import { refreshTokens } from './use-cases/refresh-tokens';
 import { createApiKeyResolver, type ResolvedApiKey } from './use-cases/resolve-api-key';
 import { signUp, type SignUpInput } from './use-cases/sign-up';
@@ -52,6 +53,8 @@ export function createAuthService(deps: AuthDeps, options: { apiKeyCacheSeconds?
       banUser: (scope: TenantScope, userId: string) => banUser(deps, scope, userId),
       unbanUser: (scope: TenantScope, userId: string) => unbanUser(deps, scope, userId),
       deleteUser: (scope: TenantScope, userId: string) => deleteUser(deps, scope, userId),
+      /** Housekeeping over every tenant (the janitor, `svc purge`). */
+      purgeExpired: (options?: PurgeOptions) => purgeExpired(deps, options),
       ...emailAdminService(deps),
       ...oauthAdminService(deps),
     },

@@ -26,6 +26,7 @@ export * from './use-cases/refresh-tokens';
 export * from './use-cases/get-me';
 export * from './use-cases/verify-access-token';
 export * from './use-cases/resolve-api-key';
+export * from './use-cases/purge-expired';
 export * from './use-cases/admin/create-project';
 export * from './use-cases/admin/create-api-key';
 export * from './use-cases/admin/rotate-signing-key';

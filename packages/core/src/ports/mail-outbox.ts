@@ -52,4 +52,11 @@ export interface MailOutbox {
   listDead(query: { projectId: string; environment?: TenantScope['environment']; limit: number }): Promise<OutboxMail[]>;
   /** Rows per status over every tenant (outbox depth for metrics and health). */
   stats(): Promise<Record<OutboxStatus, number>>;
+  /**
+   * Housekeeping over every tenant (the janitor): deletes up to `limit` mails that are finished
+   * (`sent` or `dead`) and were created before `cutoff` (the retention; the sandbox outbox and
+   * the dead letters list recent mails). `pending` and `sending` mails are never deleted, however
+   * old. Answers how many.
+   */
+  deleteFinishedBefore(cutoff: Date, limit: number): Promise<number>;
 }

@@ -27,4 +27,11 @@ export interface OneTimeTokenStore {
   ): Promise<number>;
   /** Consumes every open token of the user with one of these purposes; returns how many. */
   revokeForUser(scope: TenantScope, userId: string, purposes: OneTimePurpose[], at: Date): Promise<number>;
+  /**
+   * Housekeeping over every tenant (the janitor; takes no scope): deletes up to `limit` tokens of
+   * any purpose with `expiresAt <= now`, consumed or not (magic links, resets, exchange codes,
+   * second-factor and WebAuthn challenges, OAuth states); none of them can be used once expired.
+   * Answers how many.
+   */
+  deleteExpired(now: Date, limit: number): Promise<number>;
 }

@@ -33,4 +33,19 @@ export interface SessionStore {
   revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean>;
   /** Revokes every session of the user in the scope; returns how many were active. */
   revokeAllForUser(scope: TenantScope, userId: string, at: Date): Promise<number>;
+  /**
+   * Housekeeping over every tenant (the janitor; unlike the methods above it takes no scope).
+   * Deletes up to `limit` refresh tokens with `expiresAt <= now`, used or not (a used token past
+   * its expiry can no longer be replayed meaningfully), and in the same atomic step every session
+   * those deletions leave without an unexpired token: nobody can refresh it any more, and reads
+   * treat a missing session as not active. Unexpired tokens stay, used ones too (replay detection
+   * needs them). Answers the tokens deleted (at most `limit`) and the sessions that went with them.
+   */
+  deleteExpired(now: Date, limit: number): Promise<{ refreshTokens: number; sessions: number }>;
+  /**
+   * Housekeeping over every tenant: deletes up to `limit` sessions revoked at or before
+   * `revokedBefore`, with their refresh tokens (a token of a missing session is unknown, which
+   * refresh and logout answer exactly as for a revoked one). Answers how many sessions.
+   */
+  deleteRevoked(revokedBefore: Date, limit: number): Promise<number>;
 }

@@ -87,6 +87,14 @@ export class InMemoryMailOutbox implements MailOutbox {
     return counts;
   }
 
+  async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
+    const finished = [...this.mails.values()]
+      .filter((m) => (m.status === 'sent' || m.status === 'dead') && m.createdAt < cutoff)
+      .slice(0, limit);
+    finished.forEach((m) => this.mails.delete(m.id));
+    return finished.length;
+  }
+
   private find(scope: TenantScope, id: string): OutboxMail | undefined {
     const mail = this.mails.get(id);
     return mail && sameScope(mail, scope) ? mail : undefined;

@@ -59,6 +59,12 @@ export class InMemoryOneTimeTokenStore implements OneTimeTokenStore {
     return count;
   }
 
+  async deleteExpired(now: Date, limit: number): Promise<number> {
+    const expired = [...this.tokens.values()].filter((t) => t.expiresAt <= now).slice(0, limit);
+    expired.forEach((t) => this.tokens.delete(t.tokenHash));
+    return expired.length;
+  }
+
   private open(scope: TenantScope, purpose: OneTimePurpose, tokenHash: string, now: Date): Stored | null {
     const token = this.tokens.get(tokenHash);
     if (!token || !sameScope(token, scope) || token.purpose !== purpose) return null;

@@ -84,4 +84,25 @@ export class InMemorySessionStore implements SessionStore {
     }
     return revoked;
   }
+
+  async deleteExpired(now: Date, limit: number): Promise<{ refreshTokens: number; sessions: number }> {
+    const expired = [...this.tokens.values()].filter((t) => t.expiresAt <= now).slice(0, limit);
+    expired.forEach((t) => this.tokens.delete(t.tokenHash));
+    const live = new Set([...this.tokens.values()].filter((t) => t.expiresAt > now).map((t) => t.sessionId));
+    const ended = [...new Set(expired.map((t) => t.sessionId))].filter((id) => !live.has(id));
+    ended.forEach((id) => this.deleteSession(id));
+    return { refreshTokens: expired.length, sessions: ended.length };
+  }
+
+  async deleteRevoked(revokedBefore: Date, limit: number): Promise<number> {
+    const revoked = [...this.sessions.values()].filter((s) => s.revokedAt !== null && s.revokedAt <= revokedBefore).slice(0, limit);
+    revoked.forEach((s) => this.deleteSession(s.id));
+    return revoked.length;
+  }
+
+  /** A session goes with its tokens, as the foreign key cascades in SQL. */
+  private deleteSession(id: string): void {
+    this.sessions.delete(id);
+    for (const token of this.tokens.values()) if (token.sessionId === id) this.tokens.delete(token.tokenHash);
+  }
 }

@@ -212,5 +212,34 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
       expect(latest[1].template).toBe('password_reset');
       expect(await outbox().listForAddress(scope, `other-${to}`, 5)).toEqual([]);
     });
+
+    // Housekeeping is global: its mails are from 2001, long before every other case's.
+    it('deletes sent and dead mails created before the cutoff, of every tenant, up to the limit; never pending or sending ones', async () => {
+      const scope = await seedScope(subject.ports);
+      const other = { ...(await seedScope(subject.ports)), environment: 'sandbox' as const };
+      const old = at('2001-01-01T00:00:00.000Z');
+      const cutoff = at('2001-01-08T00:00:00.000Z');
+      const [sentOld, sentRecent, sendingOld, pendingOld] = [old, cutoff, old, old].map((createdAt) => mail({ createdAt }));
+      const deadOld = mail({ createdAt: old });
+      await outbox().enqueue(scope, sentOld);
+      await outbox().enqueue(scope, sentRecent);
+      await outbox().enqueue(other, deadOld);
+      const now = plus(cutoff, 1);
+      expect(await outbox().claimDue(now, LEASE)).toHaveLength(3);
+      await outbox().markSent(scope, sentOld.id, { messageId: 'm1', sentAt: now, keepPayload: false });
+      await outbox().markSent(scope, sentRecent.id, { messageId: 'm2', sentAt: now, keepPayload: false });
+      await outbox().markFailed(other, deadOld.id, { error: 'refused', nextAttemptAt: null, keepPayload: false });
+      await outbox().enqueue(scope, sendingOld);
+      expect(await outbox().claimDue(now, LEASE)).toHaveLength(1);
+      await outbox().enqueue(scope, pendingOld);
+
+      expect(await outbox().deleteFinishedBefore(cutoff, 1)).toBe(1);
+      expect(await outbox().deleteFinishedBefore(cutoff, 5)).toBe(1);
+      expect(await outbox().deleteFinishedBefore(cutoff, 5)).toBe(0);
+      const left = async (tenant: TenantScope, m: NewOutboxMail) => ids(await outbox().listForAddress(tenant, m.to, 5));
+      expect(await left(scope, sentOld)).toEqual([]);
+      expect(await left(other, deadOld)).toEqual([]);
+      for (const kept of [sentRecent, sendingOld, pendingOld]) expect(await left(scope, kept)).toEqual([kept.id]);
+    });
   });
 }

@@ -126,5 +126,36 @@ export function oneTimeTokenStoreContract(label: string, factory: OneTimeTokenSt
       await store().issue(scope, t, { supersede: true });
       expect((await store().consume(scope, 'webauthn_challenge', t.tokenHash, SOON))?.data).toEqual({ challenge: 'abc' });
     });
+
+    // Housekeeping is global: its tokens are from 2001, long before every other case's.
+    it('deletes expired tokens of every tenant and purpose, consumed or not, up to the limit; live ones stay', async () => {
+      const { scope, userId } = await seeded();
+      const other = await seedScope(subject.ports);
+      const sandbox = { ...scope, environment: 'sandbox' as const };
+      const now = at('2001-02-01T00:00:00.000Z');
+      const old = { createdAt: at('2001-01-01T00:00:00.000Z') };
+      const consumedAt = at('2001-01-01T00:01:00.000Z');
+      const expiredOpen = token(userId, { ...old, expiresAt: at('2001-01-01T00:15:00.000Z') });
+      const expiredUsed = token(null, { ...old, purpose: 'webauthn_challenge', expiresAt: at('2001-01-01T00:05:00.000Z') });
+      const expiringNow = token(userId, { ...old, purpose: 'two_factor', expiresAt: now });
+      const live = token(userId, { ...old, purpose: 'password_reset', expiresAt: new Date(now.getTime() + 1) });
+      const liveUsed = token(userId, { ...old, purpose: 'oauth_exchange', expiresAt: at('2001-06-01T00:00:00.000Z') });
+      await store().issue(scope, expiredOpen);
+      await store().issue(other, expiredUsed);
+      await store().issue(sandbox, expiringNow);
+      await store().issue(scope, live);
+      await store().issue(scope, liveUsed);
+      expect(await store().consume(other, 'webauthn_challenge', expiredUsed.tokenHash, consumedAt)).not.toBeNull();
+      expect(await store().consume(scope, 'oauth_exchange', liveUsed.tokenHash, consumedAt)).not.toBeNull();
+
+      expect(await store().deleteExpired(now, 2)).toBe(2);
+      expect(await store().deleteExpired(now, 2)).toBe(1);
+      expect(await store().deleteExpired(now, 2)).toBe(0);
+      expect(await store().find(scope, 'magic_link', expiredOpen.tokenHash)).toBeNull();
+      expect(await store().find(other, 'webauthn_challenge', expiredUsed.tokenHash)).toBeNull();
+      expect(await store().find(sandbox, 'two_factor', expiringNow.tokenHash)).toBeNull();
+      expect(await store().find(scope, 'password_reset', live.tokenHash)).toMatchObject({ consumedAt: null });
+      expect(await store().find(scope, 'oauth_exchange', liveUsed.tokenHash)).toMatchObject({ consumedAt });
+    });
   });
 }

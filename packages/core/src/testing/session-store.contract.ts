@@ -12,7 +12,7 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
   describe(`SessionStore contract: ${label}`, () => {
     const ports = useStorage(factory);
 
-    async function started(p: StoragePorts, scope?: TenantScope) {
+    async function started(p: StoragePorts, scope?: TenantScope, overrides: Partial<NewSession> = {}) {
       const s = scope ?? (await seedScope(p));
       const user = await seedUser(p, s);
       const session: NewSession = {
@@ -22,6 +22,7 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
         createdAt: T0,
         refreshTokenHash: sha256Hex(newId()),
         refreshExpiresAt: EXPIRY,
+        ...overrides,
       };
       await p.sessions.create(s, session);
       return { scope: s, user, session };
@@ -115,6 +116,74 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       const scope = await seedScope(ports());
       expect(await ports().sessions.isActive(scope, newId())).toBe(false);
       expect(await ports().sessions.revoke(scope, newId(), LATER)).toBe(false);
+    });
+
+    // Housekeeping is global: its sessions live in 2001, long before every other case's.
+    describe('housekeeping', () => {
+      const OLD = at('2001-01-01T00:00:00.000Z');
+      const ROTATED = at('2001-01-01T00:10:00.000Z');
+      const GONE = at('2001-01-02T00:00:00.000Z');
+      const NOW = at('2001-02-01T00:00:00.000Z');
+      const LIVE = at('2001-06-01T00:00:00.000Z');
+      /** A session of 2001 in its own tenant unless given one, its first token expiring at `expiry`. */
+      const old2001 = (expiry: Date, scope?: TenantScope) => started(ports(), scope, { createdAt: OLD, refreshExpiresAt: expiry });
+      const rotate2001 = async (scope: TenantScope, presentedHash: string, expiresAt: Date) => {
+        const successorHash = sha256Hex(newId());
+        expect(await ports().sessions.rotate(scope, { presentedHash, successorHash, now: ROTATED, expiresAt })).toEqual({ status: 'rotated' });
+        return successorHash;
+      };
+
+      it('deletes expired refresh tokens, used or not, and the sessions left without an unexpired one', async () => {
+        const dead = await old2001(GONE);
+        const deadRotated = await old2001(GONE);
+        await rotate2001(deadRotated.scope, deadRotated.session.refreshTokenHash, GONE);
+        const sandbox = { ...dead.scope, environment: 'sandbox' as const };
+        const alive = await old2001(GONE, sandbox);
+        const aliveHead = await rotate2001(sandbox, alive.session.refreshTokenHash, LIVE);
+        const usedUnexpired = await old2001(LIVE);
+        const usedHead = await rotate2001(usedUnexpired.scope, usedUnexpired.session.refreshTokenHash, LIVE);
+
+        expect(await ports().sessions.deleteExpired(NOW, 100)).toEqual({ refreshTokens: 4, sessions: 2 });
+        expect(await ports().sessions.deleteExpired(NOW, 100)).toEqual({ refreshTokens: 0, sessions: 0 });
+        for (const { scope, session } of [dead, deadRotated]) {
+          expect(await ports().sessions.findRefreshToken(scope, session.refreshTokenHash)).toBeNull();
+          expect(await ports().sessions.isActive(scope, session.id)).toBe(false);
+        }
+        expect(await ports().sessions.findRefreshToken(sandbox, alive.session.refreshTokenHash)).toBeNull();
+        expect(await ports().sessions.findRefreshToken(sandbox, aliveHead)).toMatchObject({ usedAt: null, expiresAt: LIVE });
+        expect(await ports().sessions.isActive(sandbox, alive.session.id)).toBe(true);
+        // A used but unexpired token stays, so presenting it again is still detected as a replay.
+        const { scope, session } = usedUnexpired;
+        expect(await ports().sessions.findRefreshToken(scope, session.refreshTokenHash)).toMatchObject({ usedAt: ROTATED, successorHash: usedHead });
+        expect(await ports().sessions.rotate(scope, rotation(session.refreshTokenHash))).toEqual({ status: 'reused' });
+      });
+
+      it('deleteExpired respects the limit and answers the counts', async () => {
+        const sessions = [await old2001(GONE), await old2001(GONE), await old2001(NOW)];
+        expect(await ports().sessions.deleteExpired(NOW, 2)).toEqual({ refreshTokens: 2, sessions: 2 });
+        expect(await ports().sessions.deleteExpired(NOW, 2)).toEqual({ refreshTokens: 1, sessions: 1 });
+        expect(await ports().sessions.deleteExpired(NOW, 2)).toEqual({ refreshTokens: 0, sessions: 0 });
+        for (const { scope, session } of sessions) expect(await ports().sessions.isActive(scope, session.id)).toBe(false);
+      });
+
+      it('deletes sessions revoked by the cutoff with their tokens, across tenants, up to the limit', async () => {
+        const first = await old2001(LIVE);
+        const second = await old2001(LIVE, { ...first.scope, environment: 'sandbox' });
+        const later = await old2001(LIVE);
+        const live = await old2001(LIVE, first.scope);
+        await ports().sessions.revoke(first.scope, first.session.id, ROTATED);
+        await ports().sessions.revoke(second.scope, second.session.id, GONE);
+        await ports().sessions.revoke(later.scope, later.session.id, LIVE);
+
+        expect(await ports().sessions.deleteRevoked(NOW, 1)).toBe(1);
+        expect(await ports().sessions.deleteRevoked(NOW, 5)).toBe(1);
+        expect(await ports().sessions.deleteRevoked(NOW, 5)).toBe(0);
+        for (const { scope, session } of [first, second]) {
+          expect(await ports().sessions.findRefreshToken(scope, session.refreshTokenHash)).toBeNull();
+        }
+        expect(await ports().sessions.findRefreshToken(later.scope, later.session.refreshTokenHash)).toMatchObject({ sessionRevokedAt: LIVE });
+        expect(await ports().sessions.isActive(live.scope, live.session.id)).toBe(true);
+      });
     });
   });
 }

@@ -1,0 +1,54 @@
+import type { AuthDeps } from './deps';
+
+/** Rows deleted by one purge, per kind. A session's remaining tokens go with it and are not counted. */
+export interface PurgeCounts {
+  refreshTokens: number;
+  sessions: number;
+  /** Magic links, resets, exchange codes, second-factor and WebAuthn challenges, OAuth states. */
+  oneTimeTokens: number;
+  outboxMails: number;
+}
+
+export interface PurgeOptions {
+  /** Rows per statement (default 1000): each batch is short, so no sweep holds a big lock. */
+  batchSize?: number;
+  /** How long sent and dead mails stay listed (default 7 days). */
+  outboxRetentionSeconds?: number;
+}
+
+export const DEFAULT_PURGE_BATCH_SIZE = 1000;
+export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 60 * 60;
+
+type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions' | 'oneTimeTokens' | 'outbox'>;
+
+/**
+ * Deletes what nobody can use any more, over every tenant: revoked sessions, expired refresh
+ * tokens and the sessions they leave unrefreshable, expired one-time tokens, and finished mails
+ * past the retention. Each kind runs in batches until one comes back short; one `now` for all.
+ */
+export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}): Promise<PurgeCounts> {
+  const limit = options.batchSize ?? DEFAULT_PURGE_BATCH_SIZE;
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError('batchSize must be a positive integer');
+  const now = deps.clock.now();
+  const cutoff = new Date(now.getTime() - (options.outboxRetentionSeconds ?? DEFAULT_OUTBOX_RETENTION_SECONDS) * 1000);
+  const counts: PurgeCounts = { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0 };
+  counts.sessions += await inBatches(limit, () => deps.sessions.deleteRevoked(now, limit));
+  counts.refreshTokens = await inBatches(limit, async () => {
+    const batch = await deps.sessions.deleteExpired(now, limit);
+    counts.sessions += batch.sessions;
+    return batch.refreshTokens;
+  });
+  counts.oneTimeTokens = await inBatches(limit, () => deps.oneTimeTokens.deleteExpired(now, limit));
+  counts.outboxMails = await inBatches(limit, () => deps.outbox.deleteFinishedBefore(cutoff, limit));
+  return counts;
+}
+
+/** Runs `batch` until it deletes fewer than `limit` rows; answers the total. */
+async function inBatches(limit: number, batch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await batch();
+    total += deleted;
+    if (deleted < limit) return total;
+  }
+}

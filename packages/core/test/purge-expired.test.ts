@@ -1,0 +1,63 @@
+import { sha256Hex } from '../src/domain/secrets';
+import { purgeExpired } from '../src/use-cases/purge-expired';
+import { PASSWORD, serviceWithProject } from './helpers';
+
+const DAY = 24 * 60 * 60;
+
+describe('purgeExpired', () => {
+  it('deletes what nobody can use any more, in batches until one comes back short, and counts per kind', async () => {
+    const { deps, service, production } = await serviceWithProject();
+    const expiring = await service.signUp(production, { email: 'ada@example.test', password: PASSWORD });
+    const ended = await service.logIn(production, { email: 'ada@example.test', password: PASSWORD });
+    if (ended.twoFactorRequired) throw new Error('no second factor expected');
+    await service.logOut(production, ended.refreshToken);
+    const issued = deps.clock.now();
+    for (const n of [1, 2, 3]) {
+      await deps.oneTimeTokens.issue(production.scope, {
+        tokenHash: sha256Hex(`challenge-${n}`), purpose: 'webauthn_challenge', userId: null, data: {}, createdAt: issued,
+        expiresAt: new Date(issued.getTime() + 300_000),
+      });
+    }
+    const mail = (id: number) => ({
+      id: `00000000-0000-4000-8000-00000000000${id}`, to: `m${id}@example.test`, template: 'magic_link' as const, sealedPayload: 's',
+      createdAt: deps.clock.now(), expiresAt: new Date(deps.clock.now().getTime() + 900_000),
+    });
+    for (const id of [1, 2, 3]) await deps.outbox.enqueue(production.scope, mail(id));
+    for (const claimed of await deps.outbox.claimDue(deps.clock.now(), { limit: 10, leaseSeconds: 60 })) {
+      await deps.outbox.markSent(production.scope, claimed.id, { messageId: 'x', sentAt: deps.clock.now(), keepPayload: false });
+    }
+    await deps.outbox.enqueue(production.scope, mail(4));
+
+    deps.clock.advance(61 * DAY);
+    const live = await service.signUp(production, { email: 'bob@example.test', password: PASSWORD });
+    await deps.outbox.enqueue(production.scope, mail(5));
+
+    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 1, sessions: 2, oneTimeTokens: 3, outboxMails: 3 });
+    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0 });
+    await expect(service.refresh(production, expiring.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    await expect(service.refresh(production, live.refreshToken)).resolves.toBeDefined();
+    // Pending mails stay however old; the rest of the outbox is empty.
+    expect(await deps.outbox.stats()).toEqual({ pending: 2, sending: 0, sent: 0, dead: 0 });
+  });
+
+  it('keeps finished mails inside the retention', async () => {
+    const { deps, production } = await serviceWithProject();
+    const now = deps.clock.now();
+    await deps.outbox.enqueue(production.scope, {
+      id: '00000000-0000-4000-8000-000000000001', to: 'a@example.test', template: 'magic_link', sealedPayload: 's',
+      createdAt: now, expiresAt: new Date(now.getTime() + 900_000),
+    });
+    const [claimed] = await deps.outbox.claimDue(now, { limit: 1, leaseSeconds: 60 });
+    await deps.outbox.markFailed(production.scope, claimed.id, { error: 'refused', nextAttemptAt: null, keepPayload: false });
+    deps.clock.advance(DAY);
+    expect((await purgeExpired(deps, { outboxRetentionSeconds: 2 * DAY })).outboxMails).toBe(0);
+    expect((await purgeExpired(deps)).outboxMails).toBe(0);
+    deps.clock.advance(6 * DAY + 1);
+    expect((await purgeExpired(deps)).outboxMails).toBe(1);
+  });
+
+  it('refuses a batch size that could never finish', async () => {
+    const { deps } = await serviceWithProject();
+    await expect(purgeExpired(deps, { batchSize: 0 })).rejects.toThrow(RangeError);
+  });
+});
