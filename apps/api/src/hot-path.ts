@@ -3,14 +3,13 @@ import type { Express } from 'express';
 import type { Logger } from 'pino';
 import type { AuthService } from '@svc/core';
 import { countAnswer, type Metrics } from './metrics';
+import { BEARER } from './middleware/bearer';
 import { chooseRequestId } from './middleware/request-id';
 import { elapsedMs, requestLineWriter } from './middleware/request-log';
 import { setSecurityHeaders } from './middleware/security-headers';
 import { presentUserMe } from './presenters';
 
 const ME_PATH = '/api/auth/me';
-/** RFC 6750 credentials, as routes/auth-me.ts reads them. */
-const BEARER = /^Bearer +(\S+) *$/i;
 
 export interface HotPathDeps {
   auth: Pick<AuthService, 'resolveApiKey' | 'getMe'>;

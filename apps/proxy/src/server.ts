@@ -33,6 +33,8 @@ export function createProxyServerApp(config: ProxyServerConfig, onError: (error:
   const app = express();
   app.set('trust proxy', config.trustProxy);
   app.set('x-powered-by', false);
+  // Session answers are per user and never cached: hashing each body for an ETag is wasted work.
+  app.set('etag', false);
   app.use(securityHeaders);
   app.get('/healthz', (_req, res) => void res.json({ data: { status: 'ok' } }));
   app.use(createSessionProxy({ ...config.proxy, onError }));

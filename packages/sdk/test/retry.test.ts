@@ -106,3 +106,44 @@ describe('backoff and configuration', () => {
     expect(() => resolveBaseUrl('ftp://x', {})).toThrow(/http/);
   });
 });
+
+describe('deadlines', () => {
+  const silent: Step = () => undefined; // accepts the request and never answers
+  const slowBody: Step = (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.write('{"data":'); // headers arrive, the rest of the body never does
+  };
+  const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
+  it('gives up after timeoutMs, also while the body is still arriving, as network_error', async () => {
+    const server = await scripted([silent]);
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, timeoutMs: 100, retry: { ...fast, retries: 0 } });
+    await expect(svc.me({ accessToken: 'a' })).rejects.toMatchObject({ code: 'network_error', status: 0 });
+    await server.close();
+    const slow = await scripted([slowBody]);
+    const client = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: slow.url, timeoutMs: 100, retry: { ...fast, retries: 0 } });
+    await expect(client.me({ accessToken: 'a' })).rejects.toMatchObject({ code: 'network_error', status: 0 });
+    await slow.close();
+  });
+
+  it("stops at once when the caller's signal aborts, before or during the call", async () => {
+    const server = await scripted([silent]);
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, timeoutMs: 60_000, retry: fast });
+    const controller = new AbortController();
+    const call = svc.me({ accessToken: 'a', signal: controller.signal });
+    setImmediate(() => controller.abort(new Error('user went away')));
+    await expect(call).rejects.toThrow('user went away');
+    await expect(svc.me({ accessToken: 'a', signal: AbortSignal.abort(new Error('already gone')) })).rejects.toThrow('already gone');
+    expect(server.hits()).toBeLessThanOrEqual(1); // never retried
+    await server.close();
+  });
+
+  it('leaves no timer behind once a call has ended', async () => {
+    const server = await scripted([json(200, { data: { poweredByService: true } })]);
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, timeoutMs: 60_000, retry: fast });
+    const before = timers();
+    for (let i = 0; i < 5; i += 1) await svc.branding();
+    expect(timers()).toBe(before);
+    await server.close();
+  });
+});

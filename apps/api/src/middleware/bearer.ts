@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { AuthError } from '@svc/core';
 
 /** RFC 6750 credentials: the scheme is case-insensitive; the token is one run of non-space characters. */
-const BEARER = /^Bearer +(\S+) *$/i;
+export const BEARER = /^Bearer +(\S+) *$/i;
 
 /** The access token of `Authorization: Bearer <token>`, or 401 invalid_token when there is none. */
 export function bearerToken(req: Request): string {
