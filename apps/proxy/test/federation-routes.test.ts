@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { json, postJson, setCookiesOf, startProxy, startRealApi, type RunningProxy } from './helpers';
 
-// The happy paths of OAuth exchange (endpoint 12) and the OIDC grant (13) need a whole identity
-// provider round trip or an OIDC authorize flow (issues 7 and 9, tested in apps/api). Here the
-// proxy's part runs against a stub API that answers in the contract's shapes and records what the
-// proxy sent (the stub stands in for the API; our HTTP client is real). The last block checks
-// the real API's answers that need no round trip.
+// What the proxy sends upstream for OAuth exchange (endpoint 12) and the OIDC grant (13), checked
+// against a stub API that answers in the contract's shapes and records each request (our HTTP
+// client is real). The whole flows, through real identity providers and the real API, are in
+// oauth-e2e.test.ts and oidc-grant-e2e.test.ts. The last block checks the real API's answers
+// that need no round trip.
 interface Seen {
   path: string;
   body: Record<string, unknown>;
