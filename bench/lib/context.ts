@@ -23,7 +23,8 @@ export interface BenchResults {
   /** Series name -> one result per connection count (the chart). */
   sweep: Record<string, LoadResult[]>;
   mixed?: { login: LoadResult; me: LoadResult };
-  million?: { users: number; seedSeconds: number; rows: RowRecord[] };
+  /** `baseline`: the same rows at 1k users measured just before growing (older runs lack it). */
+  million?: { users: number; seedSeconds: number; rows: RowRecord[]; baseline?: RowRecord[] };
   targets: Array<{ target: string; measured: string; met: boolean | null }>;
   notes: string[];
 }

@@ -27,6 +27,10 @@ export function summaryMarkdown(results: BenchResults): string {
   if (results.million) {
     lines.push('', `${results.million.users.toLocaleString('en')} users (seeded in ${results.million.seedSeconds} s): ` +
       results.million.rows.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') + '.');
+    if (results.million.baseline) {
+      lines.push('', 'The same rows at 1,000 users just before growing: ' +
+        results.million.baseline.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') + '.');
+    }
   }
   lines.push('', '| target (issue 10) | measured | met |', '| --- | --- | --- |');
   for (const t of results.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.met === null ? 'not measured' : t.met ? 'yes' : '**no**'} |`);

@@ -36,7 +36,10 @@ export function judgeTargets(results: BenchResults): BenchResults['targets'] {
   ahead(pg('me'), peer('get-session'), 'me vs get-session', false);
   const million = results.million;
   for (const endpoint of ['login', 'refresh', 'me']) {
-    const small = pg(endpoint);
+    const first = pg(endpoint);
+    // Judged against the 1k row measured just before growing when the run has it (the first rows
+    // ran minutes earlier); the first row's figure is shown beside it.
+    const small = million?.baseline?.find((row) => row.endpoint === endpoint) ?? first;
     const large = million?.rows.find((row) => row.endpoint === endpoint);
     if (!small || !large) {
       add(`${endpoint} p50 with 1M users within 15 % of 1k`, 'n/a (run with --million)', null);
@@ -45,7 +48,8 @@ export function judgeTargets(results: BenchResults): BenchResults['targets'] {
     const change = large.result.p50 / small.result.p50 - 1;
     // p50s are the answers' own times to 0.1 ms (load.ts), so the 15 % is judged as written.
     const flat = change <= 0.15;
-    add(`${endpoint} p50 with 1M users within 15 % of 1k`, `${small.result.p50} -> ${large.result.p50} ms (${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)} %)`, flat);
+    const earlier = first && first !== small ? `; first 1k row ${first.result.p50} ms` : '';
+    add(`${endpoint} p50 with 1M users within 15 % of 1k`, `${small.result.p50} -> ${large.result.p50} ms (${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)} %${earlier})`, flat);
   }
   return targets;
 }
