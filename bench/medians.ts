@@ -1,0 +1,94 @@
+// `tsx bench/medians.ts run1.json run2.json ...`: the issue's targets are medians, and one run on
+// this shared 2-core VM is one sample. This takes the median of every figure across the runs
+// (each row's req/s, p50, p99 and ratio to its own run's ceiling; the hash ceilings; the mixed
+// and 1M rows), judges the targets on those medians with the same code as a run, and prints the
+// summary table and each target's per-run values.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { BenchResults, RowRecord } from './lib/context';
+import type { LoadResult } from './lib/load';
+import { round } from './lib/load';
+import { summaryMarkdown } from './lib/report';
+import { judgeTargets } from './lib/targets';
+
+const files = process.argv.slice(2);
+if (files.length < 2) {
+  console.error('usage: tsx bench/medians.ts <run.json> <run.json> [...]');
+  process.exit(2);
+}
+const runs = files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResults);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function medianResult(results: LoadResult[]): LoadResult {
+  const of = (pick: (r: LoadResult) => number) => round(median(results.map(pick)));
+  return { ...results[0], rps: of((r) => r.rps), p50: of((r) => r.p50), p99: of((r) => r.p99), errors: of((r) => r.errors), requests: of((r) => r.requests) };
+}
+
+/** Rows present in every run that has any, matched by system and endpoint. */
+function medianRows(lists: RowRecord[][]): RowRecord[] {
+  const present = lists.filter((list) => list.length > 0);
+  if (present.length === 0) return [];
+  return present[0].flatMap((first) => {
+    const same = present.map((list) => list.find((row) => row.system === first.system && row.endpoint === first.endpoint)).filter((row): row is RowRecord => row !== undefined);
+    if (same.length !== present.length) return [];
+    const ratios = same.map((row) => row.ratio).filter((ratio): ratio is number => ratio !== undefined);
+    const ceilings = same.map((row) => row.ceiling?.perSecond).filter((value): value is number => value !== undefined);
+    return [{
+      system: first.system,
+      endpoint: first.endpoint,
+      result: medianResult(same.map((row) => row.result)),
+      ...(first.ceiling ? { ceiling: { name: first.ceiling.name, perSecond: round(median(ceilings)) } } : {}),
+      ...(ratios.length === same.length && ratios.length > 0 ? { ratio: round(median(ratios), 3) } : {}),
+    }];
+  });
+}
+
+const first = runs[0];
+const ceilings = Object.fromEntries(Object.keys(first.ceilings).map((name) => {
+  const all = runs.map((run) => run.ceilings[name]).filter(Boolean);
+  return [name, { ...all[0], perSecond: round(median(all.map((c) => c.perSecond))), singleMs: round(median(all.map((c) => c.singleMs))) }];
+}));
+const sweep = Object.fromEntries(Object.keys(first.sweep).map((name) => {
+  const points = first.sweep[name].map((point) => medianResult(runs.map((run) => run.sweep[name]?.find((p) => p.connections === point.connections)).filter((p): p is LoadResult => p !== undefined)));
+  return [name, points];
+}));
+const withMixed = runs.filter((run) => run.mixed);
+const withMillion = runs.filter((run) => run.million);
+const merged: BenchResults = {
+  ...first,
+  date: runs.map((run) => run.date).sort()[runs.length - 1],
+  label: `median of ${runs.length} runs (${files.map((file) => basename(file, '.json')).join(', ')})`,
+  machine: { ...first.machine, loadBefore: [median(runs.map((run) => run.machine.loadBefore[0])), 0, 0], busy: false },
+  ceilings,
+  rows: medianRows(runs.map((run) => run.rows)),
+  sweep,
+  mixed: withMixed.length ? { login: medianResult(withMixed.map((run) => run.mixed!.login)), me: medianResult(withMixed.map((run) => run.mixed!.me)) } : undefined,
+  million: withMillion.length
+    ? {
+        users: withMillion[0].million!.users,
+        seedSeconds: round(median(withMillion.map((run) => run.million!.seedSeconds))),
+        rows: medianRows(withMillion.map((run) => run.million!.rows)),
+        baseline: withMillion.every((run) => run.million!.baseline) ? medianRows(withMillion.map((run) => run.million!.baseline!)) : undefined,
+      }
+    : undefined,
+  targets: [],
+  notes: [],
+};
+merged.targets = judgeTargets(merged);
+
+console.log(summaryMarkdown(merged));
+console.log('\nEach target per run (in the order given):\n');
+console.log('| target | ' + runs.map((run) => run.label).join(' | ') + ' |');
+console.log('| --- | ' + runs.map(() => '---').join(' | ') + ' |');
+const perRun = runs.map((run) => judgeTargets(run));
+for (const [i, target] of merged.targets.entries()) {
+  console.log(`| ${target.target.replace(/\(\d[\d.]* ms\)/, '(its run\'s)')} | ` + perRun.map((targets) => {
+    const own = targets[i];
+    return own ? `${own.measured}${own.met === false ? ' **no**' : ''}` : 'n/a';
+  }).join(' | ') + ' |');
+}
