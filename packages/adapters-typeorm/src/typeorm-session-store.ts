@@ -4,7 +4,7 @@ import type { Database, Row, Sql } from './database';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readDate, readNullableDate } from './row-values';
 
-interface TokenWithSessionRow extends Row {
+export interface TokenWithSessionRow extends Row {
   token_hash: string;
   session_id: string;
   user_id: string;
@@ -231,7 +231,7 @@ async function deleteUnrefreshable(tx: Sql, now: Date, ids: string[]): Promise<n
   return rows.length;
 }
 
-function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
+export function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
   return {
     tokenHash: row.token_hash,
     sessionId: row.session_id,

@@ -23,8 +23,10 @@ export async function refreshTokens(
   refreshToken: string,
 ): Promise<TokenBundle> {
   const presentedHash = sha256Hex(refreshToken);
-  const record = await deps.sessions.findRefreshToken(scope, presentedHash);
-  if (!record) throw new AuthError('invalid_refresh_token');
+  // The holder is read with the token (one round trip where the adapter can), before the rotation.
+  const found = deps.users.findByRefreshToken ? await deps.users.findByRefreshToken(scope, presentedHash) : await readApart(deps, scope, presentedHash);
+  if (!found) throw new AuthError('invalid_refresh_token');
+  const { token: record, user } = found;
   // A token of an ended session (logout, ban, password reset, an earlier replay) is dead, not a
   // replay: revoking the user's other sessions for it would let anyone holding an old token log
   // the owner out of every device again and again.
@@ -43,10 +45,16 @@ export async function refreshTokens(
     await deps.sessions.revokeAllForUser(scope, record.userId, now);
     throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'reuse_detected' } });
   }
-  const user = await deps.users.findById(scope, record.userId);
-  if (!user || isBanned(user)) throw new AuthError('invalid_refresh_token');
+  // Checked after the rotation, as before: a banned user's token is used up, not left to retry.
+  if (isBanned(user)) throw new AuthError('invalid_refresh_token');
   const accessToken = await signAccessToken(deps, scope, project, user, record.sessionId);
   return { accessToken, refreshToken: successor, expiresIn: project.accessTokenTtlSeconds };
+}
+
+async function readApart(deps: Pick<RefreshDeps, 'users' | 'sessions'>, scope: TenantScope, tokenHash: string) {
+  const token = await deps.sessions.findRefreshToken(scope, tokenHash);
+  const user = token ? await deps.users.findById(scope, token.userId) : null;
+  return token && user ? { token, user } : null;
 }
 
 /**
