@@ -1,11 +1,11 @@
 import express, { Router } from 'express';
-import { createSvcClient } from '@svc/sdk';
 import { BrandingCache } from './branding-cache';
 import { SessionCookies } from './cookies';
 import { proxyErrorHandler, sendError } from './errors';
 import { resolveProxyOptions, type SessionProxyOptions } from './options';
 import type { ProxyContext } from './proxy-context';
 import { RefreshFlights } from './refresh-flights';
+import { proxySvcClient } from './svc-client';
 import { requireJsonPosts, sameOriginPosts, stripSvcHeadersMiddleware } from './request-guards';
 import { accountRoutes } from './routes/account-routes';
 import { federationRoutes } from './routes/federation-routes';
@@ -31,7 +31,7 @@ const BODY_LIMIT = '64kb';
  */
 export function createSessionProxy(options: SessionProxyOptions): Router {
   const resolved = resolveProxyOptions(options);
-  const svc = options.svc ?? createSvcClient({ apiKey: resolved.apiKey, baseUrl: resolved.baseUrl });
+  const svc = options.svc ?? proxySvcClient(resolved.apiKey, resolved.baseUrl);
   const ctx: ProxyContext = {
     svc,
     options: resolved,

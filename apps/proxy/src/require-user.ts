@@ -1,9 +1,10 @@
 import type { Request, RequestHandler } from 'express';
-import { createSvcClient, isSvcError, type SvcClient, type UserMe } from '@svc/sdk';
+import { isSvcError, type SvcClient, type UserMe } from '@svc/sdk';
 import { parseCookies } from './cookies';
 import { sendError } from './errors';
 import { cookieNamesOf } from './options';
 import { clientIpOf, stripSvcHeaders } from './request-guards';
+import { proxySvcClient } from './svc-client';
 
 export interface RequireUserOptions {
   /** Project API key (required). */
@@ -30,7 +31,7 @@ const BEARER = /^Bearer +(\S+) *$/i;
  * which rotates the cookies, and retries.
  */
 export function requireUser(options: RequireUserOptions): RequestHandler {
-  const svc = options.svc ?? createSvcClient({ apiKey: options.apiKey, baseUrl: options.baseUrl });
+  const svc = options.svc ?? proxySvcClient(options.apiKey, options.baseUrl);
   const accessCookie = cookieNamesOf(options.cookiePrefix).access;
   return async (req, res, next) => {
     stripSvcHeaders(req);

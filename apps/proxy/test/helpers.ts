@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { createSvcClient } from '@svc/sdk';
+import { createSvcClient, type HttpRequester } from '@svc/sdk';
+import { undiciRequester } from '@svc/sdk/node';
 import { createSessionProxy, type SessionProxyOptions } from '../src';
 
 export { startRealApi, type RealApi, type TestProject } from '../../../packages/sdk/test/real-api';
@@ -15,16 +16,18 @@ export interface RunningProxy {
 }
 
 /**
- * The proxy mounted in a host Express app on a loopback port, calling the API through a fetch
- * that records each upstream call (to count branding and refresh calls).
+ * The proxy mounted in a host Express app on a loopback port, calling the API through the
+ * requester the proxy uses by default (undici's request), wrapped to record each upstream call
+ * (to count branding and refresh calls).
  */
 export async function startProxy(options: SessionProxyOptions & { baseUrl: string; mount?: (app: express.Express) => void }): Promise<RunningProxy> {
   const upstream: string[] = [];
-  const recording: typeof fetch = (input, init) => {
-    upstream.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`);
-    return fetch(input, init);
+  const send = undiciRequester();
+  const recording: HttpRequester = (url, request) => {
+    upstream.push(`${request.method} ${new URL(url).pathname}`);
+    return send(url, request);
   };
-  const svc = createSvcClient({ apiKey: options.apiKey, baseUrl: options.baseUrl, fetch: recording });
+  const svc = createSvcClient({ apiKey: options.apiKey, baseUrl: options.baseUrl, request: recording });
   const app = express();
   app.use(createSessionProxy({ ...options, svc }));
   options.mount?.(app);

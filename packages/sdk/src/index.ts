@@ -5,4 +5,5 @@ export { SvcError, isSvcError } from './svc-error';
 export { resolveBaseUrl, DEFAULT_BASE_URL } from './base-url';
 export { DEFAULT_RETRY, type RetryOptions } from './retry';
 export type { CallOptions } from './transport';
+export { fetchRequester, type HttpAnswer, type HttpRequest, type HttpRequester } from './http-requester';
 export * from './types';

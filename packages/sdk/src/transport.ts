@@ -1,3 +1,4 @@
+import type { HttpAnswer, HttpRequest, HttpRequester } from './http-requester';
 import { backoffMs, parseRetryAfter, sleep, type RetryOptions } from './retry';
 import { SvcError } from './svc-error';
 
@@ -14,7 +15,7 @@ export interface CallOptions {
 export interface TransportOptions {
   apiKey: string;
   baseUrl: string;
-  fetch: typeof fetch;
+  request: HttpRequester;
   retry: RetryOptions;
   timeoutMs: number;
 }
@@ -42,9 +43,9 @@ export async function send<T>(options: TransportOptions, spec: CallSpec): Promis
     const canRetry = spec.retrySafe && attempt < options.retry.retries;
     const deadline = callDeadline(options.timeoutMs, spec.call?.signal);
     try {
-      let response: Response;
+      let response: HttpAnswer;
       try {
-        response = await options.fetch(urlOf(options.baseUrl, spec), init(options, spec, deadline.signal));
+        response = await options.request(urlOf(options.baseUrl, spec), init(options, spec, deadline.signal));
       } catch (error) {
         if (spec.call?.signal?.aborted) throw error;
         if (canRetry) {
@@ -54,11 +55,11 @@ export async function send<T>(options: TransportOptions, spec: CallSpec): Promis
         throw new SvcError('network_error', 0, `svc API unreachable: ${(error as Error).message}`, { cause: error });
       }
       if (response.status === 429 && canRetry) {
-        const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+        const retryAfter = parseRetryAfter(response.header('retry-after'));
         const wait = Math.max(backoffMs(attempt, options.retry), (retryAfter ?? 0) * 1000);
         // A wait longer than maxMs (an hour-long sign-up window) is the caller's to decide on.
         if (wait <= options.retry.maxMs) {
-          await response.body?.cancel();
+          await response.discard();
           await sleep(wait);
           continue;
         }
@@ -100,16 +101,16 @@ function urlOf(baseUrl: string, spec: CallSpec): string {
   return `${baseUrl}${spec.path}${query}`;
 }
 
-function init(options: TransportOptions, spec: CallSpec, signal: AbortSignal): RequestInit {
+function init(options: TransportOptions, spec: CallSpec, signal: AbortSignal): HttpRequest {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (spec.withKey !== false) headers['X-API-Key'] = options.apiKey;
   if (spec.call?.clientIp) headers['X-Svc-Client-Ip'] = spec.call.clientIp;
   if (spec.call?.accessToken) headers.Authorization = `Bearer ${spec.call.accessToken}`;
   if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
-  return { method: spec.method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body), signal, redirect: 'manual' };
+  return { method: spec.method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body), signal };
 }
 
-async function unwrap<T>(response: Response): Promise<T> {
+async function unwrap<T>(response: HttpAnswer): Promise<T> {
   const text = await response.text();
   let body: Record<string, unknown> | null = null;
   try {
@@ -118,12 +119,13 @@ async function unwrap<T>(response: Response): Promise<T> {
   } catch {
     // Not JSON (a proxy's HTML error page, say): reported below as invalid_response or http status.
   }
-  if (response.ok && body && 'data' in body) return body.data as T;
-  if (!response.ok && body && typeof body.error === 'string') {
+  const ok = response.status >= 200 && response.status < 300;
+  if (ok && body && 'data' in body) return body.data as T;
+  if (!ok && body && typeof body.error === 'string') {
     // Envelope errors carry `message`; the OIDC-style ones carry `error_description`.
     const message = typeof body.message === 'string' ? body.message : typeof body.error_description === 'string' ? body.error_description : body.error;
-    throw new SvcError(body.error, response.status, message, { retryAfter: parseRetryAfter(response.headers.get('retry-after')) });
+    throw new SvcError(body.error, response.status, message, { retryAfter: parseRetryAfter(response.header('retry-after')) });
   }
-  const code = response.ok ? 'invalid_response' : `http_${response.status}`;
+  const code = ok ? 'invalid_response' : `http_${response.status}`;
   throw new SvcError(code, response.status, `Unexpected answer from the svc API (HTTP ${response.status}).`);
 }

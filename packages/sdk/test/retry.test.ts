@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { backoffMs, parseRetryAfter } from '../src/retry';
-import { createSvcClient, resolveBaseUrl, DEFAULT_BASE_URL } from '../src';
+import { createSvcClient as createWithFetch, resolveBaseUrl, DEFAULT_BASE_URL, type SvcClientOptions } from '../src';
+import { undiciRequester } from '../src/node';
 
 type Step = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -27,7 +28,14 @@ const limited = (retryAfter: string) => json(429, { error: 'rate_limited', messa
 const dropConnection: Step = (req) => req.socket.destroy();
 const fast = { retries: 3, baseMs: 1, maxMs: 2_000 };
 
-describe('retries', () => {
+// Every behaviour of the transport holds with both requesters: the default (global fetch) and
+// undici's request (`@svc/sdk/node`, what the session proxy uses).
+const REQUESTERS: Array<[string, (options: SvcClientOptions) => ReturnType<typeof createWithFetch>]> = [
+  ['fetch', (options) => createWithFetch(options)],
+  ['undici', (options) => createWithFetch({ ...options, request: undiciRequester() })],
+];
+
+describe.each(REQUESTERS)('retries (%s)', (_name, createSvcClient) => {
   it('retries a safe call after 429, honouring Retry-After', async () => {
     const server = await scripted([limited('1'), json(200, { data: { poweredByService: false } })]);
     const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: fast });
@@ -74,6 +82,27 @@ describe('retries', () => {
     await server.close();
   });
 
+  it('sends the key, the client address, the token and a JSON body; follows no redirect', async () => {
+    const seen: Array<{ method?: string; headers: IncomingMessage['headers']; body: string }> = [];
+    const record: Step = (req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method, headers: req.headers, body });
+        json(200, { data: { user: { id: 'u1' } } })(req, res);
+      });
+    };
+    const server = await scripted([record, record, (_req, res) => res.writeHead(302, { Location: 'http://127.0.0.1:1/elsewhere' }).end()]);
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: { retries: 0 } });
+    expect(await svc.me({ accessToken: 'tok', clientIp: '203.0.113.9' })).toEqual({ user: { id: 'u1' } });
+    await svc.refresh({ refreshToken: 'r1' });
+    expect(seen[0]).toMatchObject({ method: 'GET', body: '', headers: { 'x-api-key': 'svc_sbx_k', 'x-svc-client-ip': '203.0.113.9', authorization: 'Bearer tok', accept: 'application/json' } });
+    expect(seen[1]).toMatchObject({ method: 'POST', body: '{"refreshToken":"r1"}', headers: { 'content-type': 'application/json' } });
+    await expect(svc.branding()).rejects.toMatchObject({ code: 'http_302', status: 302 });
+    expect(server.hits()).toBe(3);
+    await server.close();
+  });
+
   it('reports a non-envelope answer by its status', async () => {
     const server = await scripted([(_req, res) => res.writeHead(502, { 'Content-Type': 'text/html' }).end('<h1>Bad gateway</h1>')]);
     const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: { retries: 0 } });
@@ -83,6 +112,10 @@ describe('retries', () => {
 });
 
 describe('backoff and configuration', () => {
+  it('takes fetch or request, not both', () => {
+    expect(() => createWithFetch({ apiKey: 'svc_sbx_k', fetch, request: undiciRequester() })).toThrow(/fetch or request/);
+  });
+
   it('draws full-jitter waits within the exponential ceiling', () => {
     const options = { retries: 5, baseMs: 100, maxMs: 1_000 };
     expect(backoffMs(0, options, () => 0.999)).toBe(99);
@@ -107,7 +140,7 @@ describe('backoff and configuration', () => {
   });
 });
 
-describe('deadlines', () => {
+describe.each(REQUESTERS)('deadlines (%s)', (_name, createSvcClient) => {
   const silent: Step = () => undefined; // accepts the request and never answers
   const slowBody: Step = (_req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });

@@ -1,0 +1,11 @@
+import { createSvcClient, type SvcClient } from '@svc/sdk';
+import { undiciRequester } from '@svc/sdk/node';
+
+/**
+ * The proxy's client of the API: every page view costs one `/me` call through it, so it sends
+ * with undici's `request` rather than fetch (about a third of the CPU per call on Node 20;
+ * bench/README.md). Everything else is the SDK's default (retries, 10 s per attempt).
+ */
+export function proxySvcClient(apiKey: string, baseUrl: string | undefined): SvcClient {
+  return createSvcClient({ apiKey, baseUrl, request: undiciRequester() });
+}
