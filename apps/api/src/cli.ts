@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AuthError, isEnvironment, type AuthService, type Environment } from '@svc/core';
+import { AuthError, isEnvironment, type AuthService, type Environment, type PurgeCounts } from '@svc/core';
 import { ConfigError, loadConfig } from './config';
 import { buildContainer } from './container';
 import { resolveSecrets } from './dev-secrets';
@@ -25,8 +25,8 @@ Commands:
   migrate [--check]    run pending database migrations and list them; with --check only list
                        them (exit 1 while any is pending, 0 when up to date; changes nothing)
   purge                delete what nobody can use any more (expired or revoked sessions and refresh
-                       tokens, expired one-time tokens, sent and dead mails older than 7 days),
-                       as the API's janitor does every SVC_PURGE_INTERVAL_SECONDS; prints the counts
+                       tokens, expired one-time tokens, sent and dead mails older than 7 days,
+                       expired OIDC provider artifacts), as the API's janitor does every SVC_PURGE_INTERVAL_SECONDS; prints the counts
   help
 
 Output is JSON on stdout; errors are JSON on stderr (exit 1); usage errors exit 2.
@@ -35,10 +35,17 @@ Configuration comes from the same environment variables as the API (DATABASE_URL
 
 type Options = { name?: string; plan?: string; email?: string; limit?: string; cursor?: string; check?: boolean };
 
+/** What a command may use: the use cases, and the container's purge (it covers the OIDC artifacts too). */
+export interface CliServices {
+  auth: AuthService;
+  purge(): Promise<PurgeCounts>;
+  close(): Promise<void>;
+}
+
 interface Command {
   /** Number of positional arguments after the command name. */
   arity: number;
-  run(auth: AuthService, args: string[], options: Options): Promise<unknown>;
+  run(auth: AuthService, args: string[], options: Options, services: CliServices): Promise<unknown>;
 }
 
 const userNotFound = () => new AuthError('user_not_found');
@@ -75,7 +82,7 @@ const COMMANDS: Record<string, Command> = {
   'users:ban': userCommand((auth, tenant, userId) => auth.admin.banUser(tenant, userId)),
   'users:unban': userCommand((auth, tenant, userId) => auth.admin.unbanUser(tenant, userId)),
   'users:delete': userCommand((auth, tenant, userId) => auth.admin.deleteUser(tenant, userId)),
-  purge: { arity: 0, run: async (auth) => ({ purged: await auth.admin.purgeExpired() }) },
+  purge: { arity: 0, run: async (_auth, _args, _options, services) => ({ purged: await services.purge() }) },
 };
 
 function userCommand(act: (auth: AuthService, tenant: { projectId: string; environment: Environment }, userId: string) => Promise<void>): Command {
@@ -112,7 +119,7 @@ export interface CliIo {
 export async function runCli(
   argv: string[],
   io: CliIo,
-  openAuth: () => Promise<{ auth: AuthService; close(): Promise<void> }>,
+  openAuth: () => Promise<CliServices>,
   openMigrator: () => Migrator = migratorFromEnvironment,
 ): Promise<number> {
   let parsed;
@@ -152,7 +159,7 @@ export async function runCli(
   }
   const opened = await openAuth();
   try {
-    io.stdout(`${JSON.stringify(await command.run(opened.auth, args, parsed.values), null, 2)}\n`);
+    io.stdout(`${JSON.stringify(await command.run(opened.auth, args, parsed.values, opened), null, 2)}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof AuthError)) throw error;

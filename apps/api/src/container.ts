@@ -4,7 +4,7 @@ import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adap
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
-import { createAuthService, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type RateLimiter } from '@svc/core';
+import { createAuthService, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import type { RuntimeConfig } from './dev-secrets';
 import { Janitor } from './janitor';
@@ -22,7 +22,9 @@ export interface Container {
   outboxStats?: OutboxDepthSource;
   /** Sends queued mail; main.ts starts it, `close()` stops it. Not started for the CLI. */
   outboxWorker: OutboxWorker;
-  /** Purges expired rows every SVC_PURGE_INTERVAL_SECONDS; main.ts starts it, `close()` stops it. */
+  /** One purge of expired rows over every tenant, OIDC artifacts included (`svc purge`). */
+  purge(): Promise<PurgeCounts>;
+  /** Runs `purge` every SVC_PURGE_INTERVAL_SECONDS; main.ts starts it, `close()` stops it. */
   janitor: Janitor;
   /** The hosted OIDC provider for Pro projects (issue 7). */
   oidc: AppOidc;
@@ -83,8 +85,9 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     oauthClient: new HttpOAuthProviderClient(),
   };
   outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
+  const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts });
   const janitor = new Janitor({
-    purge: () => purgeExpired(deps),
+    purge,
     intervalMs: config.purgeIntervalSeconds * 1000,
     logger,
     metrics: options.metrics,
@@ -97,6 +100,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     ready: () => storage.ping(),
     isEmpty: () => hasNoProject(storage),
     outboxWorker,
+    purge,
     janitor,
     outboxStats: () => storage.outbox.stats(),
     close: async () => {

@@ -24,6 +24,7 @@ const KIND_LABELS: Record<keyof PurgeCounts, string> = {
   sessions: 'session',
   oneTimeTokens: 'one_time_token',
   outboxMails: 'outbox_mail',
+  oidcArtifacts: 'oidc_artifact',
 };
 
 const MINUTE_MS = 60_000;

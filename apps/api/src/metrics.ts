@@ -19,7 +19,7 @@ export interface Metrics {
   replays: Counter;
   rateLimited: Counter<'rule'>;
   limiterStoreFailures: Counter;
-  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail). */
+  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact). */
   purgedRows: Counter<'kind'>;
   /** Feeds `svc_outbox_depth{status}` once an outbox exists (the container sets it). */
   setOutboxDepthSource(source: OutboxDepthSource): void;

@@ -18,7 +18,7 @@ function harness() {
   const run = (...argv: string[]) =>
     runCli(argv, { stdout: (t) => out.push(t), stderr: (t) => err.push(t) }, async () => {
       opened += 1;
-      return { auth, close: async () => void (closed += 1) };
+      return { auth, purge: () => auth.admin.purgeExpired(), close: async () => void (closed += 1) };
     });
   const json = () => JSON.parse(out.pop()!);
   return { auth, run, out, err, json, counts: () => ({ opened, closed }) };
@@ -97,12 +97,14 @@ describe('pnpm svc', () => {
       const out: string[] = [];
       const run = () => runCli(['purge'], { stdout: (t) => out.push(t), stderr: (t) => out.push(t) }, () => buildContainer(config));
       expect(await run()).toBe(0);
-      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1 } });
+      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1 } });
       expect(await run()).toBe(0);
-      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0 } });
+      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0 } });
       const storage = await openStorage(storageOptionsOf(config));
       try {
         expect(await storage.sessions.isActive(ids.scope, ids.liveSession)).toBe(true);
+        const now = new Date();
+        expect(await storage.oidcArtifacts.find(ids.scope.projectId, 'AuthorizationCode', 'live-code', now)).not.toBeNull();
       } finally {
         await storage.close();
       }
@@ -112,7 +114,7 @@ describe('pnpm svc', () => {
   }, 30_000);
 });
 
-/** Through the adapter: one row of each kind from 2001 (long gone), and a live session. */
+/** Through the adapter: one row of each kind from 2001 (long gone), a live session and a live OIDC code. */
 async function seedExpiredRows(where: Parameters<typeof openStorage>[0]): Promise<{ scope: TenantScope; liveSession: string }> {
   const storage = await openStorage(where);
   try {
@@ -127,6 +129,9 @@ async function seedExpiredRows(where: Parameters<typeof openStorage>[0]): Promis
     await storage.outbox.enqueue(scope, { id: newId(), to: 'a@example.test', template: 'magic_link', sealedPayload: 's', createdAt: old, expiresAt: new Date('2001-01-01T00:15:00.000Z') });
     const [mail] = await storage.outbox.claimDue(old, { limit: 1, leaseSeconds: 60 });
     await storage.outbox.markSent(scope, mail.id, { messageId: 'm', sentAt: old, keepPayload: false });
+    const artifact = (id: string, expiresAt: Date) => ({ model: 'AuthorizationCode', id, payload: {}, grantId: 'g', uid: null, userCode: null, expiresAt });
+    await storage.oidcArtifacts.upsert(scope.projectId, artifact('expired-code', new Date('2001-01-01T00:01:00.000Z')));
+    await storage.oidcArtifacts.upsert(scope.projectId, artifact('live-code', new Date('2999-01-01T00:00:00.000Z')));
     return { scope, liveSession: live.id };
   } finally {
     await storage.close();

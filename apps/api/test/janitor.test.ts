@@ -2,7 +2,7 @@ import type { PurgeCounts } from '@svc/core';
 import { firstRunDelayMs, Janitor } from '../src/janitor';
 import { createMetrics } from '../src/metrics';
 
-const COUNTS: PurgeCounts = { refreshTokens: 3, sessions: 2, oneTimeTokens: 1, outboxMails: 0 };
+const COUNTS: PurgeCounts = { refreshTokens: 3, sessions: 2, oneTimeTokens: 1, outboxMails: 0, oidcArtifacts: 4 };
 
 /** A janitor on fake timers with a recording logger; `purge` answers COUNTS unless told otherwise. */
 function harness(options: { intervalMs?: number; purge?: () => Promise<PurgeCounts> } = {}) {
@@ -35,6 +35,7 @@ describe('Janitor', () => {
     expect(text).toContain('svc_purged_rows_total{kind="refresh_token"} 9');
     expect(text).toContain('svc_purged_rows_total{kind="session"} 6');
     expect(text).toContain('svc_purged_rows_total{kind="outbox_mail"} 0');
+    expect(text).toContain('svc_purged_rows_total{kind="oidc_artifact"} 12');
 
     await janitor.stop();
     await jest.advanceTimersByTimeAsync(5000);

@@ -1,5 +1,6 @@
 import { sha256Hex } from '../src/domain/secrets';
 import { purgeExpired } from '../src/use-cases/purge-expired';
+import { InMemoryOidcArtifactStore } from '../src/testing/in-memory-oidc-artifact-store';
 import { PASSWORD, serviceWithProject } from './helpers';
 
 const DAY = 24 * 60 * 60;
@@ -32,8 +33,8 @@ describe('purgeExpired', () => {
     const live = await service.signUp(production, { email: 'bob@example.test', password: PASSWORD });
     await deps.outbox.enqueue(production.scope, mail(5));
 
-    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 1, sessions: 2, oneTimeTokens: 3, outboxMails: 3 });
-    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0 });
+    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 1, sessions: 2, oneTimeTokens: 3, outboxMails: 3, oidcArtifacts: 0 });
+    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0 });
     await expect(service.refresh(production, expiring.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
     await expect(service.refresh(production, live.refreshToken)).resolves.toBeDefined();
     // Pending mails stay however old; the rest of the outbox is empty.
@@ -54,6 +55,26 @@ describe('purgeExpired', () => {
     expect((await purgeExpired(deps)).outboxMails).toBe(0);
     deps.clock.advance(6 * DAY + 1);
     expect((await purgeExpired(deps)).outboxMails).toBe(1);
+  });
+
+  it('deletes expired OIDC provider artifacts in batches when the host has the provider, and only those', async () => {
+    const { deps, production } = await serviceWithProject();
+    const oidcArtifacts = new InMemoryOidcArtifactStore();
+    const projectId = production.scope.projectId;
+    const artifact = (id: string, expiresInSeconds: number | null) => ({
+      model: 'AccessToken', id, payload: {}, grantId: 'g1', uid: null, userCode: null,
+      expiresAt: expiresInSeconds === null ? null : new Date(deps.clock.now().getTime() + expiresInSeconds * 1000),
+    });
+    for (const id of ['a', 'b', 'c']) await oidcArtifacts.upsert(projectId, artifact(id, 60));
+    await oidcArtifacts.upsert(projectId, artifact('later', 3600));
+    await oidcArtifacts.upsert(projectId, artifact('kept', null));
+    deps.clock.advance(120);
+    expect((await purgeExpired(deps)).oidcArtifacts).toBe(0); // no store given: nothing of the provider's is touched
+    expect((await purgeExpired({ ...deps, oidcArtifacts }, { batchSize: 2 })).oidcArtifacts).toBe(3);
+    const now = deps.clock.now();
+    expect(await oidcArtifacts.find(projectId, 'AccessToken', 'later', now)).not.toBeNull();
+    expect(await oidcArtifacts.find(projectId, 'AccessToken', 'kept', now)).not.toBeNull();
+    expect((await purgeExpired({ ...deps, oidcArtifacts })).oidcArtifacts).toBe(0);
   });
 
   it('refuses a batch size that could never finish', async () => {
