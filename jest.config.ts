@@ -17,6 +17,8 @@ const packages = [
   { name: 'proxy', dir: 'apps/proxy' },
   // Headless Chromium against the API and the standalone proxy serving apps/demo.
   { name: 'demo', dir: 'apps/demo' },
+  // The bench harness's own logic (targets, load figures, profiles); `pnpm bench` itself is not a test.
+  { name: 'bench', dir: 'bench' },
 ];
 
 const config: Config = {
@@ -25,7 +27,7 @@ const config: Config = {
     rootDir: `<rootDir>/${dir}`,
     testEnvironment: 'node',
     testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
-    transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/../../tsconfig.jest.json' }] },
+    transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: `<rootDir>/${'../'.repeat(dir.split('/').length)}tsconfig.jest.json` }] },
     moduleFileExtensions: ['ts', 'js', 'json'],
   })),
 };

@@ -1,0 +1,119 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { summarizeProfile } from '../lib/cpuprofile';
+import { runLoad, TokenQueue } from '../lib/load';
+
+const ROOT = join(__dirname, '..', '..');
+
+describe('runLoad (autocannon, figures from the answers themselves)', () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/bad') return void res.writeHead(500).end('{}');
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"path":"${req.url}"}`), 2);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  }));
+
+  it('counts requests, rate and latency, builds each request with next() and hands every answer to onResponse', async () => {
+    let built = 0;
+    const answers: string[] = [];
+    const result = await runLoad({
+      url,
+      connections: 2,
+      seconds: 1,
+      next: () => ({ method: 'GET', path: `/n${(built += 1)}` }),
+      onResponse: (status, body) => answers.push(`${status} ${body}`),
+    });
+    expect(result.errors).toBe(0);
+    expect(result.requests).toBeGreaterThan(10);
+    expect(result.rps).toBeGreaterThan(10);
+    // Every answer waited the server's 2 ms timer; p99 is never below p50.
+    expect(result.p50).toBeGreaterThanOrEqual(1.9);
+    expect(result.p99).toBeGreaterThanOrEqual(result.p50);
+    expect(answers[0]).toBe('200 {"path":"/n1"}');
+    expect(built).toBeGreaterThanOrEqual(result.requests);
+  });
+
+  it('counts answers other than the expected status as errors', async () => {
+    const result = await runLoad({ url, connections: 1, seconds: 1, next: () => ({ method: 'GET', path: '/bad' }) });
+    expect(result.requests).toBeGreaterThan(0);
+    expect(result.errors).toBe(result.requests);
+    const created = await runLoad({ url, connections: 1, seconds: 1, expectStatus: 201, next: () => ({ method: 'GET', path: '/ok' }) });
+    expect(created.errors).toBe(created.requests);
+  });
+});
+
+describe('TokenQueue (single-use refresh tokens shared by every connection)', () => {
+  it('hands tokens out oldest first, each once, then a dead one; stays in order across compaction', () => {
+    const queue = new TokenQueue(['a', 'b']);
+    queue.push('c');
+    expect([queue.take(), queue.take(), queue.take()]).toEqual(['a', 'b', 'c']);
+    expect(queue.take()).toBe('exhausted-token-queue');
+    for (let i = 0; i < 5000; i += 1) queue.push(`t${i}`);
+    for (let i = 0; i < 4500; i += 1) expect(queue.take()).toBe(`t${i}`);
+    expect(queue.size).toBe(500);
+    expect(queue.take()).toBe('t4500');
+  });
+});
+
+describe('summarizeProfile (self time per frame and per owner, over the load window)', () => {
+  it('sums self time by frame and by package, leaves idle and the samples before the window out', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'));
+    try {
+      const frame = (id: number, functionName: string, url: string, lineNumber = 0) => ({ id, callFrame: { functionName, url, lineNumber, scriptId: '0', columnNumber: 0 } });
+      const profile = {
+        nodes: [
+          frame(1, '(root)', ''),
+          frame(2, '(idle)', ''),
+          frame(3, 'next', 'file:///x/node_modules/.pnpm/router@2.2.0/node_modules/router/index.js', 188),
+          frame(4, 'getMe', 'file:///x/packages/core/src/use-cases/get-me.ts', 9),
+          frame(5, '(garbage collector)', ''),
+          frame(6, 'writev', ''),
+        ],
+        startTime: 0,
+        endTime: 10_000_000,
+        // One sample at 0 s (before the 5 s window), then the window: 2 s idle, 1 s router, 1.5 s ours, 0.5 s GC+writev.
+        samples: [6, 2, 3, 4, 5, 6],
+        timeDeltas: [0, 5_000_000 + 2_000_000, 1_000_000, 1_500_000, 250_000, 250_000],
+      };
+      const file = join(dir, 'x.cpuprofile');
+      writeFileSync(file, JSON.stringify(profile));
+      const summary = summarizeProfile(file, 5_000);
+      expect(summary.idleMs).toBe(7_000);
+      expect(summary.busyMs).toBe(3_000);
+      expect(summary.owners).toEqual([
+        { owner: 'packages/core', ms: 1500, share: 50 },
+        { owner: 'router', ms: 1000, share: 33.3 },
+        { owner: '(garbage collector)', ms: 250, share: 8.3 },
+        { owner: 'node (internals, native)', ms: 250, share: 8.3 },
+      ]);
+      expect(summary.frames[0]).toEqual({ frame: 'getMe packages/core/src/use-cases/get-me.ts:10', ms: 1500, share: 50 });
+      expect(summary.frames[1]).toEqual({ frame: 'next router/index.js:189', ms: 1000, share: 33.3 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bench/medians.ts', () => {
+  it('prints the medians of stored runs and judges the targets on them', () => {
+    const runs = ['2026-11-23T12-48-33-final6.json', '2026-11-23T12-56-46-final7.json', '2026-11-23T13-05-05-final8.json'].map((f) => join(ROOT, 'bench', 'results', f));
+    const out = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'medians.ts'), ...runs], { cwd: ROOT, encoding: 'utf8' });
+    expect(out.status).toBe(0);
+    expect(out.stdout).toContain('median of 3 runs');
+    // final6/7/8 refresh ratios 66 %, 67 %, 67 % of their own ceilings: the median is 67 %.
+    expect(out.stdout).toMatch(/\| refresh >= 60 % of its ceiling \(p99 <= 50 ms\) \| 67 %, p99 [\d.]+ ms \| yes \|/);
+    expect(out.stdout).toContain('| target | final6 | final7 | final8 |');
+  }, 30_000);
+});
