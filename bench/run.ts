@@ -9,6 +9,7 @@ import { sweepChart } from './lib/chart';
 import { Bench, type BenchResults } from './lib/context';
 import { createDatabase, dropDatabase } from './lib/database';
 import { round, settle } from './lib/load';
+import { quietDisk } from './lib/quiet-disk';
 import { ROOT } from './lib/processes';
 import { runProfile } from './lib/profile-run';
 import { summaryMarkdown, writeJson, writeReadmeSummary } from './lib/report';
@@ -41,6 +42,9 @@ async function main(): Promise<void> {
     results.notes.push(note);
     bench.log(`WARNING: ${note}`);
   }
+  const disk = await quietDisk();
+  bench.log(`Disk: CHECKPOINT and write-back waited ${disk.seconds} s${disk.pendingMb === null ? '' : `; ${disk.pendingMb} MB still pending`}.`);
+  if (disk.pendingMb !== null && disk.pendingMb > 32) results.notes.push(`The disk was still writing back ${disk.pendingMb} MB after ${disk.seconds} s when the run started: rows touching PostgreSQL may sag.`);
   try {
     await measureHashCeilings(bench);
     await createDatabase(scope.database);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summarizeProfile } from '../lib/cpuprofile';
 import { runLoad, TokenQueue } from '../lib/load';
+import { pendingWriteBytes } from '../lib/quiet-disk';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -103,6 +104,14 @@ describe('summarizeProfile (self time per frame and per owner, over the load win
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('pendingWriteBytes (what the disk still has to write before a run)', () => {
+  it('adds Dirty and Writeback of /proc/meminfo, and knows when neither is there', () => {
+    const meminfo = ['MemTotal:       24000000 kB', 'Dirty:             20480 kB', 'Writeback:          1024 kB', 'WritebackTmp:         7 kB'].join('\n');
+    expect(pendingWriteBytes(meminfo)).toBe((20480 + 1024) * 1024);
+    expect(pendingWriteBytes('MemTotal: 1 kB')).toBeNull();
   });
 });
 
