@@ -1,5 +1,8 @@
-import { createSvcClient, type SvcClient } from '@svc/sdk';
+import { createSvcClient, type HttpRequester, type SvcClient } from '@svc/sdk';
 import { undiciRequester } from '@svc/sdk/node';
+
+/** One connection pool to the API per process, however many proxies and guards are mounted. */
+let requester: HttpRequester | undefined;
 
 /**
  * The proxy's client of the API: every page view costs one `/me` call through it, so it sends
@@ -7,5 +10,6 @@ import { undiciRequester } from '@svc/sdk/node';
  * bench/README.md). Everything else is the SDK's default (retries, 10 s per attempt).
  */
 export function proxySvcClient(apiKey: string, baseUrl: string | undefined): SvcClient {
-  return createSvcClient({ apiKey, baseUrl, request: undiciRequester() });
+  requester ??= undiciRequester();
+  return createSvcClient({ apiKey, baseUrl, request: requester });
 }
