@@ -6,6 +6,12 @@ import { SvcError } from './svc-error';
 export interface CallOptions {
   /** The end user's IP address, sent as `X-Svc-Client-Ip` so the API's rate limits count the user, not your server (DESIGN §6). */
   clientIp?: string;
+  /**
+   * A stable, opaque id of the end user's browser or device (at most 128 characters), sent as
+   * `X-Svc-Device-Id`. A device that has signed in to an account before is not locked out by
+   * failures from elsewhere (docs/security.md). The session proxy keeps one in a cookie.
+   */
+  deviceId?: string;
   /** The user's access token, sent as `Authorization: Bearer` (required by the calls that act for a signed-in user). */
   accessToken?: string;
   /** Aborts the call (and any pending retry). */
@@ -105,6 +111,7 @@ function init(options: TransportOptions, spec: CallSpec, signal: AbortSignal): H
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (spec.withKey !== false) headers['X-API-Key'] = options.apiKey;
   if (spec.call?.clientIp) headers['X-Svc-Client-Ip'] = spec.call.clientIp;
+  if (spec.call?.deviceId) headers['X-Svc-Device-Id'] = spec.call.deviceId;
   if (spec.call?.accessToken) headers.Authorization = `Bearer ${spec.call.accessToken}`;
   if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
   return { method: spec.method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body), signal };

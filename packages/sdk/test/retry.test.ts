@@ -82,7 +82,7 @@ describe.each(REQUESTERS)('retries (%s)', (_name, createSvcClient) => {
     await server.close();
   });
 
-  it('sends the key, the client address, the token and a JSON body; follows no redirect', async () => {
+  it('sends the key, the client address, the device id, the token and a JSON body; follows no redirect', async () => {
     const seen: Array<{ method?: string; headers: IncomingMessage['headers']; body: string }> = [];
     const record: Step = (req, res) => {
       let body = '';
@@ -94,10 +94,11 @@ describe.each(REQUESTERS)('retries (%s)', (_name, createSvcClient) => {
     };
     const server = await scripted([record, record, (_req, res) => res.writeHead(302, { Location: 'http://127.0.0.1:1/elsewhere' }).end()]);
     const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: { retries: 0 } });
-    expect(await svc.me({ accessToken: 'tok', clientIp: '203.0.113.9' })).toEqual({ user: { id: 'u1' } });
+    expect(await svc.me({ accessToken: 'tok', clientIp: '203.0.113.9', deviceId: 'dev-1' })).toEqual({ user: { id: 'u1' } });
     await svc.refresh({ refreshToken: 'r1' });
-    expect(seen[0]).toMatchObject({ method: 'GET', body: '', headers: { 'x-api-key': 'svc_sbx_k', 'x-svc-client-ip': '203.0.113.9', authorization: 'Bearer tok', accept: 'application/json' } });
+    expect(seen[0]).toMatchObject({ method: 'GET', body: '', headers: { 'x-api-key': 'svc_sbx_k', 'x-svc-client-ip': '203.0.113.9', 'x-svc-device-id': 'dev-1', authorization: 'Bearer tok', accept: 'application/json' } });
     expect(seen[1]).toMatchObject({ method: 'POST', body: '{"refreshToken":"r1"}', headers: { 'content-type': 'application/json' } });
+    expect(seen[1].headers['x-svc-device-id']).toBeUndefined();
     await expect(svc.branding()).rejects.toMatchObject({ code: 'http_302', status: 302 });
     expect(server.hits()).toBe(3);
     await server.close();
