@@ -87,6 +87,14 @@ describe('refreshTokens', () => {
       await expect(service.refresh(production, b.refreshToken)).resolves.toBeDefined();
     });
 
+    it('hands every concurrent refresh of one token the same successor, and revokes nothing', async () => {
+      const { service, production, first } = await signedIn({ refreshReuseGraceSeconds: 10 });
+      const results = await Promise.all(Array.from({ length: 5 }, () => service.refresh(production, first.refreshToken)));
+      expect(new Set(results.map((r) => r.refreshToken)).size).toBe(1);
+      await expect(service.getMe(production, results[0].accessToken)).resolves.toBeDefined();
+      await expect(service.refresh(production, results[4].refreshToken)).resolves.toBeDefined();
+    });
+
     it('treats reuse after the window, or after the successor was used, as replay', async () => {
       const late = await signedIn({ refreshReuseGraceSeconds: 10 });
       await late.service.refresh(late.production, late.first.refreshToken);

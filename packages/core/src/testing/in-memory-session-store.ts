@@ -1,5 +1,5 @@
 import { sameScope, type TenantScope } from '../domain/environment';
-import type { RefreshTokenRecord, RotationResult } from '../domain/session';
+import { unclaimedRotationResult, type RefreshTokenRecord, type Rotation, type RotationResult } from '../domain/session';
 import type { NewSession, SessionStore } from '../ports/session-store';
 
 interface StoredSession extends TenantScope {
@@ -44,15 +44,14 @@ export class InMemorySessionStore implements SessionStore {
     };
   }
 
-  async rotate(
-    scope: TenantScope,
-    r: { presentedHash: string; successorHash: string; now: Date; expiresAt: Date },
-  ): Promise<RotationResult> {
+  async rotate(scope: TenantScope, r: Rotation): Promise<RotationResult> {
     const token = this.tokens.get(r.presentedHash);
     if (!token || !sameScope(token, scope)) return { status: 'unknown' };
     const session = this.sessions.get(token.sessionId)!;
-    if (token.usedAt || session.revokedAt) return { status: 'reused' };
-    if (token.expiresAt <= r.now) return { status: 'unknown' };
+    if (token.usedAt || session.revokedAt || token.expiresAt <= r.now) {
+      const successor = token.successorHash ? this.tokens.get(token.successorHash) : undefined;
+      return unclaimedRotationResult({ ...token, sessionRevokedAt: session.revokedAt, successor: successor ?? null }, r);
+    }
     token.usedAt = r.now;
     token.successorHash = r.successorHash;
     this.tokens.set(r.successorHash, {
