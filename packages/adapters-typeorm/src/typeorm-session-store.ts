@@ -14,12 +14,13 @@ export interface TokenWithSessionRow extends Row {
   used_at: unknown;
   successor_hash: string | null;
   session_revoked_at: unknown;
+  session_created_at: unknown;
 }
 
 /** The token joined with its session, both pinned to the scope. $1 project, $2 environment, $3 hash. */
 const TOKEN_IN_SCOPE = `
   SELECT t.token_hash, t.session_id, s.user_id, s.rotation_key, t.created_at, t.expires_at,
-         t.used_at, t.successor_hash, s.revoked_at AS session_revoked_at
+         t.used_at, t.successor_hash, s.revoked_at AS session_revoked_at, s.created_at AS session_created_at
   FROM refresh_tokens t
   JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id
   WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3`;
@@ -263,5 +264,6 @@ export function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
     usedAt: readNullableDate(row.used_at),
     successorHash: row.successor_hash,
     sessionRevokedAt: readNullableDate(row.session_revoked_at),
+    sessionCreatedAt: readDate(row.session_created_at),
   };
 }

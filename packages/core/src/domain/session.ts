@@ -1,3 +1,5 @@
+import type { TokenLifetimes } from './project';
+
 export interface Session {
   id: string;
   userId: string;
@@ -17,6 +19,26 @@ export interface RefreshTokenRecord {
   usedAt: Date | null;
   successorHash: string | null;
   sessionRevokedAt: Date | null;
+  /** When the session (the sign-in) began; its absolute lifetime counts from here. */
+  sessionCreatedAt: Date;
+}
+
+/**
+ * The moment a session ends for good, however often it was refreshed: its sign-in plus the
+ * project's absolute session lifetime. A refresh at or after it is refused.
+ */
+export function sessionEndsAt(sessionCreatedAt: Date, lifetimes: Pick<TokenLifetimes, 'absoluteSessionLifetimeSeconds'>): Date {
+  return new Date(sessionCreatedAt.getTime() + lifetimes.absoluteSessionLifetimeSeconds * 1000);
+}
+
+/** Expiry of a refresh token issued at `now`: its own lifetime, but never past its session's end. */
+export function refreshTokenExpiry(
+  now: Date,
+  sessionCreatedAt: Date,
+  lifetimes: Pick<TokenLifetimes, 'refreshTokenTtlSeconds' | 'absoluteSessionLifetimeSeconds'>,
+): Date {
+  const own = now.getTime() + lifetimes.refreshTokenTtlSeconds * 1000;
+  return new Date(Math.min(own, sessionEndsAt(sessionCreatedAt, lifetimes).getTime()));
 }
 
 /** One use of a refresh token: what the rotation primitive is asked to do. */

@@ -40,7 +40,7 @@ export class InMemorySessionStore implements SessionStore {
     return {
       tokenHash: token.tokenHash, sessionId: session.id, userId: session.userId, rotationKey: session.rotationKey,
       createdAt: token.createdAt, expiresAt: token.expiresAt, usedAt: token.usedAt,
-      successorHash: token.successorHash, sessionRevokedAt: session.revokedAt,
+      successorHash: token.successorHash, sessionRevokedAt: session.revokedAt, sessionCreatedAt: session.createdAt,
     };
   }
 

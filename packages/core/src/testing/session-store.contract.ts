@@ -49,6 +49,7 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
         usedAt: null,
         successorHash: null,
         sessionRevokedAt: null,
+        sessionCreatedAt: T0,
       });
       expect(await ports().sessions.isActive(scope, session.id)).toBe(true);
     });
@@ -62,7 +63,8 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       expect(used?.successorHash).toBe(successor);
       expect(await ports().sessions.rotate(scope, rotation(session.refreshTokenHash))).toEqual({ status: 'reused' });
       const next = await ports().sessions.findRefreshToken(scope, successor);
-      expect(next).toMatchObject({ sessionId: session.id, usedAt: null, createdAt: LATER, expiresAt: EXPIRY });
+      // A successor belongs to the same session: the session's start stays the sign-in's.
+      expect(next).toMatchObject({ sessionId: session.id, usedAt: null, createdAt: LATER, expiresAt: EXPIRY, sessionCreatedAt: T0 });
       expect(await ports().sessions.rotate(scope, rotation(successor))).toEqual({ status: 'rotated' });
     });
 

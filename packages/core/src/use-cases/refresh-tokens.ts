@@ -2,6 +2,7 @@ import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
 import { hmacBase64Url, sha256Hex } from '../domain/secrets';
+import { refreshTokenExpiry, sessionEndsAt } from '../domain/session';
 import type { TokenBundle } from '../domain/tokens';
 import { isBanned } from '../domain/user';
 import type { AuthDeps } from './deps';
@@ -32,12 +33,18 @@ export async function refreshTokens(
   // the owner out of every device again and again.
   if (record.sessionRevokedAt) throw new AuthError('invalid_refresh_token');
   const now = deps.clock.now();
+  // The absolute session lifetime: past it the session ends for good (not a replay, so the
+  // user's other sessions stay), whatever its tokens' own expiry says.
+  if (now >= sessionEndsAt(record.sessionCreatedAt, project)) {
+    await deps.sessions.revoke(scope, record.sessionId, now);
+    throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'session_ended' } });
+  }
   const successor = hmacBase64Url(record.rotationKey, refreshToken);
   const result = await deps.sessions.rotate(scope, {
     presentedHash,
     successorHash: sha256Hex(successor),
     now,
-    expiresAt: new Date(now.getTime() + project.refreshTokenTtlSeconds * 1000),
+    expiresAt: refreshTokenExpiry(now, record.sessionCreatedAt, project),
     reuseGraceSeconds: project.refreshReuseGraceSeconds,
   });
   if (result.status === 'unknown') throw new AuthError('invalid_refresh_token');
