@@ -119,7 +119,7 @@ describe('TOTP second factor', () => {
     await deps.oneTimeTokens.issue(key.scope, {
       tokenHash: sha256Hex(token), purpose: 'password_reset', userId: user.id, data: {}, createdAt: now, expiresAt: new Date(now.getTime() + 60_000),
     });
-    await updatePassword(deps, key.scope, { token, newPassword: 'a brand new password' });
+    await updatePassword(deps, key.scope, key.project, { token, newPassword: 'a brand new password' });
     const result = await service.logIn(key, { email: 'ada@example.test', password: 'a brand new password' });
     if (!result.twoFactorRequired) throw new Error('the reset turned TOTP off');
     await expect(verify(result.twoFactorToken, code())).resolves.toBeDefined();

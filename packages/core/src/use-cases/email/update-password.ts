@@ -1,7 +1,9 @@
 import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
+import type { Project } from '../../domain/project';
 import { sha256Hex } from '../../domain/secrets';
 import type { AuthDeps } from '../deps';
+import { acceptNewPassword } from '../accept-new-password';
 import { proveMailbox, type MailboxProofDeps } from '../prove-mailbox';
 
 export interface PasswordUpdateInput {
@@ -19,10 +21,13 @@ export interface PasswordUpdateInput {
  * keeping only the password set here.
  */
 export async function updatePassword(
-  deps: Pick<AuthDeps, 'passwords'> & MailboxProofDeps,
+  deps: Pick<AuthDeps, 'passwords' | 'commonPasswords'> & MailboxProofDeps,
   scope: TenantScope,
+  project: Pick<Project, 'rejectCommonPasswords'>,
   input: PasswordUpdateInput,
 ): Promise<void> {
+  // Before the token is consumed: a refused password leaves the link usable for another try.
+  acceptNewPassword(deps, project, input.newPassword, 'newPassword');
   const now = deps.clock.now();
   const consumed = await deps.oneTimeTokens.consume(scope, 'password_reset', sha256Hex(input.token), now);
   if (!consumed?.userId) throw new AuthError('invalid_reset_token');
