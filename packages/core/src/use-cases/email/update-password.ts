@@ -15,7 +15,7 @@ export interface PasswordUpdateInput {
 /**
  * Contract endpoint 9. Consumes the reset token (single use, this scope only), sets the new
  * password, and then ends everything the old password may have opened: every refresh session and
- * every open reset and magic-link token of the user. A second factor stays on (DESIGN §4a) once
+ * every open reset and magic-link token of the user. A second factor stays on (docs/security.md) once
  * the address is verified. The reset link proves the mailbox: on an unverified account that proof
  * also ends whatever else was set up before it (TOTP, passkeys, identities; see proveMailbox),
  * keeping only the password set here.
