@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { BcryptPasswordHasher, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
+import { BcryptPasswordHasher, CommonPasswordFile, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
 import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adapters-smtp';
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
@@ -83,6 +83,8 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     oauthProviders: storage.oauthProviders,
     identities: storage.identities,
     oauthClient: new HttpOAuthProviderClient(),
+    // The list shipped with the service, read on the first check of a project that turned it on.
+    commonPasswords: new CommonPasswordFile(),
   };
   outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
   const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts });

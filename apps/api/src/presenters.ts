@@ -62,6 +62,8 @@ export function presentProject(project: Project) {
     accessTokenTtlSeconds: project.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: project.refreshTokenTtlSeconds,
     refreshReuseGraceSeconds: project.refreshReuseGraceSeconds,
+    absoluteSessionLifetimeSeconds: project.absoluteSessionLifetimeSeconds,
+    rejectCommonPasswords: project.rejectCommonPasswords,
     createdAt: iso(project.createdAt),
     updatedAt: iso(project.updatedAt),
   };

@@ -2,8 +2,9 @@ import request from 'supertest';
 import { ADMIN_TOKEN, admin, buildTestApp, createProject, ISO_DATE, signUp } from './helpers';
 
 const PROJECT_KEYS = [
-  'accessTokenTtlSeconds', 'allowedOrigins', 'createdAt', 'defaultMeta', 'emailTemplates', 'id', 'magicLinkUrl', 'name', 'oidcLoginUrl', 'passwordResetUrl',
-  'plan', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshTokenTtlSeconds', 'updatedAt', 'userLimit', 'webauthn',
+  'absoluteSessionLifetimeSeconds', 'accessTokenTtlSeconds', 'allowedOrigins', 'createdAt', 'defaultMeta', 'emailTemplates', 'id', 'magicLinkUrl', 'name',
+  'oidcLoginUrl', 'passwordResetUrl', 'plan', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshTokenTtlSeconds', 'rejectCommonPasswords', 'updatedAt',
+  'userLimit', 'webauthn',
 ];
 
 describe('admin API authentication', () => {
@@ -29,6 +30,8 @@ describe('admin projects', () => {
     const { project, apiKeys, publicKeys } = res.body.data;
     expect(Object.keys(project).sort()).toEqual(PROJECT_KEYS);
     expect(project).toMatchObject({ name: 'Shop', plan: 'SOLO', allowedOrigins: ['https://shop.example'], userLimit: null, accessTokenTtlSeconds: 900, refreshReuseGraceSeconds: 0 });
+    // The contract leaves these open: a 90-day absolute session lifetime, the common-password check off.
+    expect(project).toMatchObject({ absoluteSessionLifetimeSeconds: 7_776_000, rejectCommonPasswords: false });
     expect(project.createdAt).toMatch(ISO_DATE);
     expect(apiKeys.production).toMatch(/^svc_live_[A-Za-z0-9_-]{43}$/);
     expect(apiKeys.sandbox).toMatch(/^svc_sbx_[A-Za-z0-9_-]{43}$/);
@@ -50,6 +53,9 @@ describe('admin projects', () => {
     [{ name: 'x', refreshTokenTtlSeconds: 31_536_001 }, 'refreshTokenTtlSeconds must be from 300 to 31536000.'],
     [{ name: 'x', refreshReuseGraceSeconds: 61 }, 'refreshReuseGraceSeconds must be from 0 to 60.'],
     [{ name: 'x', defaultMeta: [] }, 'defaultMeta must be a JSON object.'],
+    [{ name: 'x', absoluteSessionLifetimeSeconds: 299 }, 'absoluteSessionLifetimeSeconds must be from 300 to 315360000.'],
+    [{ name: 'x', absoluteSessionLifetimeSeconds: null }, 'absoluteSessionLifetimeSeconds must be an integer.'],
+    [{ name: 'x', rejectCommonPasswords: 'yes' }, 'rejectCommonPasswords must be true or false.'],
   ])('POST /admin/projects %j -> 400 %s', async (body, message) => {
     const { app } = buildTestApp();
     expect((await admin(app).post('/admin/projects', body).expect(400)).body).toEqual({ error: 'validation_error', message });
@@ -62,6 +68,9 @@ describe('admin projects', () => {
     const patched = await admin(app).patch(`/admin/projects/${project.id}`, { plan: 'PRO', userLimit: null, magicLinkUrl: null }).expect(200);
     expect(patched.body.data.project).toMatchObject({ name: 'P', plan: 'PRO', userLimit: null, magicLinkUrl: null });
     expect((await admin(app).patch(`/admin/projects/${project.id}`, { name: null }).expect(400)).body).toEqual({ error: 'validation_error', message: 'name must be a string.' });
+    const security = { absoluteSessionLifetimeSeconds: 86_400, rejectCommonPasswords: true };
+    expect((await admin(app).patch(`/admin/projects/${project.id}`, security).expect(200)).body.data.project).toMatchObject(security);
+    expect((await admin(app).get(`/admin/projects/${project.id}`).expect(200)).body.data.project).toMatchObject(security);
     expect((await admin(app).patch(`/admin/projects/${project.id}`, { name: '   ' }).expect(400)).body).toEqual({ error: 'validation_error', message: 'name must not be empty.' });
   });
 

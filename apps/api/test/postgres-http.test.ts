@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import { BcryptPasswordHasher, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
+import { BcryptPasswordHasher, CommonPasswordFile, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
@@ -35,6 +35,7 @@ describeWithPostgres('HTTP on PostgreSQL with the real adapters', (url) => {
       totp: new OtpauthTotp(),
       webauthn: new SimpleWebAuthnVerifier(),
       oauthClient: new HttpOAuthProviderClient(),
+      commonPasswords: new CommonPasswordFile(),
     });
     const limits = structuredClone(DEFAULT_RATE_LIMITS);
     limits.signup.limit = 1000;

@@ -189,7 +189,7 @@ describeWithPostgres('openStorage on PostgreSQL', (url) => {
       const now = new Date('2026-01-02T00:00:00.000Z');
       const rotations = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          (i % 2 ? a : b).sessions.rotate(scope, { presentedHash: session.refreshTokenHash, successorHash: newId(), now, expiresAt: session.refreshExpiresAt }),
+          (i % 2 ? a : b).sessions.rotate(scope, { presentedHash: session.refreshTokenHash, successorHash: newId(), now, expiresAt: session.refreshExpiresAt, reuseGraceSeconds: 0 }),
         ),
       );
       expect(rotations.filter((r) => r.status === 'rotated')).toHaveLength(1);

@@ -2,11 +2,12 @@ import type { EmailTemplates, Plan, Project, ProjectRepository, ProjectSettings,
 import type { Database } from './database';
 import type { ProjectRow } from './entities';
 import { assertDate, assertText, assertUuid, isUuid } from './guards';
-import { dateParam, jsonParam, readDate, readJson } from './row-values';
+import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-values';
 
 const COLUMNS = `id, name, plan, allowed_origins, default_meta, redirect_urls, magic_link_url,
   password_reset_url, oidc_login_url, user_limit, access_token_ttl_seconds,
-  refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at, email_templates, webauthn`;
+  refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at, email_templates, webauthn,
+  absolute_session_lifetime_seconds, reject_common_passwords`;
 
 /**
  * The settings an update may touch and the column each one lives in. Updates iterate over this
@@ -25,6 +26,8 @@ const SETTING_COLUMNS: { [K in keyof Required<ProjectSettings>]: { column: strin
   accessTokenTtlSeconds: { column: 'access_token_ttl_seconds' },
   refreshTokenTtlSeconds: { column: 'refresh_token_ttl_seconds' },
   refreshReuseGraceSeconds: { column: 'refresh_reuse_grace_seconds' },
+  absoluteSessionLifetimeSeconds: { column: 'absolute_session_lifetime_seconds' },
+  rejectCommonPasswords: { column: 'reject_common_passwords' },
   emailTemplates: { column: 'email_templates', json: true },
   webauthn: { column: 'webauthn', json: true },
 };
@@ -41,7 +44,7 @@ export class TypeormProjectRepository implements ProjectRepository {
     assertDate(project.updatedAt, 'updatedAt');
     await this.db.query(
       `INSERT INTO projects (${COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
       [
         project.id,
         project.name,
@@ -60,6 +63,8 @@ export class TypeormProjectRepository implements ProjectRepository {
         dateParam(project.updatedAt),
         project.emailTemplates === null ? null : jsonParam(project.emailTemplates),
         project.webauthn === null ? null : jsonParam(project.webauthn),
+        project.absoluteSessionLifetimeSeconds,
+        project.rejectCommonPasswords,
       ],
     );
   }
@@ -110,5 +115,7 @@ function toProject(row: ProjectRow): Project {
     updatedAt: readDate(row.updated_at),
     emailTemplates: row.email_templates === null || row.email_templates === undefined ? null : readJson<EmailTemplates>(row.email_templates),
     webauthn: row.webauthn === null || row.webauthn === undefined ? null : readJson<WebAuthnSettings>(row.webauthn),
+    absoluteSessionLifetimeSeconds: Number(row.absolute_session_lifetime_seconds),
+    rejectCommonPasswords: readBoolean(row.reject_common_passwords),
   };
 }

@@ -1,4 +1,4 @@
-import type { NewSession, RefreshTokenRecord, RotationResult, SessionStore, TenantScope } from '@svc/core';
+import { unclaimedRotationResult, type NewSession, type RefreshTokenRecord, type Rotation, type RotationResult, type SessionStore, type TenantScope } from '@svc/core';
 import { deleteBounded } from './bounded-delete';
 import type { Database, Row, Sql } from './database';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
@@ -14,15 +14,37 @@ export interface TokenWithSessionRow extends Row {
   used_at: unknown;
   successor_hash: string | null;
   session_revoked_at: unknown;
+  session_created_at: unknown;
 }
 
 /** The token joined with its session, both pinned to the scope. $1 project, $2 environment, $3 hash. */
 const TOKEN_IN_SCOPE = `
   SELECT t.token_hash, t.session_id, s.user_id, s.rotation_key, t.created_at, t.expires_at,
-         t.used_at, t.successor_hash, s.revoked_at AS session_revoked_at
+         t.used_at, t.successor_hash, s.revoked_at AS session_revoked_at, s.created_at AS session_created_at
   FROM refresh_tokens t
   JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id
   WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3`;
+
+/**
+ * A token with its session and its successor, for a rotation whose claim failed (same parameters).
+ * Only that path reads it; a claim that succeeds never does.
+ */
+const UNCLAIMED_IN_SCOPE = `
+  SELECT t.used_at, t.successor_hash, s.revoked_at AS session_revoked_at,
+         n.token_hash AS next_hash, n.used_at AS next_used_at, n.expires_at AS next_expires_at
+  FROM refresh_tokens t
+  JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id
+  LEFT JOIN refresh_tokens n ON n.project_id = t.project_id AND n.environment = t.environment AND n.token_hash = t.successor_hash
+  WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3`;
+
+interface UnclaimedRow extends Row {
+  used_at: unknown;
+  successor_hash: string | null;
+  session_revoked_at: unknown;
+  next_hash: string | null;
+  next_used_at: unknown;
+  next_expires_at: unknown;
+}
 
 /** SessionStore on PostgreSQL or SQLite; `rotate` is a single conditional UPDATE. */
 export class TypeormSessionStore implements SessionStore {
@@ -70,12 +92,10 @@ export class TypeormSessionStore implements SessionStore {
    * and, under READ COMMITTED, re-check `used_at IS NULL` against the winner's committed row, so
    * they match nothing; no SELECT-then-UPDATE window exists. On SQLite the transaction is
    * exclusive. Only the caller whose UPDATE returned the row inserts the successor, in the same
-   * transaction, so a failed insert also undoes the claim.
+   * transaction, so a failed insert also undoes the claim. A caller that claimed nothing decides
+   * reissue or replay on what it reads after its own UPDATE (see `unclaimed`).
    */
-  async rotate(
-    scope: TenantScope,
-    rotation: { presentedHash: string; successorHash: string; now: Date; expiresAt: Date },
-  ): Promise<RotationResult> {
+  async rotate(scope: TenantScope, rotation: Rotation): Promise<RotationResult> {
     const { presentedHash, successorHash, now, expiresAt } = rotation;
     if (!isScope(scope) || !isText(presentedHash)) return { status: 'unknown' };
     assertText(successorHash, 'successor hash');
@@ -102,7 +122,7 @@ export class TypeormSessionStore implements SessionStore {
         );
         return { status: 'rotated' };
       }
-      return this.unclaimedStatus(tx, scope, presentedHash);
+      return unclaimed(tx, scope, rotation);
     });
   }
 
@@ -112,10 +132,7 @@ export class TypeormSessionStore implements SessionStore {
    * callers queue on the row lock exactly as above; the loser's UPDATE re-checks
    * `used_at IS NULL`, claims nothing, and so inserts nothing.
    */
-  private async rotateInOneStatement(
-    scope: TenantScope,
-    rotation: { presentedHash: string; successorHash: string; now: Date; expiresAt: Date },
-  ): Promise<RotationResult> {
+  private async rotateInOneStatement(scope: TenantScope, rotation: Rotation): Promise<RotationResult> {
     const { presentedHash, successorHash, now, expiresAt } = rotation;
     const inserted = await this.db.query(
       `WITH claimed AS (
@@ -131,18 +148,7 @@ export class TypeormSessionStore implements SessionStore {
        RETURNING session_id`,
       [scope.projectId, scope.environment, presentedHash, dateParam(now), successorHash, dateParam(expiresAt)],
     );
-    return inserted.length === 1 ? { status: 'rotated' } : this.unclaimedStatus(this.db, scope, presentedHash);
-  }
-
-  /**
-   * Nothing claimed: tell a replay (used token, or revoked family) from a token we do not honour
-   * (not in this scope, or unused but expired). Reading after our own failed UPDATE sees the
-   * winner's committed row, so a lost race is reported as `reused`.
-   */
-  private async unclaimedStatus(sql: Sql, scope: TenantScope, presentedHash: string): Promise<RotationResult> {
-    const [token] = await sql.query<TokenWithSessionRow>(TOKEN_IN_SCOPE, [scope.projectId, scope.environment, presentedHash]);
-    if (token && (token.used_at !== null || token.session_revoked_at !== null)) return { status: 'reused' };
-    return { status: 'unknown' };
+    return inserted.length === 1 ? { status: 'rotated' } : unclaimed(this.db, scope, rotation);
   }
 
   async isActive(scope: TenantScope, sessionId: string): Promise<boolean> {
@@ -214,6 +220,22 @@ export class TypeormSessionStore implements SessionStore {
   }
 }
 
+/**
+ * Nothing claimed: core's `unclaimedRotationResult` on the token as read now. The read comes
+ * after our own failed UPDATE, which on PostgreSQL waited for a concurrent winner's row lock (or
+ * saw its commit) and on SQLite ran after it, so it sees that rotation and its successor: a racer
+ * inside the grace window is `reissued`, never mistaken for a replay.
+ */
+async function unclaimed(sql: Sql, scope: TenantScope, rotation: Rotation): Promise<RotationResult> {
+  const [row] = await sql.query<UnclaimedRow>(UNCLAIMED_IN_SCOPE, [scope.projectId, scope.environment, rotation.presentedHash]);
+  if (!row) return unclaimedRotationResult(null, rotation);
+  const successor = row.next_hash === null ? null : { usedAt: readNullableDate(row.next_used_at), expiresAt: readDate(row.next_expires_at) };
+  return unclaimedRotationResult(
+    { usedAt: readNullableDate(row.used_at), successorHash: row.successor_hash, sessionRevokedAt: readNullableDate(row.session_revoked_at), successor },
+    rotation,
+  );
+}
+
 /** Session ids per statement: far below SQLite's limit on bound parameters. */
 const SESSION_CHUNK = 500;
 
@@ -242,5 +264,6 @@ export function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
     usedAt: readNullableDate(row.used_at),
     successorHash: row.successor_hash,
     sessionRevokedAt: readNullableDate(row.session_revoked_at),
+    sessionCreatedAt: readDate(row.session_created_at),
   };
 }

@@ -12,7 +12,7 @@ const COLUMNS = `id, email, password_hash, role, meta, email_verified, banned_at
 const TOKEN_HOLDER = `
   SELECT ${COLUMNS.split(', ').map((column) => `u.${column}`).join(', ')},
          t.token_hash, t.session_id, s.rotation_key, t.created_at AS token_created_at, t.expires_at, t.used_at,
-         t.successor_hash, s.revoked_at AS session_revoked_at
+         t.successor_hash, s.revoked_at AS session_revoked_at, s.created_at AS session_created_at
   FROM refresh_tokens t
   JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id
   JOIN users u ON u.project_id = s.project_id AND u.environment = s.environment AND u.id = s.user_id
@@ -101,7 +101,7 @@ export class TypeormUserRepository implements UserRepository {
    */
   async findByRefreshToken(scope: TenantScope, tokenHash: string): Promise<{ user: User; token: RefreshTokenRecord } | null> {
     if (!isScope(scope) || !isText(tokenHash)) return null;
-    const rows = await this.db.query<UserRow & { token_hash: string; session_id: string; rotation_key: string; token_created_at: unknown; expires_at: unknown; used_at: unknown; successor_hash: string | null; session_revoked_at: unknown }>(
+    const rows = await this.db.query<UserRow & { token_hash: string; session_id: string; rotation_key: string; token_created_at: unknown; expires_at: unknown; used_at: unknown; successor_hash: string | null; session_revoked_at: unknown; session_created_at: unknown }>(
       TOKEN_HOLDER,
       [scope.projectId, scope.environment, tokenHash],
     );

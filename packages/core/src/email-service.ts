@@ -21,7 +21,7 @@ export function emailService(deps: AuthDeps) {
     },
     passwordReset: {
       request: (key: ResolvedApiKey, input: { email: string }) => requestPasswordReset(deps, key.scope, key.project, input),
-      update: (key: ResolvedApiKey, input: PasswordUpdateInput) => updatePassword(deps, key.scope, input),
+      update: (key: ResolvedApiKey, input: PasswordUpdateInput) => updatePassword(deps, key.scope, key.project, input),
     },
   };
 }

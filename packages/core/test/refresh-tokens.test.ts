@@ -87,6 +87,14 @@ describe('refreshTokens', () => {
       await expect(service.refresh(production, b.refreshToken)).resolves.toBeDefined();
     });
 
+    it('hands every concurrent refresh of one token the same successor, and revokes nothing', async () => {
+      const { service, production, first } = await signedIn({ refreshReuseGraceSeconds: 10 });
+      const results = await Promise.all(Array.from({ length: 5 }, () => service.refresh(production, first.refreshToken)));
+      expect(new Set(results.map((r) => r.refreshToken)).size).toBe(1);
+      await expect(service.getMe(production, results[0].accessToken)).resolves.toBeDefined();
+      await expect(service.refresh(production, results[4].refreshToken)).resolves.toBeDefined();
+    });
+
     it('treats reuse after the window, or after the successor was used, as replay', async () => {
       const late = await signedIn({ refreshReuseGraceSeconds: 10 });
       await late.service.refresh(late.production, late.first.refreshToken);
@@ -100,6 +108,42 @@ describe('refreshTokens', () => {
       await expect(spent.service.refresh(spent.production, spent.first.refreshToken)).rejects.toMatchObject({
         code: 'invalid_refresh_token',
       });
+    });
+  });
+
+  describe('absolute session lifetime', () => {
+    const DAY = 24 * 60 * 60;
+
+    it('a session kept alive by refreshes ends 90 days after sign-in by default: refresh is 401, the session is revoked', async () => {
+      const { service, production, first, deps } = await signedIn();
+      let tokens: { refreshToken: string; accessToken: string } = first;
+      // Refreshed every 20 days: each rotation would otherwise give another 60 days.
+      for (let day = 20; day < 90; day += 20) {
+        deps.clock.advance(20 * DAY);
+        tokens = await service.refresh(production, tokens.refreshToken);
+      }
+      deps.clock.advance(11 * DAY); // day 91
+      await expect(service.refresh(production, tokens.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+      await expect(service.getMe(production, tokens.accessToken)).rejects.toMatchObject({ code: 'invalid_token' });
+    });
+
+    it('follows the project setting, and the last refresh token never outlives the session', async () => {
+      const { service, production, first, deps } = await signedIn({ absoluteSessionLifetimeSeconds: 10 * DAY });
+      deps.clock.advance(9 * DAY);
+      const last = await service.refresh(production, first.refreshToken);
+      const record = await deps.sessions.findRefreshToken(production.scope, sha256Hex(last.refreshToken));
+      expect(record?.expiresAt).toEqual(new Date(record!.sessionCreatedAt.getTime() + 10 * DAY * 1000));
+      deps.clock.advance(DAY);
+      await expect(service.refresh(production, last.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    });
+
+    it('a session that ended is not a replay: the user keeps their other sessions', async () => {
+      const { service, production, first, deps } = await signedIn({ absoluteSessionLifetimeSeconds: 10 * DAY });
+      deps.clock.advance(10 * DAY);
+      const other = await service.logIn(production, { email: 'ada@example.test', password: PASSWORD });
+      if (other.twoFactorRequired) throw new Error('no second factor expected');
+      await expect(service.refresh(production, first.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+      await expect(service.refresh(production, other.refreshToken)).resolves.toBeDefined();
     });
   });
 });

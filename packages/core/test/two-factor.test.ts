@@ -110,14 +110,16 @@ describe('TOTP second factor', () => {
     await expect(service.totp.confirm(key, accessToken, '000000')).rejects.toMatchObject({ code: 'invalid_totp_code' });
   });
 
-  it('a password reset leaves TOTP on (DESIGN §4a)', async () => {
+  it('a password reset of a verified account leaves TOTP on', async () => {
     const { deps, key, user, service, code, verify } = await enrolled();
+    // Unverified, the reset would be the first proof of the mailbox, which ends TOTP (mailbox-proof.test.ts).
+    await deps.users.markEmailVerified(key.scope, user.id);
     const token = 'reset-token-for-the-test';
     const now = deps.clock.now();
     await deps.oneTimeTokens.issue(key.scope, {
       tokenHash: sha256Hex(token), purpose: 'password_reset', userId: user.id, data: {}, createdAt: now, expiresAt: new Date(now.getTime() + 60_000),
     });
-    await updatePassword(deps, key.scope, { token, newPassword: 'a brand new password' });
+    await updatePassword(deps, key.scope, key.project, { token, newPassword: 'a brand new password' });
     const result = await service.logIn(key, { email: 'ada@example.test', password: 'a brand new password' });
     if (!result.twoFactorRequired) throw new Error('the reset turned TOTP off');
     await expect(verify(result.twoFactorToken, code())).resolves.toBeDefined();

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { ENVIRONMENTS, PLANS, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates } from '@svc/core';
 import { IsAppUrl, IsOrigin, NoLineBreaks, OptionalNotNull, Trim } from './checks';
 import { IsPlainJsonObject } from './plain-object';
@@ -78,6 +78,17 @@ class ProjectFieldsDto {
   @Min(0, { message: 'refreshReuseGraceSeconds must be from 0 to 60.' })
   @Max(60, { message: 'refreshReuseGraceSeconds must be from 0 to 60.' })
   refreshReuseGraceSeconds?: number;
+
+  /** From sign-in, however often refreshed; up to ten years for projects that want no practical limit. */
+  @OptionalNotNull()
+  @IsInt({ message: 'absoluteSessionLifetimeSeconds must be an integer.' })
+  @Min(300, { message: 'absoluteSessionLifetimeSeconds must be from 300 to 315360000.' })
+  @Max(315_360_000, { message: 'absoluteSessionLifetimeSeconds must be from 300 to 315360000.' })
+  absoluteSessionLifetimeSeconds?: number;
+
+  @OptionalNotNull()
+  @IsBoolean({ message: 'rejectCommonPasswords must be true or false.' })
+  rejectCommonPasswords?: boolean;
 }
 
 // The name is declared in each subclass, not overridden: class-validator would otherwise keep the

@@ -21,6 +21,8 @@ export interface ProjectRow {
   updated_at: unknown;
   email_templates: unknown;
   webauthn: unknown;
+  absolute_session_lifetime_seconds: number;
+  reject_common_passwords: unknown;
 }
 
 /** `projects` for one database. The tenant is not environment-scoped itself: both environments hang off one project. */
@@ -46,6 +48,8 @@ export function projectEntity(t: ColumnTypes): EntitySchema<ProjectRow> {
       updated_at: { type: t.timestamp },
       email_templates: { type: t.json, nullable: true },
       webauthn: { type: t.json, nullable: true },
+      absolute_session_lifetime_seconds: { type: t.integer },
+      reject_common_passwords: { type: t.boolean },
     },
   });
 }

@@ -15,12 +15,23 @@ export interface TokenLifetimes {
   refreshTokenTtlSeconds: number;
   /** 0 = strict reuse detection; > 0 lets a just-rotated token get the same successor again. */
   refreshReuseGraceSeconds: number;
+  /**
+   * How long a session may last from its sign-in, however often it is refreshed; then refresh is
+   * refused and the user signs in again (docs/security.md, "Session lifetime").
+   */
+  absoluteSessionLifetimeSeconds: number;
 }
+
+const DAY_SECONDS = 24 * 60 * 60;
 
 export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
   accessTokenTtlSeconds: 900,
-  refreshTokenTtlSeconds: 60 * 24 * 60 * 60,
+  refreshTokenTtlSeconds: 60 * DAY_SECONDS,
   refreshReuseGraceSeconds: 0,
+  // The contract leaves the API's refresh lifetime open. 90 days: a user active at least every
+  // 60 days (the refresh lifetime) signs in again at most once a quarter, while a refresh token
+  // someone else keeps alive stops working within three months. Reasons in docs/security.md.
+  absoluteSessionLifetimeSeconds: 90 * DAY_SECONDS,
 };
 
 export interface Project extends TokenLifetimes {
@@ -39,6 +50,8 @@ export interface Project extends TokenLifetimes {
   webauthn: WebAuthnSettings | null;
   /** Overrides of the magic-link and password-reset mails; null = the defaults. */
   emailTemplates: EmailTemplates | null;
+  /** Refuse the most common passwords wherever a password is set (off by default; see isCommonPassword). */
+  rejectCommonPasswords: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -61,6 +74,8 @@ export type ProjectSettings = Partial<
     | 'accessTokenTtlSeconds'
     | 'refreshTokenTtlSeconds'
     | 'refreshReuseGraceSeconds'
+    | 'absoluteSessionLifetimeSeconds'
+    | 'rejectCommonPasswords'
   >
 >;
 

@@ -1,5 +1,5 @@
 import type { TenantScope } from '../domain/environment';
-import type { RefreshTokenRecord, RotationResult } from '../domain/session';
+import type { RefreshTokenRecord, Rotation, RotationResult } from '../domain/session';
 
 export interface NewSession {
   id: string;
@@ -19,14 +19,14 @@ export interface SessionStore {
   /**
    * The rotation primitive. In one atomic conditional step: if the token `presentedHash` exists,
    * is unused, unexpired at `now` and its session is not revoked, mark it used (recording
-   * `successorHash`) and insert the successor with `expiresAt` -> `rotated`. If it exists but is
-   * used or its session is revoked -> `reused` (nothing changes). Otherwise -> `unknown`.
-   * Of concurrent calls with one token, exactly one is `rotated`.
+   * `successorHash`) and insert the successor with `expiresAt` -> `rotated`. Otherwise nothing
+   * changes, and the answer is `unclaimedRotationResult` of the token as read after that failed
+   * claim (so it sees any concurrent rotation that won): `reissued` inside the grace window,
+   * `reused` for a replay, `unknown` for a token not in the scope or unused but expired.
+   * Of concurrent calls with one token, exactly one is `rotated`; with `reuseGraceSeconds > 0`
+   * every other one inside the window is `reissued`, with 0 every other one is `reused`.
    */
-  rotate(
-    scope: TenantScope,
-    rotation: { presentedHash: string; successorHash: string; now: Date; expiresAt: Date },
-  ): Promise<RotationResult>;
+  rotate(scope: TenantScope, rotation: Rotation): Promise<RotationResult>;
   /** True when the session exists in the scope and is not revoked. */
   isActive(scope: TenantScope, sessionId: string): Promise<boolean>;
   /** Revokes one session (idempotent). False when it does not exist in the scope. */

@@ -20,6 +20,7 @@ import type { StoragePorts } from './storage-fixture';
 import { FakeOAuthProviderClient } from './fake-oauth-provider-client';
 import { InMemoryIdentityRepository } from './in-memory-identity-repository';
 import { InMemoryOAuthProviderStore } from './in-memory-oauth-provider-store';
+import { InMemoryCommonPasswordList } from './in-memory-common-password-list';
 
 export const TEST_ISSUER = 'http://svc.test';
 
@@ -61,6 +62,8 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
     identities: new InMemoryIdentityRepository(),
     // Swap in the real client (adapters-oauth) to talk to identity providers on loopback.
     oauthClient: new FakeOAuthProviderClient(),
+    // A few words; the API ships the real list (CommonPasswordFile in adapters-crypto).
+    commonPasswords: new InMemoryCommonPasswordList(),
     ...overrides,
     clock,
   };

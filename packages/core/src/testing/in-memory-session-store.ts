@@ -1,5 +1,5 @@
 import { sameScope, type TenantScope } from '../domain/environment';
-import type { RefreshTokenRecord, RotationResult } from '../domain/session';
+import { unclaimedRotationResult, type RefreshTokenRecord, type Rotation, type RotationResult } from '../domain/session';
 import type { NewSession, SessionStore } from '../ports/session-store';
 
 interface StoredSession extends TenantScope {
@@ -40,19 +40,18 @@ export class InMemorySessionStore implements SessionStore {
     return {
       tokenHash: token.tokenHash, sessionId: session.id, userId: session.userId, rotationKey: session.rotationKey,
       createdAt: token.createdAt, expiresAt: token.expiresAt, usedAt: token.usedAt,
-      successorHash: token.successorHash, sessionRevokedAt: session.revokedAt,
+      successorHash: token.successorHash, sessionRevokedAt: session.revokedAt, sessionCreatedAt: session.createdAt,
     };
   }
 
-  async rotate(
-    scope: TenantScope,
-    r: { presentedHash: string; successorHash: string; now: Date; expiresAt: Date },
-  ): Promise<RotationResult> {
+  async rotate(scope: TenantScope, r: Rotation): Promise<RotationResult> {
     const token = this.tokens.get(r.presentedHash);
     if (!token || !sameScope(token, scope)) return { status: 'unknown' };
     const session = this.sessions.get(token.sessionId)!;
-    if (token.usedAt || session.revokedAt) return { status: 'reused' };
-    if (token.expiresAt <= r.now) return { status: 'unknown' };
+    if (token.usedAt || session.revokedAt || token.expiresAt <= r.now) {
+      const successor = token.successorHash ? this.tokens.get(token.successorHash) : undefined;
+      return unclaimedRotationResult({ ...token, sessionRevokedAt: session.revokedAt, successor: successor ?? null }, r);
+    }
     token.usedAt = r.now;
     token.successorHash = r.successorHash;
     this.tokens.set(r.successorHash, {

@@ -4,6 +4,7 @@ export * from './in-memory-project-repository';
 export * from './in-memory-api-key-repository';
 export * from './in-memory-user-repository';
 export * from './in-memory-session-store';
+export * from './in-memory-common-password-list';
 export * from './in-memory-signing-key-store';
 export * from './in-memory-rate-limiter';
 export * from './in-memory-deps';

@@ -23,6 +23,8 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
         accessTokenTtlSeconds: 600,
         refreshTokenTtlSeconds: 3600,
         refreshReuseGraceSeconds: 5,
+        absoluteSessionLifetimeSeconds: 86_400,
+        rejectCommonPasswords: true,
       });
       await ports().projects.create(project);
       expect(await ports().projects.findById(project.id)).toEqual(project);
@@ -46,6 +48,16 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
       const expected = { ...project, plan: 'SOLO', userLimit: null, defaultMeta: { x: 1 }, updatedAt: later };
       expect(updated).toEqual(expected);
       expect(await ports().projects.findById(project.id)).toEqual(expected);
+    });
+
+    it('turns the common-password check on and off and changes the absolute session lifetime', async () => {
+      const project = projectFixture();
+      await ports().projects.create(project);
+      const on = { rejectCommonPasswords: true, absoluteSessionLifetimeSeconds: 3600 };
+      expect(await ports().projects.update(project.id, on, project.updatedAt)).toMatchObject(on);
+      expect(await ports().projects.findById(project.id)).toMatchObject(on);
+      expect((await ports().projects.update(project.id, { rejectCommonPasswords: false }, project.updatedAt))?.rejectCommonPasswords).toBe(false);
+      expect(await ports().projects.findById(project.id)).toMatchObject({ rejectCommonPasswords: false, absoluteSessionLifetimeSeconds: 3600 });
     });
 
     it('sets and clears the e-mail templates', async () => {

@@ -28,12 +28,14 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       return { scope: s, user, session };
     }
 
-    const rotation = (presentedHash: string, successorHash = sha256Hex(newId())) => ({
+    const rotation = (presentedHash: string, successorHash = sha256Hex(newId()), reuseGraceSeconds = 0) => ({
       presentedHash,
       successorHash,
       now: LATER,
       expiresAt: EXPIRY,
+      reuseGraceSeconds,
     });
+    const secondsAfter = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
 
     it('finds the first refresh token with its session', async () => {
       const { scope, user, session } = await started(ports());
@@ -47,6 +49,7 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
         usedAt: null,
         successorHash: null,
         sessionRevokedAt: null,
+        sessionCreatedAt: T0,
       });
       expect(await ports().sessions.isActive(scope, session.id)).toBe(true);
     });
@@ -60,7 +63,8 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       expect(used?.successorHash).toBe(successor);
       expect(await ports().sessions.rotate(scope, rotation(session.refreshTokenHash))).toEqual({ status: 'reused' });
       const next = await ports().sessions.findRefreshToken(scope, successor);
-      expect(next).toMatchObject({ sessionId: session.id, usedAt: null, createdAt: LATER, expiresAt: EXPIRY });
+      // A successor belongs to the same session: the session's start stays the sign-in's.
+      expect(next).toMatchObject({ sessionId: session.id, usedAt: null, createdAt: LATER, expiresAt: EXPIRY, sessionCreatedAt: T0 });
       expect(await ports().sessions.rotate(scope, rotation(successor))).toEqual({ status: 'rotated' });
     });
 
@@ -71,6 +75,39 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       );
       expect(results.filter((r) => r.status === 'rotated')).toHaveLength(1);
       expect(results.filter((r) => r.status === 'reused')).toHaveLength(9);
+    });
+
+    it('inside the grace window, every concurrent racer gets the same successor: one rotated, the rest reissued', async () => {
+      const { scope, session } = await started(ports());
+      const successor = sha256Hex(newId());
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => ports().sessions.rotate(scope, rotation(session.refreshTokenHash, successor, 10))),
+      );
+      expect(results.filter((r) => r.status === 'rotated')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'reissued')).toHaveLength(9);
+      expect(await ports().sessions.findRefreshToken(scope, successor)).toMatchObject({ sessionId: session.id, usedAt: null, sessionRevokedAt: null });
+      expect(await ports().sessions.isActive(scope, session.id)).toBe(true);
+      expect(await ports().sessions.rotate(scope, rotation(successor, undefined, 10))).toEqual({ status: 'rotated' });
+    });
+
+    it('a reuse outside the window, for another successor, after the successor was used or of a revoked session is a replay', async () => {
+      const { scope, session } = await started(ports());
+      const successor = sha256Hex(newId());
+      const again = (overrides: Partial<ReturnType<typeof rotation>>) =>
+        ports().sessions.rotate(scope, { ...rotation(session.refreshTokenHash, successor, 10), ...overrides });
+      expect(await again({})).toEqual({ status: 'rotated' });
+      expect(await again({ now: secondsAfter(LATER, 10) })).toEqual({ status: 'reissued' });
+      expect(await again({ now: secondsAfter(LATER, 11) })).toEqual({ status: 'reused' });
+      expect(await again({ reuseGraceSeconds: 0 })).toEqual({ status: 'reused' });
+      expect(await again({ successorHash: sha256Hex(newId()) })).toEqual({ status: 'reused' });
+      expect(await ports().sessions.rotate(scope, rotation(successor))).toEqual({ status: 'rotated' });
+      expect(await again({ now: secondsAfter(LATER, 1) })).toEqual({ status: 'reused' });
+
+      const other = await started(ports());
+      const next = sha256Hex(newId());
+      expect(await ports().sessions.rotate(other.scope, rotation(other.session.refreshTokenHash, next, 10))).toEqual({ status: 'rotated' });
+      await ports().sessions.revoke(other.scope, other.session.id, LATER);
+      expect(await ports().sessions.rotate(other.scope, rotation(other.session.refreshTokenHash, next, 10))).toEqual({ status: 'reused' });
     });
 
     it('answers unknown for unknown, expired and other-scope tokens', async () => {
@@ -129,7 +166,7 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       const old2001 = (expiry: Date, scope?: TenantScope) => started(ports(), scope, { createdAt: OLD, refreshExpiresAt: expiry });
       const rotate2001 = async (scope: TenantScope, presentedHash: string, expiresAt: Date) => {
         const successorHash = sha256Hex(newId());
-        expect(await ports().sessions.rotate(scope, { presentedHash, successorHash, now: ROTATED, expiresAt })).toEqual({ status: 'rotated' });
+        expect(await ports().sessions.rotate(scope, { presentedHash, successorHash, now: ROTATED, expiresAt, reuseGraceSeconds: 0 })).toEqual({ status: 'rotated' });
         return successorHash;
       };
 

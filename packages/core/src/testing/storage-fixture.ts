@@ -32,6 +32,7 @@ export function projectFixture(overrides: Partial<Project> = {}): Project {
     userLimit: null,
     webauthn: null,
     emailTemplates: null,
+    rejectCommonPasswords: false,
     ...DEFAULT_TOKEN_LIFETIMES,
     createdAt: now,
     updatedAt: now,

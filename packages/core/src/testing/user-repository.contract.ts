@@ -79,7 +79,7 @@ export function userRepositoryContract(label: string, factory: StorageFactory): 
       expect(await users.findByRefreshToken(scope, tokenHash)).toEqual(await expected());
       expect((await users.findByRefreshToken(scope, tokenHash))?.token.createdAt).toEqual(created);
       // Used and revoked states come through as findRefreshToken reports them.
-      await ports().sessions.rotate(scope, { presentedHash: tokenHash, successorHash: newId(), now: at('2026-01-02T00:00:00.000Z'), expiresAt: at('2026-03-02T00:00:00.000Z') });
+      await ports().sessions.rotate(scope, { presentedHash: tokenHash, successorHash: newId(), now: at('2026-01-02T00:00:00.000Z'), expiresAt: at('2026-03-02T00:00:00.000Z'), reuseGraceSeconds: 0 });
       await ports().sessions.revoke(scope, sessionId, at('2026-01-03T00:00:00.000Z'));
       const later = await users.findByRefreshToken(scope, tokenHash);
       expect(later).toEqual(await expected());

@@ -18,6 +18,7 @@ import type { MailOutbox } from '../ports/mail-outbox';
 import type { OAuthProviderStore } from '../ports/oauth-provider-store';
 import type { IdentityRepository } from '../ports/identity-repository';
 import type { OAuthProviderClient } from '../ports/oauth-provider-client';
+import type { CommonPasswordList } from '../ports/common-password-list';
 
 export interface AuthSettings {
   /** `iss` of every access token: the service's base URL. */
@@ -51,4 +52,6 @@ export interface AuthDeps {
   oauthProviders: OAuthProviderStore;
   identities: IdentityRepository;
   oauthClient: OAuthProviderClient;
+  /** The most common passwords, refused where a project's `rejectCommonPasswords` is on. */
+  commonPasswords: CommonPasswordList;
 }

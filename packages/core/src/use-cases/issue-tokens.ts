@@ -1,6 +1,7 @@
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
 import { sha256Hex, toBase64Url } from '../domain/secrets';
+import { refreshTokenExpiry } from '../domain/session';
 import type { AccessTokenClaims, TokenBundle } from '../domain/tokens';
 import type { User } from '../domain/user';
 import type { AuthDeps } from './deps';
@@ -51,7 +52,7 @@ export async function startSession(
     rotationKey: newBearerSecret(deps.random),
     createdAt: now,
     refreshTokenHash: sha256Hex(refreshToken),
-    refreshExpiresAt: new Date(now.getTime() + project.refreshTokenTtlSeconds * 1000),
+    refreshExpiresAt: refreshTokenExpiry(now, now, project),
   });
   const accessToken = await signAccessToken(deps, scope, project, user, sessionId);
   return { accessToken, refreshToken, expiresIn: project.accessTokenTtlSeconds };

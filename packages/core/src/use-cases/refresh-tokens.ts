@@ -2,7 +2,7 @@ import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
 import { hmacBase64Url, sha256Hex } from '../domain/secrets';
-import type { RefreshTokenRecord } from '../domain/session';
+import { refreshTokenExpiry, sessionEndsAt } from '../domain/session';
 import type { TokenBundle } from '../domain/tokens';
 import { isBanned } from '../domain/user';
 import type { AuthDeps } from './deps';
@@ -13,8 +13,9 @@ type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 's
 /**
  * Contract endpoint 4. The presented token is consumed by the store's atomic rotation primitive.
  * A successor is derived as HMAC(session rotation key, presented token): only a holder of the
- * presented token can know it, and the grace window (DESIGN §3) can hand a racing tab the very
- * same successor without the raw token ever being stored.
+ * presented token can know it, and the grace window can hand a racing tab the very same successor
+ * without the raw token ever being stored. Whether a reuse falls in that window is decided by the
+ * rotation on the state it saw (unclaimedRotationResult), never on the read made before it.
  */
 export async function refreshTokens(
   deps: RefreshDeps,
@@ -32,15 +33,22 @@ export async function refreshTokens(
   // the owner out of every device again and again.
   if (record.sessionRevokedAt) throw new AuthError('invalid_refresh_token');
   const now = deps.clock.now();
+  // The absolute session lifetime: past it the session ends for good (not a replay, so the
+  // user's other sessions stay), whatever its tokens' own expiry says.
+  if (now >= sessionEndsAt(record.sessionCreatedAt, project)) {
+    await deps.sessions.revoke(scope, record.sessionId, now);
+    throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'session_ended' } });
+  }
   const successor = hmacBase64Url(record.rotationKey, refreshToken);
   const result = await deps.sessions.rotate(scope, {
     presentedHash,
     successorHash: sha256Hex(successor),
     now,
-    expiresAt: new Date(now.getTime() + project.refreshTokenTtlSeconds * 1000),
+    expiresAt: refreshTokenExpiry(now, record.sessionCreatedAt, project),
+    reuseGraceSeconds: project.refreshReuseGraceSeconds,
   });
   if (result.status === 'unknown') throw new AuthError('invalid_refresh_token');
-  if (result.status === 'reused' && !(await withinGrace(deps, scope, project, record, successor))) {
+  if (result.status === 'reused') {
     // Replay: revoke every session of the user, and let that stand although the request fails.
     await deps.sessions.revokeAllForUser(scope, record.userId, now);
     throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'reuse_detected' } });
@@ -57,23 +65,3 @@ async function readApart(deps: Pick<RefreshDeps, 'users' | 'sessions'>, scope: T
   return token && user ? { token, user } : null;
 }
 
-/**
- * A token used moments ago may be presented again inside the project's grace window (browser
- * tabs racing); it gets the successor it already produced, as long as that successor is itself
- * still unused and the session alive. With the default window of 0 every reuse is a replay.
- */
-async function withinGrace(
-  deps: RefreshDeps,
-  scope: TenantScope,
-  project: Project,
-  record: RefreshTokenRecord,
-  successor: string,
-): Promise<boolean> {
-  const grace = project.refreshReuseGraceSeconds;
-  if (grace <= 0 || !record.usedAt || record.sessionRevokedAt) return false;
-  if (deps.clock.now().getTime() - record.usedAt.getTime() > grace * 1000) return false;
-  const successorHash = sha256Hex(successor);
-  if (record.successorHash !== successorHash) return false;
-  const next = await deps.sessions.findRefreshToken(scope, successorHash);
-  return next !== null && next.usedAt === null && next.sessionRevokedAt === null;
-}

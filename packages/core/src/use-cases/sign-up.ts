@@ -5,6 +5,7 @@ import type { TokenBundle } from '../domain/tokens';
 import { DEFAULT_ROLE, isBanned, mergeMeta, normalizeEmail, type User, type UserMeta } from '../domain/user';
 import type { AuthDeps } from './deps';
 import { startSession } from './issue-tokens';
+import { acceptNewPassword } from './accept-new-password';
 
 export interface SignUpInput {
   email: string;
@@ -14,11 +15,12 @@ export interface SignUpInput {
 
 /** Contract endpoint 1: creates the user in the key's scope and signs them in at once. */
 export async function signUp(
-  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'>,
+  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords' | 'commonPasswords'>,
   scope: TenantScope,
   project: Project,
   input: SignUpInput,
 ): Promise<{ user: User } & TokenBundle> {
+  acceptNewPassword(deps, project, input.password, 'password');
   const email = normalizeEmail(input.email);
   await refuseExisting(deps, scope, email);
   const now = deps.clock.now();

@@ -38,6 +38,8 @@ export async function createProject(
     accessTokenTtlSeconds: settings.accessTokenTtlSeconds ?? DEFAULT_TOKEN_LIFETIMES.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: settings.refreshTokenTtlSeconds ?? DEFAULT_TOKEN_LIFETIMES.refreshTokenTtlSeconds,
     refreshReuseGraceSeconds: settings.refreshReuseGraceSeconds ?? DEFAULT_TOKEN_LIFETIMES.refreshReuseGraceSeconds,
+    absoluteSessionLifetimeSeconds: settings.absoluteSessionLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIMES.absoluteSessionLifetimeSeconds,
+    rejectCommonPasswords: settings.rejectCommonPasswords ?? false,
     createdAt: now,
     updatedAt: now,
   };

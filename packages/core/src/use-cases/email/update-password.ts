@@ -1,7 +1,10 @@
 import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
+import type { Project } from '../../domain/project';
 import { sha256Hex } from '../../domain/secrets';
 import type { AuthDeps } from '../deps';
+import { acceptNewPassword } from '../accept-new-password';
+import { proveMailbox, type MailboxProofDeps } from '../prove-mailbox';
 
 export interface PasswordUpdateInput {
   /** The raw token from the reset link. */
@@ -12,23 +15,30 @@ export interface PasswordUpdateInput {
 /**
  * Contract endpoint 9. Consumes the reset token (single use, this scope only), sets the new
  * password, and then ends everything the old password may have opened: every refresh session and
- * every open reset and magic-link token of the user. The reset proves the mailbox, so the address
- * becomes verified. A second factor stays on (DESIGN §4a).
+ * every open reset and magic-link token of the user. A second factor stays on (docs/security.md) once
+ * the address is verified. The reset link proves the mailbox: on an unverified account that proof
+ * also ends whatever else was set up before it (TOTP, passkeys, identities; see proveMailbox),
+ * keeping only the password set here.
  */
 export async function updatePassword(
-  deps: Pick<AuthDeps, 'clock' | 'users' | 'sessions' | 'oneTimeTokens' | 'passwords'>,
+  deps: Pick<AuthDeps, 'passwords' | 'commonPasswords'> & MailboxProofDeps,
   scope: TenantScope,
+  project: Pick<Project, 'rejectCommonPasswords'>,
   input: PasswordUpdateInput,
 ): Promise<void> {
+  // Before the token is consumed: a refused password leaves the link usable for another try.
+  acceptNewPassword(deps, project, input.newPassword, 'newPassword');
   const now = deps.clock.now();
   const consumed = await deps.oneTimeTokens.consume(scope, 'password_reset', sha256Hex(input.token), now);
   if (!consumed?.userId) throw new AuthError('invalid_reset_token');
-  const userId = consumed.userId;
   // A user deleted after the mail went out has no password to set: the link is simply dead.
-  if (!(await deps.users.setPassword(scope, userId, await deps.passwords.hash(input.newPassword)))) {
+  const user = await deps.users.findById(scope, consumed.userId);
+  if (!user || !(await deps.users.setPassword(scope, user.id, await deps.passwords.hash(input.newPassword)))) {
     throw new AuthError('invalid_reset_token');
   }
-  await deps.users.markEmailVerified(scope, userId);
-  await deps.sessions.revokeAllForUser(scope, userId, now);
-  await deps.oneTimeTokens.revokeForUser(scope, userId, ['magic_link', 'password_reset'], now);
+  // The password first, the claim after: an interrupted reset never leaves a verified address
+  // with the earlier holder's password.
+  await proveMailbox(deps, scope, user, 'password_reset');
+  await deps.sessions.revokeAllForUser(scope, user.id, now);
+  await deps.oneTimeTokens.revokeForUser(scope, user.id, ['magic_link', 'password_reset'], now);
 }

@@ -4,6 +4,7 @@ import { sha256Hex } from '../../domain/secrets';
 import { isBanned } from '../../domain/user';
 import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from '../complete-first-factor';
 import type { AuthDeps } from '../deps';
+import { proveMailbox, type MailboxProofDeps } from '../prove-mailbox';
 import { environmentOfLinkToken } from './link-tokens';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -22,10 +23,11 @@ export async function magicLinkProject(deps: Pick<AuthDeps, 'projects'>, project
  * Contract endpoint 7. The token's marker names the environment; the atomic consume makes the
  * link single-use (of concurrent verifies exactly one gets past it). A wrong, used, expired or
  * other-project token is `invalid_magic_link`; a user deleted since the link was sent is
- * `user_not_found`. Opening the link proves the mailbox, so the address becomes verified. Then the
- * rule of every password-equivalent path applies: banned -> 403, TOTP on -> the challenge.
+ * `user_not_found`. Opening the link proves the mailbox: on an unverified account that ends
+ * whatever was set up before (password, TOTP, sessions...; see proveMailbox) and verifies the
+ * address. Then the rule of every password-equivalent path applies: TOTP on -> the challenge.
  */
-export async function verifyMagicLink(deps: FirstFactorDeps, project: Project, token: string): Promise<SignInResult> {
+export async function verifyMagicLink(deps: FirstFactorDeps & MailboxProofDeps, project: Project, token: string): Promise<SignInResult> {
   const environment = environmentOfLinkToken(token, 'magic_link');
   if (!environment) throw new AuthError('invalid_magic_link');
   const scope = { projectId: project.id, environment };
@@ -34,6 +36,5 @@ export async function verifyMagicLink(deps: FirstFactorDeps, project: Project, t
   const user = await deps.users.findById(scope, consumed.userId);
   if (!user) throw new AuthError('user_not_found');
   if (isBanned(user)) throw new AuthError('user_banned');
-  if (!user.emailVerified) await deps.users.markEmailVerified(scope, user.id);
-  return completeFirstFactor(deps, scope, project, { ...user, emailVerified: true });
+  return completeFirstFactor(deps, scope, project, await proveMailbox(deps, scope, user, 'magic_link'));
 }

@@ -5,7 +5,7 @@ import { DEFAULT_ROLE, isBanned, mergeMeta, normalizeEmail, type User } from '..
 import type { OAuthProfile } from '../../ports/oauth-provider-client';
 import type { AuthDeps } from '../deps';
 import { userLimitFor } from '../sign-up';
-import { claimUnverifiedAccount } from './claim-unverified-account';
+import { proveMailbox } from '../prove-mailbox';
 
 export type ResolveDeps = Pick<
   AuthDeps,
@@ -31,12 +31,13 @@ export async function resolveOAuthUser(
   if (!profile.email || !profile.emailVerified) throw new OAuthCallbackFailure('email_not_verified');
   const email = normalizeEmail(profile.email);
   const user = refuseBanned((await deps.users.findByEmail(scope, email)) ?? (await createUser(deps, scope, project, email)));
-  const claimed = !user.emailVerified;
-  if (claimed) await claimUnverifiedAccount(deps, scope, user.id);
+  // The provider vouches for the address: a proof of the mailbox like a magic link (no pre-account
+  // takeover). It runs before the link, so the identity linked now is the only one left.
+  const owner = await proveMailbox(deps, scope, user, 'verified_provider_email');
   const link = await deps.identities.link(scope, { provider, subject, userId: user.id, email, createdAt: deps.clock.now() });
   // A concurrent callback of the same account linked it first: sign in as whoever it linked.
-  if (link === 'exists') return refuseBanned((await linkedUser(deps, scope, provider, subject)) ?? user);
-  return claimed ? { ...user, passwordHash: null, emailVerified: true } : user;
+  if (link === 'exists') return refuseBanned((await linkedUser(deps, scope, provider, subject)) ?? owner);
+  return owner;
 }
 
 async function linkedUser(deps: ResolveDeps, scope: TenantScope, provider: OAuthProvider, subject: string): Promise<User | null> {

@@ -1,0 +1,31 @@
+import type { User } from './user';
+
+/** The ways a person shows they hold an account's mailbox. */
+export type MailboxProof =
+  /** Opened a magic link mailed to the address. */
+  | 'magic_link'
+  /** Opened a reset link mailed to the address, and sets a new password with it. */
+  | 'password_reset'
+  /** Signed in at an identity provider that vouches for the address as verified. */
+  | 'verified_provider_email';
+
+/** What can be set up on an account, and so what a takeover may have left behind. */
+export type AccountSetup = 'password' | 'totp' | 'passkeys' | 'identities' | 'sessions' | 'pending_tokens';
+
+const EVERYTHING: readonly AccountSetup[] = ['password', 'totp', 'passkeys', 'identities', 'sessions', 'pending_tokens'];
+
+/**
+ * No pre-account takeover (docs/security.md, "Pre-account takeover"). Until someone proves they
+ * hold the mailbox, an account's address is only a claim: whoever signed up with it may not own
+ * it, and whatever they set up (password, TOTP, passkeys, linked identities, live sessions, open
+ * challenges and links) is theirs. The first proof hands the account to the mailbox's holder and
+ * ends all of it; only the password a reset sets in that very step is the holder's own and stays.
+ * Once the address is verified a proof ends nothing: it is an ordinary sign-in or reset.
+ *
+ * Answers the claim the proof makes (what it ends; the address then counts as verified), or null
+ * when the address is verified already and the proof claims nothing.
+ */
+export function mailboxClaim(user: Pick<User, 'emailVerified'>, proof: MailboxProof): { ends: AccountSetup[] } | null {
+  if (user.emailVerified) return null;
+  return { ends: proof === 'password_reset' ? EVERYTHING.filter((setup) => setup !== 'password') : [...EVERYTHING] };
+}
