@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,39 @@ export async function startRealApp(env: Record<string, string> = {}): Promise<Re
     container,
     baseUrl,
     close: async () => {
+      await container.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The real composition on a loopback port, for tests that need real sockets (fetch, timing). */
+export interface ListeningApp {
+  url: string;
+  container: Container;
+  close(): Promise<void>;
+}
+
+/**
+ * `pnpm start`'s parts in this process, listening on a free port: `env` as the environment (a
+ * fresh data folder, bcrypt cost 4 and fixed secrets unless given). `close()` stops everything.
+ */
+export async function listenRealApp(env: Record<string, string> = {}): Promise<ListeningApp> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-listen-'));
+  const { config } = await resolveSecrets(
+    loadConfig({ SVC_DATA_DIR: dir, SVC_BCRYPT_COST: '4', SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN, SVC_MASTER_KEY: '7'.repeat(64), LOG_LEVEL: 'silent', ...env }),
+  );
+  const container = await buildContainer(config);
+  const app = createApp({ ...container, logger: createLogger({ level: 'silent' }), config });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    container,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
       await container.close();
       await rm(dir, { recursive: true, force: true });
     },
