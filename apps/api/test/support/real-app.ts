@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { buildContainer, type Container } from '../../src/container';
 import { resolveSecrets } from '../../src/dev-secrets';
 import { createLogger } from '../../src/logger';
+import { createSvcServer } from '../../src/svc-server';
 
 /** The admin token of every RealApp. */
 export const REAL_ADMIN_TOKEN = 'real-app-admin-token-0123456789abcdefghij';
@@ -48,26 +48,20 @@ export interface ListeningApp {
 }
 
 /**
- * `pnpm start`'s parts in this process, listening on a free port: `env` as the environment (a
- * fresh data folder, bcrypt cost 4 and fixed secrets unless given). `close()` stops everything.
+ * `pnpm start`'s service (createSvcServer) in this process, listening on a free loopback port:
+ * `env` as the environment (a fresh data folder, bcrypt cost 4 and fixed secrets unless given).
+ * `close()` stops it as SIGTERM would and removes the folder.
  */
 export async function listenRealApp(env: Record<string, string> = {}): Promise<ListeningApp> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-listen-'));
-  const { config } = await resolveSecrets(
-    loadConfig({ SVC_DATA_DIR: dir, SVC_BCRYPT_COST: '4', SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN, SVC_MASTER_KEY: '7'.repeat(64), LOG_LEVEL: 'silent', ...env }),
-  );
-  const container = await buildContainer(config);
-  const app = createApp({ ...container, logger: createLogger({ level: 'silent' }), config });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const { port } = server.address() as AddressInfo;
+  const config = loadConfig({ SVC_DATA_DIR: dir, SVC_BCRYPT_COST: '4', SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN, SVC_MASTER_KEY: '7'.repeat(64), LOG_LEVEL: 'silent', ...env });
+  const server = await createSvcServer(config);
+  const { url } = await server.start({ port: 0, host: '127.0.0.1' });
   return {
-    url: `http://127.0.0.1:${port}`,
-    container,
+    url: url!,
+    container: server.container,
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await container.close();
+      await server.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
