@@ -69,6 +69,8 @@ export interface OpenStorageOptions {
   poolSize?: number;
   /** Bounds on waiting for the database (database-timeouts.ts); each field defaults to DEFAULT_DATABASE_TIMEOUTS. */
   timeouts?: Partial<DatabaseTimeouts>;
+  /** SQLite: below this many free bytes where the file lives, `probe` reports the disk full. Default 8 MiB. */
+  sqliteMinFreeBytes?: number;
   /**
    * Run pending migrations while opening (default true). With false nothing is created or
    * changed (not even a missing PostgreSQL schema): for deploy pipelines that migrate first
@@ -83,7 +85,7 @@ const SQLITE_UNBOUNDED_BUSY_MS = 2_147_483_647;
  * Below this much free space where the SQLite file lives the instance says it is not ready: a
  * write that needs a page more fails with SQLITE_FULL, and the WAL grows before it is checkpointed.
  */
-const SQLITE_MIN_FREE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_SQLITE_MIN_FREE_BYTES = 8 * 1024 * 1024;
 /** The tables every sign-in, refresh or e-mail link writes, with their keys (for the write probe). */
 const WRITE_TABLES = [
   { name: 'users', key: 'id' },
@@ -123,7 +125,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
       await db.query('SELECT 1 AS ok');
     },
     probe: async (timeoutMs) => {
-      if (kind === 'sqlite') await checkFreeSpace(options.sqlitePath!);
+      if (kind === 'sqlite') await checkFreeSpace(options.sqlitePath!, options.sqliteMinFreeBytes ?? DEFAULT_SQLITE_MIN_FREE_BYTES);
       await db.probeWrites(WRITE_TABLES, timeoutMs);
     },
     close: () => db.close(),
@@ -248,10 +250,10 @@ function timeoutsOf(options: OpenStorageOptions): DatabaseTimeouts {
 }
 
 /** SQLite's part of readiness that no statement shows: room on the disk for the next writes. */
-async function checkFreeSpace(sqlitePath: string): Promise<void> {
+async function checkFreeSpace(sqlitePath: string, minFreeBytes: number): Promise<void> {
   if (sqlitePath === ':memory:') return;
   const disk = await statfs(dirname(resolve(sqlitePath)));
-  if (disk.bavail * disk.bsize < SQLITE_MIN_FREE_BYTES) throw unavailable('disk_full', new Error(`less than ${SQLITE_MIN_FREE_BYTES} bytes free`));
+  if (disk.bavail * disk.bsize < minFreeBytes) throw unavailable('disk_full', new Error(`less than ${minFreeBytes} bytes free`));
 }
 
 /** Runs before TypeORM connects: its migrations table must be created inside the schema. */

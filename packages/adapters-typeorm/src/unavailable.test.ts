@@ -53,6 +53,30 @@ describe('SQLite failures', () => {
     await expect(storage.probe(300)).resolves.toBeUndefined();
   });
 
+  it('a full database (SQLITE_FULL): service_unavailable (disk_full)', async () => {
+    await storage.database.query('CREATE TABLE filler (x text)');
+    // max_page_count caps the file where it is: the next page a write needs is refused, as on a full disk.
+    const [{ page_count: pages }] = await storage.dataSource.query('PRAGMA page_count');
+    await storage.dataSource.query(`PRAGMA max_page_count = ${pages}`);
+    try {
+      const big = 'x'.repeat(64 * 1024);
+      const failed = await failureOf(storage.database.query('INSERT INTO filler (x) VALUES ($1)', [big]));
+      expect(unavailableReason(failed)).toBe('disk_full');
+    } finally {
+      await storage.dataSource.query('PRAGMA max_page_count = 1073741823');
+    }
+  });
+
+  it('readiness reports a disk with too little room left (the real free space, measured)', async () => {
+    await expect(storage.probe(300)).resolves.toBeUndefined();
+    const demanding = await openStorage({ sqlitePath: join(dir, 'svc.sqlite'), sqliteMinFreeBytes: Number.MAX_SAFE_INTEGER });
+    try {
+      expect(unavailableReason(await failureOf(demanding.probe(300)))).toBe('disk_full');
+    } finally {
+      await demanding.close();
+    }
+  });
+
   it('a statement that is wrong stays what it is', async () => {
     const failed = await failureOf(storage.database.query('SELECT * FROM no_such_table'));
     expect(failed).not.toBeInstanceOf(AuthError);
