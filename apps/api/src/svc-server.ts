@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createApp } from './app';
-import type { Config } from './config';
 import { configFromObject, type SvcServerConfig } from './config-object';
 import { buildContainer, type Container } from './container';
 import { resolveSecrets, type ResolvedSecrets, type RuntimeConfig } from './dev-secrets';
@@ -64,8 +63,8 @@ export interface SvcServer {
  * opening the database (and migrating it unless `migrateOnStart: false`). Invalid fields are
  * reported together as a ConfigError, as `loadConfig` does. Nothing runs until `start()`.
  */
-export async function createSvcServer(input: SvcServerConfig | Config = {}, options: SvcServerOptions = {}): Promise<SvcServer> {
-  const secrets = await resolveSecrets(configFromObject(input as SvcServerConfig));
+export async function createSvcServer(input: SvcServerConfig = {}, options: SvcServerOptions = {}): Promise<SvcServer> {
+  const secrets = await resolveSecrets(configFromObject(input));
   const config = secrets.config;
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const metrics = options.metrics ?? createMetrics({ withDefaults: true });
@@ -87,8 +86,10 @@ export async function createSvcServer(input: SvcServerConfig | Config = {}, opti
     }
     if (startOptions.port === undefined) return { url: null, port: null };
     if (listening) throw new Error('This svc server is already listening.');
-    const server = createServer(handler);
+    const server = createServer();
+    // Connections are tracked from the first request on, before the handler sees it.
     listening = { server, connections: new ConnectionDrain(server) };
+    server.on('request', handler);
     const port = await listen(server, startOptions);
     server.on('error', (error) => logger.fatal({ err: error }, 'server failed'));
     // The bound port (0 picks a free one); tests and scripts read it from this line.

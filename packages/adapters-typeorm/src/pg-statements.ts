@@ -27,7 +27,8 @@ export async function acquire(pool: Pool, limits: PgLimits): Promise<PoolClient>
 /** One statement on `client`, bounded by `answerMs`; driver failures become `service_unavailable`. */
 export async function statement<T extends Row>(client: PoolClient, sql: string, params: readonly unknown[], answerMs: number): Promise<T[]> {
   // TypeORM treats undefined as "no condition"; in raw SQL it would bind as NULL. Either way an
-  // unchecked value slipped through, so refuse it rather than guess (DESIGN §4a).
+  // unchecked value slipped through (every value is validated before it reaches SQL), so refuse
+  // it rather than guess.
   if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${sql}`);
   try {
     // Unnamed statements on purpose: named (prepared) ones made refresh ~25 % slower in the bench,
