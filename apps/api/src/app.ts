@@ -2,8 +2,8 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type { Logger } from 'pino';
 import { AuthError, type AuthService, type RateLimiter } from '@svc/core';
 import type { TrustProxy } from './config';
-import { installHotPaths } from './hot-path';
-import { errorBody, fromAuthError, fromTransportError } from './http-errors';
+import { hotPathFailures, installHotPaths } from './hot-path';
+import { errorBody, fromAuthError, fromTransportError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './http-errors';
 import { countRequests, createMetrics, type Metrics } from './metrics';
 import { corsPreflight } from './middleware/cors';
 import { jsonBody } from './middleware/json-guard';
@@ -39,6 +39,8 @@ export interface AppConfig {
   rateLimits: RateLimitRules;
   /** Scrape-only bearer token for GET /metrics (the admin token works too); null = none. */
   metricsToken?: string | null;
+  /** The bound of GET /readyz's probe, in ms (SVC_READY_TIMEOUT_MS); default 2000. */
+  readyTimeoutMs?: number;
 }
 
 /** Everything the HTTP layer needs; built by container.ts, or by tests over in-memory fakes. */
@@ -49,8 +51,10 @@ export interface AppDeps {
   config: AppConfig;
   /** Prometheus metrics; shared with the container (limiter failures, outbox). Default: a fresh registry. */
   metrics?: Metrics;
-  /** Resolves when the service can serve (database reachable); rejects otherwise. */
+  /** Resolves when the service can do its work (the database takes writes); rejects otherwise. */
   ready(): Promise<void>;
+  /** True once the service is shutting down: /readyz then answers 503 so balancers drain it. */
+  stopping?: () => boolean;
   /** The hosted OIDC provider (issue 7); without it, /api/oidc and endpoint 13 are not mounted. */
   oidc?: AppOidc;
 }
@@ -65,7 +69,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.disable('x-powered-by');
   const metrics = deps.metrics ?? createMetrics();
-  app.use(requestId(), requestLog(deps.logger), countRequests(metrics), securityHeaders());
+  app.use(requestId(), requestLog(deps.logger), countRequests(metrics), securityHeaders(), hotPathFailures());
   // The OIDC issuers parse their own (form) bodies and answer their own CORS: mounted first.
   app.use(oidcProviderRoutes(deps));
   // Preflights carry no key and no body: answered before anything else looks at them (cors.ts).
@@ -107,6 +111,11 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
     if (error instanceof AuthError) res.locals.authError = error; // read by the metrics (replays)
     const known = error instanceof AuthError ? fromAuthError(error) : fromTransportError(error);
     if (known && known.status < 500) return void res.status(known.status).json(known.body);
+    if (known?.body.error === 'service_unavailable') {
+      // A dependency's outage, not a bug: one warning per request, and a hint when to come back.
+      logger.warn({ err: error, requestId: res.locals.requestId }, 'dependency unavailable');
+      return void res.status(known.status).set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS)).json(known.body);
+    }
     logger.error({ err: error, requestId: res.locals.requestId }, 'unhandled error');
     res.status(500).json(errorBody('internal_error'));
   };

@@ -9,10 +9,13 @@ import { validateInput } from './middleware/validate';
 import { presentAdminUser, presentProject } from './presenters';
 import { idParam, projectNotFound } from './routes/params';
 import { migratorFromEnvironment, runMigrateCommand, type Migrator } from './migrate-command';
+import { runService } from './run-service';
 
 export const USAGE = `Usage: pnpm svc <command> [arguments]
 
 Commands:
+  start                run the service, as \`pnpm start\` does: listens on PORT (embedded SQLite by
+                       default, or DATABASE_URL / REDIS_URL / SMTP_URL) until SIGTERM or SIGINT
   project:create --name <name> [--plan FREE|SOLO|PRO]
   project:show <projectId>
   api-key:create <projectId> <production|sandbox>
@@ -146,6 +149,12 @@ export async function runCli(
   if (name === 'help' || name === undefined) {
     (name === 'help' ? io.stdout : io.stderr)(USAGE);
     return name === 'help' ? 0 : 2;
+  }
+  // Runs until a signal stops it; the exit code is the drain's (0, or 1 when it timed out).
+  if (name === 'start') {
+    if (args.length === 0) return runService();
+    io.stderr(`start takes no argument(s).\n\n${USAGE}`);
+    return 2;
   }
   // Migrating must not open the service (which would migrate at start): its own path.
   if (name === 'migrate') {

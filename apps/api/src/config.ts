@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@svc/adapters-typeorm';
 import { DEFAULT_PLAN_USER_LIMITS, PLANS, type PlanUserLimits, type RateLimitRule } from '@svc/core';
 import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from './middleware/rate-limit';
 
@@ -43,6 +44,14 @@ export interface Config {
   rateLimits: RateLimitRules;
   /** Seconds between the janitor's purges of expired rows (SVC_PURGE_INTERVAL_SECONDS, default 3600); 0 = off. */
   purgeIntervalSeconds: number;
+  /** Bounds on waiting for the database (SVC_DB_*_TIMEOUT_MS, SVC_DB_KEEPALIVE_MS); past them a request is 503. */
+  databaseTimeouts: DatabaseTimeouts;
+  /** How long GET /readyz gives its probe of the database (SVC_READY_TIMEOUT_MS, default 2000). */
+  readyTimeoutMs: number;
+  /** How long a rate-limited request waits for Redis before the per-process fallback decides (SVC_REDIS_TIMEOUT_MS, default 100). */
+  redisTimeoutMs: number;
+  /** How long a stop may take to drain before the process exits anyway, with 1 (SVC_SHUTDOWN_TIMEOUT_MS, default 10000). */
+  shutdownTimeoutMs: number;
 }
 
 /** Every bad variable at once, one line each, so an operator fixes them in one go. */
@@ -53,6 +62,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** Ten minutes: any database bound beyond that is no bound a request could wait for. */
+const MAX_DATABASE_TIMEOUT_MS = 600_000;
+
 /** A week: expired rows waiting longer than that would only make the next purge long. */
 const MAX_PURGE_INTERVAL_SECONDS = 7 * 24 * 60 * 60;
 
@@ -61,12 +73,18 @@ export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 type Env = Record<string, string | undefined>;
 
+export interface LoadConfigOptions {
+  /** How problems name each variable, when the values came from elsewhere (createSvcServer names config fields). */
+  names?: Readonly<Record<string, string>>;
+}
+
 /**
  * Reads and validates the environment (DESIGN §11). Pure: no file I/O (generated dev secrets are
  * dev-secrets.ts's job). Empty values count as unset, as compose files often pass `VAR=`.
  */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): Config {
   const problems: string[] = [];
+  const nameOf = (variable: string) => options.names?.[variable] ?? variable;
   const read = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined);
   const check = <T>(name: string, parse: (raw: string) => T, fallback: T): T => {
     const raw = read(name);
@@ -75,7 +93,7 @@ export function loadConfig(env: Env = process.env): Config {
       return parse(raw);
     } catch (error) {
       if (!(error instanceof Invalid)) throw error;
-      problems.push(`${name} ${error.message}`);
+      problems.push(`${nameOf(name)} ${error.message}`);
       return fallback;
     }
   };
@@ -86,7 +104,7 @@ export function loadConfig(env: Env = process.env): Config {
   const baseUrl = check('SVC_BASE_URL', parseBaseUrl, `http://localhost:${port}`);
   const databaseUrl = check('DATABASE_URL', urlOf(['postgres:', 'postgresql:'], 'a postgres:// URL (leave it unset for the embedded SQLite database)'), null);
   const schema = check('SVC_DATABASE_SCHEMA', parseSchema, null);
-  if (schema !== null && !databaseUrl) problems.push('SVC_DATABASE_SCHEMA needs DATABASE_URL (a PostgreSQL database).');
+  if (schema !== null && !databaseUrl) problems.push(`${nameOf('SVC_DATABASE_SCHEMA')} needs ${nameOf('DATABASE_URL')} (a PostgreSQL database).`);
   const config: Config = {
     production,
     port,
@@ -107,10 +125,21 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     rateLimits: check('SVC_RATE_LIMITS', parseRateLimits, structuredClone(DEFAULT_RATE_LIMITS)),
     purgeIntervalSeconds: check('SVC_PURGE_INTERVAL_SECONDS', intIn(0, MAX_PURGE_INTERVAL_SECONDS), 3600),
+    databaseTimeouts: {
+      connectMs: check('SVC_DB_CONNECT_TIMEOUT_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.connectMs),
+      acquireMs: check('SVC_DB_ACQUIRE_TIMEOUT_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.acquireMs),
+      statementMs: check('SVC_DB_STATEMENT_TIMEOUT_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.statementMs),
+      lockMs: check('SVC_DB_LOCK_TIMEOUT_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.lockMs),
+      keepAliveMs: check('SVC_DB_KEEPALIVE_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.keepAliveMs),
+    },
+    readyTimeoutMs: check('SVC_READY_TIMEOUT_MS', intIn(100, 60_000), 2000),
+    redisTimeoutMs: check('SVC_REDIS_TIMEOUT_MS', intIn(10, 10_000), 100),
+    shutdownTimeoutMs: check('SVC_SHUTDOWN_TIMEOUT_MS', intIn(1000, 600_000), 10_000),
   };
   // In production a generated secret on a container's disk would be lost or shared by accident.
-  if (production && !read('SVC_ADMIN_TOKEN')) problems.push('SVC_ADMIN_TOKEN is required when NODE_ENV=production.');
-  if (production && !read('SVC_MASTER_KEY')) problems.push('SVC_MASTER_KEY is required when NODE_ENV=production.');
+  const inProduction = nameOf('NODE_ENV') === 'NODE_ENV' ? 'NODE_ENV=production' : `${nameOf('NODE_ENV')} is true`;
+  if (production && !read('SVC_ADMIN_TOKEN')) problems.push(`${nameOf('SVC_ADMIN_TOKEN')} is required when ${inProduction}.`);
+  if (production && !read('SVC_MASTER_KEY')) problems.push(`${nameOf('SVC_MASTER_KEY')} is required when ${inProduction}.`);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

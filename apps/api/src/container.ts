@@ -28,7 +28,10 @@ export interface Container {
   janitor: Janitor;
   /** The hosted OIDC provider for Pro projects (issue 7). */
   oidc: AppOidc;
-  /** Resolves when the database answers (readiness). */
+  /**
+   * Readiness: resolves when the database could take this service's writes within
+   * SVC_READY_TIMEOUT_MS; rejects with `service_unavailable` (its `details.reason` says why).
+   */
   ready(): Promise<void>;
   /** True when the database holds no project yet (first start of the embedded default). */
   isEmpty(): Promise<boolean>;
@@ -52,6 +55,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
   const limits = await buildRateLimitStore({
     redisUrl: config.redisUrl,
     redisPrefix: config.redisPrefix,
+    redisTimeoutMs: config.redisTimeoutMs,
     logger,
     onStoreFailure: () => options.metrics?.limiterStoreFailures.inc(),
   });
@@ -99,7 +103,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     auth: createAuthService(deps),
     oidc,
     rateLimiter: limits.limiter,
-    ready: () => storage.ping(),
+    ready: () => storage.probe(config.readyTimeoutMs),
     isEmpty: () => hasNoProject(storage),
     outboxWorker,
     purge,
@@ -113,9 +117,9 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
 }
 
 /** Where the configured database is, in the adapter's terms (also used by `svc migrate`). */
-export function storageOptionsOf(config: Pick<RuntimeConfig, 'database'>): OpenStorageOptions {
-  const { database } = config;
-  return database.kind === 'postgres' ? { databaseUrl: database.url, schema: database.schema } : { sqlitePath: database.path };
+export function storageOptionsOf(config: Pick<RuntimeConfig, 'database' | 'databaseTimeouts'>): OpenStorageOptions {
+  const { database, databaseTimeouts: timeouts } = config;
+  return database.kind === 'postgres' ? { databaseUrl: database.url, schema: database.schema, timeouts } : { sqlitePath: database.path, timeouts };
 }
 
 /**

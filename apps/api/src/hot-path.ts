@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { AuthService } from '@svc/core';
+import { isAuthError, type AuthService } from '@svc/core';
 import { countAnswer, type Metrics } from './metrics';
 import { BEARER } from './middleware/bearer';
 import { chooseRequestId } from './middleware/request-id';
@@ -35,12 +35,34 @@ export function installHotPaths(app: Express, deps: HotPathDeps): void {
   // `app` (the function listen() and supertest call) delegates to app.handle: wrapping it puts the
   // hot path in front of every way the app is served, mounted apps included.
   expressApp.handle = (req, res, done) => {
-    if (!me(req, res, () => viaExpress(req, res, done))) viaExpress(req, res, done);
+    const fallback = (error: unknown) => {
+      // A database that did not answer in time would not answer a second time either: Express
+      // is handed the failure to answer (503) rather than the request to run again.
+      if (isAuthError(error, 'service_unavailable')) failures.set(req, error);
+      viaExpress(req, res, done);
+    };
+    if (!me(req, res, fallback)) viaExpress(req, res, done);
+  };
+}
+
+/** Failures of the hot path that Express is to answer as they are (see `hotPathFailures`). */
+const failures = new WeakMap<IncomingMessage, unknown>();
+
+/**
+ * Mounted in the app after the request id and the log, before any route: a request the hot path
+ * already failed with `service_unavailable` goes straight to the error handler.
+ */
+export function hotPathFailures(): RequestHandler {
+  return (req, _res, next) => {
+    const failure = failures.get(req);
+    if (failure === undefined) return next();
+    failures.delete(req);
+    next(failure);
   };
 }
 
 /** True when it took the request; `fallback` hands it to Express when it cannot answer 200. */
-type HotPath = (req: IncomingMessage, res: ServerResponse, fallback: () => void) => boolean;
+type HotPath = (req: IncomingMessage, res: ServerResponse, fallback: (error: unknown) => void) => boolean;
 
 function meHotPath(deps: HotPathDeps): HotPath {
   const writeLine = requestLineWriter(deps.logger);

@@ -29,7 +29,14 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
 };
+
+/**
+ * `Retry-After` (seconds) of every 503: long enough for a pool to reconnect or a lock to go, short
+ * enough that clients come back soon after a blip. Clients should add jitter.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** The error envelope of the contract: `{ error, message }` and nothing else. */
 export interface ErrorBody {

@@ -11,7 +11,7 @@ export interface RateLimitStoreOptions {
   clock?: Clock;
   /** Told about every failed call to the shared store (a metric); logging is done here. */
   onStoreFailure?: (error: unknown) => void;
-  /** Bound on connecting and on each Redis command, in ms (connectRedis's default: 500). */
+  /** Bound on each Redis command, in ms: the limiter's decision time while Redis hangs (SVC_REDIS_TIMEOUT_MS). */
   redisTimeoutMs?: number;
 }
 

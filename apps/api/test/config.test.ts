@@ -33,8 +33,31 @@ describe('loadConfig', () => {
       logLevel: 'info',
       dataDir: resolve('data'),
       purgeIntervalSeconds: 3600,
+      databaseTimeouts: { connectMs: 5000, acquireMs: 3000, statementMs: 5000, lockMs: 3000, keepAliveMs: 10_000 },
+      readyTimeoutMs: 2000,
+      redisTimeoutMs: 100,
+      shutdownTimeoutMs: 10_000,
     });
     expect(config.rateLimits.login).toEqual({ limit: 10, windowSeconds: 900, whenStoreDown: 'local-strict' });
+  });
+
+  it('reads the timeouts', () => {
+    const config = loadConfig({
+      SVC_DB_CONNECT_TIMEOUT_MS: '1000',
+      SVC_DB_ACQUIRE_TIMEOUT_MS: '0',
+      SVC_DB_STATEMENT_TIMEOUT_MS: '2500',
+      SVC_DB_LOCK_TIMEOUT_MS: '750',
+      SVC_DB_KEEPALIVE_MS: '30000',
+      SVC_READY_TIMEOUT_MS: '500',
+      SVC_REDIS_TIMEOUT_MS: '50',
+      SVC_SHUTDOWN_TIMEOUT_MS: '20000',
+    });
+    expect(config).toMatchObject({
+      databaseTimeouts: { connectMs: 1000, acquireMs: 0, statementMs: 2500, lockMs: 750, keepAliveMs: 30_000 },
+      readyTimeoutMs: 500,
+      redisTimeoutMs: 50,
+      shutdownTimeoutMs: 20_000,
+    });
   });
 
   it('reads every variable', () => {
@@ -119,6 +142,11 @@ describe('loadConfig', () => {
     ['SVC_RATE_LIMITS', '{"logon":{"limit":1}}', `SVC_RATE_LIMITS has an unknown limit "logon" (limits: ${RATE_LIMIT_NAMES.join(', ')}).`],
     ['SVC_RATE_LIMITS', '{"login":{"limit":0}}', 'SVC_RATE_LIMITS has "login.limit" that is not a positive integer.'],
     ['SVC_RATE_LIMITS', '{"login":{"max":5}}', 'SVC_RATE_LIMITS has an unknown field "login.max" (fields: limit, windowSeconds).'],
+    ['SVC_DB_STATEMENT_TIMEOUT_MS', '5s', 'SVC_DB_STATEMENT_TIMEOUT_MS must be an integer from 0 to 600000.'],
+    ['SVC_DB_LOCK_TIMEOUT_MS', '-1', 'SVC_DB_LOCK_TIMEOUT_MS must be an integer from 0 to 600000.'],
+    ['SVC_READY_TIMEOUT_MS', '50', 'SVC_READY_TIMEOUT_MS must be an integer from 100 to 60000.'],
+    ['SVC_REDIS_TIMEOUT_MS', '0', 'SVC_REDIS_TIMEOUT_MS must be an integer from 10 to 10000.'],
+    ['SVC_SHUTDOWN_TIMEOUT_MS', '100', 'SVC_SHUTDOWN_TIMEOUT_MS must be an integer from 1000 to 600000.'],
   ])('%s=%s -> %s', (name, value, message) => {
     expect(problemsOf({ [name]: value })).toEqual([message]);
   });

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
-import { createAuthService } from '@svc/core';
+import { AuthError, createAuthService } from '@svc/core';
 import { createInMemoryDeps } from '@svc/core/testing';
 import { installHotPaths } from '../src/hot-path';
 import { createLogger } from '../src/logger';
@@ -69,6 +69,22 @@ describe('GET /api/auth/me on the hot path', () => {
     expect((await me().set('Authorization', `Bearer ${session.accessToken}x`).expect(401)).body.error).toBe('invalid_token');
     await admin(app).post(`/admin/projects/${project.id}/environments/production/users/${session.user.id}/ban`).expect(200);
     expect((await me().expect(403)).body).toEqual({ error: 'user_banned', message: expect.any(String) });
+  });
+
+  it('asks a database that cannot answer once: the 503 goes to Express as it is, not the request again', async () => {
+    const { me, deps } = await signedIn();
+    let calls = 0;
+    const unavailable = async () => {
+      calls += 1;
+      throw new AuthError('service_unavailable');
+    };
+    const users = deps.users as unknown as Record<string, unknown>;
+    users.findById = unavailable;
+    if (users.findWithSessionState) users.findWithSessionState = unavailable;
+    const res = await me().expect(503);
+    expect(res.body).toEqual({ error: 'service_unavailable', message: expect.any(String) });
+    expect(res.headers['retry-after']).toBe('5');
+    expect(calls).toBe(1);
   });
 
   it('takes only server-side GETs of the exact path, and hands what it cannot answer to Express', async () => {

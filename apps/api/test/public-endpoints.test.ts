@@ -62,7 +62,8 @@ describe('health', () => {
     expect((await buildTestApp().http.get('/readyz').expect(200)).body).toEqual({ data: { status: 'ready' } });
     const down = buildTestApp({ ready: async () => Promise.reject(new Error('connection refused')) });
     const res = await down.http.get('/readyz').expect(503);
-    expect(res.body).toEqual({ error: 'internal_error', message: 'The service is not ready: its database is not reachable.' });
+    expect(res.body).toEqual({ error: 'service_unavailable', message: 'The service is not ready: the database check failed.' });
+    expect(res.headers['retry-after']).toBe('5');
     expect(down.logs.join('')).toContain('readiness check failed');
   });
 });

@@ -23,7 +23,8 @@ export function proxyErrorHandler(onError: (error: unknown) => void): ErrorReque
         onError(error);
         return sendError(res, 502, 'upstream_unavailable', 'The authentication service is unreachable; try again shortly.');
       }
-      if (KEY_ERRORS.has(error.code) || error.status >= 500) {
+      // The API's 503 (its database could not answer in time) passes through: retrying helps there.
+      if (KEY_ERRORS.has(error.code) || (error.status >= 500 && error.code !== 'service_unavailable')) {
         onError(error);
         return sendError(res, 500, 'internal_error', 'The session proxy could not complete the request.');
       }

@@ -9,8 +9,13 @@ export interface RedisLogger {
 export interface ConnectRedisOptions {
   /** Told once when Redis becomes unreachable and once when it is back. Default: silent. */
   logger?: RedisLogger;
-  /** Bound on connecting and on each command, in ms. Default 500. */
+  /**
+   * Bound on each command, in ms: how long a caller waits on a Redis that holds the connection
+   * open but does not answer (paused, overloaded) before it gets an error. Default 100.
+   */
   timeoutMs?: number;
+  /** Bound on opening a connection, in ms. Default 1000 (commands fail at once while disconnected). */
+  connectTimeoutMs?: number;
   /** Cap of the reconnect backoff, in ms. Default 2000. */
   maxReconnectDelayMs?: number;
 }
@@ -23,16 +28,16 @@ export interface ConnectRedisOptions {
  * Redis outage at boot is an outage like any other (DESIGN §6: keep serving).
  */
 export async function connectRedis(url: string, options: ConnectRedisOptions = {}): Promise<Redis> {
-  const { logger, timeoutMs = 500, maxReconnectDelayMs = 2000 } = options;
+  const { logger, timeoutMs = 100, connectTimeoutMs = 1000, maxReconnectDelayMs = 2000 } = options;
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    connectTimeout: timeoutMs,
+    connectTimeout: connectTimeoutMs,
     commandTimeout: timeoutMs,
     // How long disconnect() lets a socket close politely; the 2 s default makes a shutdown
     // during an outage linger for nothing.
-    disconnectTimeout: timeoutMs,
+    disconnectTimeout: connectTimeoutMs,
     // Reconnect forever: returning a number never gives up; the cap keeps recovery quick.
     retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), maxReconnectDelayMs),
     // RESP2: we need nothing from RESP3, and RESP2 also talks to Redis < 6 and to proxies

@@ -18,7 +18,7 @@ async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
 describeWithRedis('RedisRateLimiter', (url) => {
   rateLimiterContract('RedisRateLimiter', async () => {
     const prefix = `svc:test:${randomUUID()}:`;
-    const redis = await connectRedis(url);
+    const redis = await connectRedis(url, { timeoutMs: 2000 }); // the contract, not the timeout, is under test
     const clock = new FixedClock();
     const limiter = new RedisRateLimiter({ redis, clock, prefix });
     return {
@@ -39,7 +39,7 @@ describeWithRedis('RedisRateLimiter', (url) => {
     let b: RedisRateLimiter;
 
     beforeAll(async () => {
-      connections = await Promise.all([connectRedis(url), connectRedis(url)]);
+      connections = await Promise.all([connectRedis(url, { timeoutMs: 2000 }), connectRedis(url, { timeoutMs: 2000 })]);
       a = new RedisRateLimiter({ redis: connections[0], clock, prefix });
       b = new RedisRateLimiter({ redis: connections[1], clock, prefix });
     });

@@ -1,6 +1,9 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { DEFAULT_DATABASE_TIMEOUTS, answerMsOf, type DatabaseTimeouts } from './database-timeouts';
+import { pgProbeWrites, pgQuery, pgTransaction, type PgLimits } from './pg-statements';
 import { SqliteMutex } from './sqlite-mutex';
+import { fromPostgresError, fromSqliteError } from './unavailable';
 
 /** The two databases this adapter speaks. */
 export type StorageKind = 'postgres' | 'sqlite';
@@ -27,13 +30,19 @@ export class Database implements Sql {
    * TypeORM logging on, statements keep going through TypeORM so they are logged.
    */
   private readonly pool: Pool | null;
+  /** The timeouts the connections were opened with (database-timeouts.ts); the pool waits and answers are bounded here. */
+  readonly timeouts: DatabaseTimeouts;
+  private readonly limits: PgLimits;
 
   constructor(
     readonly dataSource: DataSource,
     readonly kind: StorageKind,
+    options: { timeouts?: Partial<DatabaseTimeouts> } = {},
   ) {
     const master = (dataSource.driver as unknown as { master?: Pool }).master;
     this.pool = kind === 'postgres' && !dataSource.options.logging && master ? master : null;
+    this.timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
+    this.limits = { acquireMs: this.timeouts.acquireMs, answerMs: answerMsOf(this.timeouts) };
   }
 
   async query<T extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
@@ -42,13 +51,27 @@ export class Database implements Sql {
       // would otherwise read uncommitted rows or become part of someone else's transaction.
       return this.mutex.run(() => run<T>(this.dataSource.createQueryRunner(), this.kind, sql, params));
     }
-    if (this.pool) return runPg<T>(this.pool, sql, params);
+    if (this.pool) return pgQuery<T>(this.pool, this.limits, sql, params);
     const runner = this.dataSource.createQueryRunner();
     try {
       return await run<T>(runner, this.kind, sql, params);
     } finally {
       await runner.release();
     }
+  }
+
+  /**
+   * Resolves when writes to `tables` could go ahead within `timeoutMs` (no lock held against
+   * them, the database not read-only, reachable); rejects with `service_unavailable` naming the
+   * reason otherwise. Changes nothing. For readiness probes.
+   */
+  async probeWrites(tables: ReadonlyArray<{ name: string; key: string }>, timeoutMs: number): Promise<void> {
+    if (this.kind === 'postgres') {
+      if (this.pool) return pgProbeWrites(this.pool, this.limits, tables, timeoutMs);
+      await this.query('SELECT 1 AS ok');
+      return;
+    }
+    await this.mutex.run(() => this.sqliteProbe(tables, timeoutMs));
   }
 
   /**
@@ -70,7 +93,7 @@ export class Database implements Sql {
   }
 
   private async postgresTransaction<T>(work: (tx: Sql) => Promise<T>, lock: string | undefined): Promise<T> {
-    if (this.pool) return pgTransaction(this.pool, work, lock);
+    if (this.pool) return pgTransaction(this.pool, this.limits, work, lock);
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
@@ -95,10 +118,10 @@ export class Database implements Sql {
       const runner = this.dataSource.createQueryRunner();
       // IMMEDIATE takes the write lock up front: another process on the same file (the CLI, a
       // second API) then waits on busy_timeout at BEGIN instead of failing halfway through.
-      await runner.query('BEGIN IMMEDIATE');
+      await runner.query('BEGIN IMMEDIATE').catch(rethrowSqlite);
       try {
         const result = await work(boundTo(runner, this.kind));
-        await runner.query('COMMIT');
+        await runner.query('COMMIT').catch(rethrowSqlite);
         return result;
       } catch (error) {
         await runner.query('ROLLBACK').catch(() => undefined);
@@ -106,33 +129,28 @@ export class Database implements Sql {
       }
     });
   }
-}
 
-/** The same transaction on a pg client of the pool: BEGIN, the advisory lock, `work`, COMMIT. */
-async function pgTransaction<T>(pool: Pool, work: (tx: Sql) => Promise<T>, lock: string | undefined): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const tx: Sql = { query: (sql, params = []) => runPg(client, sql, params) };
-    if (lock !== undefined) await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
-    const result = await work(tx);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    // A connection whose ROLLBACK fails is in an unknown state: it is closed, not reused.
-    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-    throw error;
-  } finally {
-    client.release(broken);
+  /** The SQLite form of probeWrites: the write lock within `timeoutMs`, and the statements a write would run. */
+  private async sqliteProbe(tables: ReadonlyArray<{ name: string; key: string }>, timeoutMs: number): Promise<void> {
+    const runner = this.dataSource.createQueryRunner();
+    // better-sqlite3 waits for another process's lock synchronously: the probe's wait is bounded
+    // by its own timeout, then the connection's usual one is put back.
+    await runner.query(`PRAGMA busy_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+    try {
+      await runner.query('BEGIN IMMEDIATE').catch(rethrowSqlite);
+      try {
+        for (const { name, key } of tables) await run(runner, this.kind, `UPDATE ${name} SET ${key} = ${key} WHERE 0`, []);
+      } finally {
+        await runner.query('ROLLBACK').catch(() => undefined);
+      }
+    } finally {
+      await runner.query(`PRAGMA busy_timeout = ${this.timeouts.lockMs}`);
+    }
   }
 }
 
-async function runPg<T extends Row>(client: Pool | PoolClient, sql: string, params: readonly unknown[]): Promise<T[]> {
-  if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${sql}`);
-  // Unnamed statements on purpose: named (prepared) ones made refresh ~25 % slower in the bench,
-  // once PostgreSQL switched them to generic plans (bench/README.md).
-  return (await client.query<T>(sql, [...params])).rows;
+function rethrowSqlite(error: unknown): never {
+  throw fromSqliteError(error) ?? error;
 }
 
 function boundTo(runner: QueryRunner, kind: StorageKind): Sql {
@@ -149,8 +167,12 @@ async function run<T extends Row>(
   // unchecked value slipped through, so refuse it rather than guess (DESIGN §4a).
   if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${sql}`);
   const [text, values] = kind === 'sqlite' ? toSqlitePlaceholders(sql, params) : [sql, [...params]];
-  const result = await runner.query(text, values, true);
-  return (result.records ?? []) as T[];
+  try {
+    const result = await runner.query(text, values, true);
+    return (result.records ?? []) as T[];
+  } catch (error) {
+    throw (kind === 'sqlite' ? fromSqliteError(error) : fromPostgresError(error)) ?? error;
+  }
 }
 
 /** better-sqlite3 binds `?` positionally only, so `$n` becomes `?` with its value repeated as needed. */

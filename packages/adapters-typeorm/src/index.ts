@@ -18,3 +18,5 @@ export { TypeormOidcClientStore } from './typeorm-oidc-client-store';
 export { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
 export { entitiesFor } from './entities';
 export { migrations } from './migrations';
+export { DEFAULT_DATABASE_TIMEOUTS, MIGRATION_TIMEOUTS, type DatabaseTimeouts } from './database-timeouts';
+export { fromPostgresError, fromSqliteError, unavailableReason, type UnavailableReason } from './unavailable';

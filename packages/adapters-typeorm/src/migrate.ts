@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { MigrationExecutor } from 'typeorm';
+import { MIGRATION_TIMEOUTS } from './database-timeouts';
 import { migrations } from './migrations';
 import { runMigrationsLocked } from './migration-lock';
 import { createSchemaIfMissing, kindOf, openDataSource, type OpenStorageOptions } from './open-storage';
@@ -38,7 +39,8 @@ export async function pendingMigrations(options: OpenStorageOptions): Promise<st
 export async function runMigrations(options: OpenStorageOptions): Promise<string[]> {
   // The one change migrationsRun: false leaves out; the migrations table must live in the schema.
   if (kindOf(options) === 'postgres' && options.schema !== undefined) await createSchemaIfMissing(options.databaseUrl!, options.schema);
-  const dataSource = await openDataSource({ ...options, migrationsRun: false });
+  // A schema change may rightly take longer than a request: no statement or lock timeout.
+  const dataSource = await openDataSource({ ...options, migrationsRun: false, timeouts: { ...options.timeouts, ...MIGRATION_TIMEOUTS } });
   try {
     // openDataSource with migrationsRun would run them too, but would not say which ran.
     const ran = await runMigrationsLocked(dataSource);

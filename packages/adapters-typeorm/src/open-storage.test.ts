@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId, projectFixture, seedScope, seedUser, userFixture } from '@svc/core/testing';
+import { DEFAULT_DATABASE_TIMEOUTS } from './database-timeouts';
 import { openStorage, type TypeormStorage } from './open-storage';
 import { createTestSchema, describeWithPostgres } from './testing';
 import { migrations } from './migrations';
@@ -39,15 +40,21 @@ describe('openStorage on SQLite', () => {
     }
   });
 
-  it('turns on WAL, foreign keys and a busy timeout', async () => {
+  it('turns on WAL, foreign keys and a busy timeout (the lock timeout, default or given)', async () => {
     const storage = await openStorage({ sqlitePath: join(dir, 'svc.sqlite') });
+    const pragma = async (name: string, of = storage) => Object.values((await of.dataSource.query(`PRAGMA ${name}`))[0])[0];
     try {
-      const pragma = async (name: string) => Object.values((await storage.dataSource.query(`PRAGMA ${name}`))[0])[0];
       expect(await pragma('journal_mode')).toBe('wal');
       expect(await pragma('foreign_keys')).toBe(1);
-      expect(await pragma('busy_timeout')).toBe(5000);
+      expect(await pragma('busy_timeout')).toBe(DEFAULT_DATABASE_TIMEOUTS.lockMs);
     } finally {
       await storage.close();
+    }
+    const tuned = await openStorage({ sqlitePath: join(dir, 'svc.sqlite'), timeouts: { lockMs: 1234 } });
+    try {
+      expect(await pragma('busy_timeout', tuned)).toBe(1234);
+    } finally {
+      await tuned.close();
     }
   });
 

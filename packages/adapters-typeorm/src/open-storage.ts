@@ -1,9 +1,12 @@
 import { mkdirSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { AuthDeps } from '@svc/core';
 import { Client } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { Database, type StorageKind } from './database';
+import { DEFAULT_DATABASE_TIMEOUTS, MIGRATION_TIMEOUTS, type DatabaseTimeouts } from './database-timeouts';
+import { unavailable } from './unavailable';
 import { entitiesFor } from './entities';
 import { migrations } from './migrations';
 import { runMigrationsLocked } from './migration-lock';
@@ -41,8 +44,14 @@ export type TypeormStorage = StoragePorts & Pick<AuthDeps, 'twoFactor' | 'passke
   /** Plain SQL with this adapter's transaction rules (SQLite write queue, PostgreSQL advisory locks). */
   database: Database;
   kind: StorageKind;
-  /** Resolves when the database answers `SELECT 1` (readiness probe). */
+  /** Resolves when the database answers `SELECT 1`. */
   ping(): Promise<void>;
+  /**
+   * Readiness: resolves when the service could do its work within `timeoutMs`: reachable, the
+   * tables it writes on every sign-in neither locked by someone else nor read-only, and (SQLite)
+   * disk space left. Rejects with `service_unavailable`, `details.reason` saying why. Writes nothing.
+   */
+  probe(timeoutMs: number): Promise<void>;
   /** Waits for queued work and closes the connection(s). */
   close(): Promise<void>;
 };
@@ -58,6 +67,10 @@ export interface OpenStorageOptions {
   logging?: boolean;
   /** Maximum PostgreSQL connections (pg pool default otherwise). Ignored for SQLite. */
   poolSize?: number;
+  /** Bounds on waiting for the database (database-timeouts.ts); each field defaults to DEFAULT_DATABASE_TIMEOUTS. */
+  timeouts?: Partial<DatabaseTimeouts>;
+  /** SQLite: below this many free bytes where the file lives, `probe` reports the disk full. Default 8 MiB. */
+  sqliteMinFreeBytes?: number;
   /**
    * Run pending migrations while opening (default true). With false nothing is created or
    * changed (not even a missing PostgreSQL schema): for deploy pipelines that migrate first
@@ -66,8 +79,21 @@ export interface OpenStorageOptions {
   migrationsRun?: boolean;
 }
 
-/** How long a SQLite statement waits for another process's write lock before failing. */
-const SQLITE_BUSY_TIMEOUT_MS = 5000;
+/** SQLite's busy_timeout when lock waits are not bounded (lockMs 0): the largest it takes. */
+const SQLITE_UNBOUNDED_BUSY_MS = 2_147_483_647;
+/**
+ * Below this much free space where the SQLite file lives the instance says it is not ready: a
+ * write that needs a page more fails with SQLITE_FULL, and the WAL grows before it is checkpointed.
+ */
+const DEFAULT_SQLITE_MIN_FREE_BYTES = 8 * 1024 * 1024;
+/** The tables every sign-in, refresh or e-mail link writes, with their keys (for the write probe). */
+const WRITE_TABLES = [
+  { name: 'users', key: 'id' },
+  { name: 'sessions', key: 'id' },
+  { name: 'refresh_tokens', key: 'token_hash' },
+  { name: 'one_time_tokens', key: 'token_hash' },
+  { name: 'mail_outbox', key: 'id' },
+];
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
@@ -77,7 +103,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 export async function openStorage(options: OpenStorageOptions): Promise<TypeormStorage> {
   const kind = kindOf(options);
   const dataSource = await openDataSource(options);
-  const db = new Database(dataSource, kind);
+  const db = new Database(dataSource, kind, { timeouts: options.timeouts });
   return {
     dataSource,
     database: db,
@@ -98,6 +124,10 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
     ping: async () => {
       await db.query('SELECT 1 AS ok');
     },
+    probe: async (timeoutMs) => {
+      if (kind === 'sqlite') await checkFreeSpace(options.sqlitePath!, options.sqliteMinFreeBytes ?? DEFAULT_SQLITE_MIN_FREE_BYTES);
+      await db.probeWrites(WRITE_TABLES, timeoutMs);
+    },
     close: () => db.close(),
   };
 }
@@ -110,16 +140,30 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
 export async function openDataSource(options: OpenStorageOptions): Promise<DataSource> {
   const kind = kindOf(options);
   const migrate = options.migrationsRun !== false;
-  const dataSource = new DataSource(kind === 'postgres' ? await postgresOptions(options, migrate) : sqliteOptions(options));
+  // PostgreSQL migrations run on connections of their own, without the statement and lock
+  // timeouts of serving connections: a schema change may rightly take longer than a request.
+  if (migrate && kind === 'postgres') await migrateOnce({ ...options, timeouts: { ...options.timeouts, ...MIGRATION_TIMEOUTS } });
+  const dataSource = new DataSource(kind === 'postgres' ? await postgresOptions(options, false) : sqliteOptions(options));
   try {
     await dataSource.initialize();
-    if (migrate) await runMigrationsLocked(dataSource);
+    if (migrate && kind === 'sqlite') await runMigrationsLocked(dataSource);
   } catch (error) {
     // A failed migration leaves the pool (or file handle) open; release it before reporting.
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     throw error;
   }
   return dataSource;
+}
+
+/** Runs the pending PostgreSQL migrations on a DataSource opened for that alone. */
+async function migrateOnce(options: OpenStorageOptions): Promise<void> {
+  const dataSource = new DataSource(await postgresOptions({ ...options, poolSize: 2 }, true));
+  await dataSource.initialize();
+  try {
+    await runMigrationsLocked(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
 }
 
 /** `sqlite` or `postgres` from the options; throws on a URL of another scheme. */
@@ -151,16 +195,19 @@ function sqliteOptions(options: OpenStorageOptions): DataSourceOptions {
   const path = options.sqlitePath!;
   const inMemory = path === ':memory:';
   if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const lockMs = timeoutsOf(options).lockMs;
+  const busyMs = lockMs > 0 ? lockMs : SQLITE_UNBOUNDED_BUSY_MS;
   return {
     type: 'better-sqlite3',
     database: inMemory ? path : resolve(path),
     ...commonOptions('sqlite', options),
-    timeout: SQLITE_BUSY_TIMEOUT_MS,
+    // How long a statement waits for another process's write lock before failing (SQLITE_BUSY).
+    timeout: busyMs,
     // WAL lets readers in other processes (CLI, backups) run while the API writes. TypeORM also
     // switches foreign keys on; we state it here so it holds before the first statement.
     enableWAL: !inMemory,
     prepareDatabase: (db: { pragma(sql: string): unknown }) => {
-      db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+      db.pragma(`busy_timeout = ${busyMs}`);
       db.pragma('foreign_keys = ON');
       // Safe with WAL (a crash can lose the last commits, never corrupt) and much faster.
       if (!inMemory) db.pragma('synchronous = NORMAL');
@@ -173,27 +220,47 @@ async function postgresOptions(options: OpenStorageOptions, createSchema: boolea
   if (schema !== undefined) {
     // Only plain lower-case names: the name goes into DDL and into the connection's options.
     if (!SCHEMA_NAME.test(schema)) throw new Error('schema must match /^[a-z_][a-z0-9_]{0,62}$/');
-    if (createSchema) await createSchemaIfMissing(databaseUrl!, schema);
+    if (createSchema) await createSchemaIfMissing(databaseUrl!, schema, timeoutsOf(options).connectMs);
   }
+  const timeouts = timeoutsOf(options);
   return {
     type: 'postgres',
     url: databaseUrl,
     ...commonOptions('postgres', options),
     ...(schema !== undefined ? { schema } : {}),
     ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
-    // Our SQL names tables without a schema, so each pooled connection starts with search_path
-    // set to the chosen schema (the migration creates its tables there too).
-    ...(schema !== undefined ? { extra: { options: `-c search_path=${schema}` } } : {}),
+    connectTimeoutMS: timeouts.connectMs,
+    extra: {
+      // Our SQL names tables without a schema, so each pooled connection starts with search_path
+      // set to the chosen schema (the migration creates its tables there too).
+      ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
+      // Sent at connection start, so they hold for every statement; 0 is not sent (no bound).
+      ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
+      ...(timeouts.lockMs > 0 ? { lock_timeout: timeouts.lockMs } : {}),
+      keepAlive: timeouts.keepAliveMs > 0,
+      ...(timeouts.keepAliveMs > 0 ? { keepAliveInitialDelayMillis: timeouts.keepAliveMs } : {}),
+    },
     // No generated uuid columns: ids come from the application, so no extension is needed.
     installExtensions: false,
   };
 }
 
+function timeoutsOf(options: OpenStorageOptions): DatabaseTimeouts {
+  return { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
+}
+
+/** SQLite's part of readiness that no statement shows: room on the disk for the next writes. */
+async function checkFreeSpace(sqlitePath: string, minFreeBytes: number): Promise<void> {
+  if (sqlitePath === ':memory:') return;
+  const disk = await statfs(dirname(resolve(sqlitePath)));
+  if (disk.bavail * disk.bsize < minFreeBytes) throw unavailable('disk_full', new Error(`less than ${minFreeBytes} bytes free`));
+}
+
 /** Runs before TypeORM connects: its migrations table must be created inside the schema. */
-export async function createSchemaIfMissing(url: string, schema: string): Promise<void> {
+export async function createSchemaIfMissing(url: string, schema: string, connectMs = DEFAULT_DATABASE_TIMEOUTS.connectMs): Promise<void> {
   // Checked here too: the name is interpolated into DDL below.
   if (!SCHEMA_NAME.test(schema)) throw new Error('schema must match /^[a-z_][a-z0-9_]{0,62}$/');
-  const client = new Client({ connectionString: url });
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: connectMs });
   await client.connect();
   try {
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);

@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   'invalid_passkey',
   'unauthorized',
   'internal_error',
+  // a required dependency (the database) cannot answer in time; retry after a pause
+  'service_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -56,6 +58,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   invalid_passkey: 'The passkey is not valid.',
   unauthorized: 'Authentication is required.',
   internal_error: 'An internal error occurred.',
+  service_unavailable: 'The service cannot answer right now. Retry later.',
 };
 
 export interface AuthErrorOptions {

@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../../../..');
 const MAIN = resolve(ROOT, 'apps/api/src/main.ts');
+/** `svc start`: the CLI's way of running the same service. */
+export const CLI_START = [resolve(ROOT, 'apps/api/src/cli.ts'), 'start'];
 
 /**
  * A real API process on a free port: `node --import tsx apps/api/src/main.ts`, i.e. tsx's loader in
@@ -15,6 +17,10 @@ export interface ApiProcess {
   output(): string;
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
   stop(graceMs?: number): Promise<void>;
+  /** Sends a signal and nothing else (e.g. SIGTERM under load, to watch the drain). */
+  signal(name: NodeJS.Signals): void;
+  /** Resolves with the exit code (null when a signal killed it) once the process has exited. */
+  exited: Promise<number | null>;
 }
 
 /**
@@ -22,10 +28,11 @@ export interface ApiProcess {
  * "listening" line, from which the port is read. Rejects if it exits or takes longer than
  * `timeoutMs`, with what it printed.
  */
-export function startApiProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ApiProcess> {
+export function startApiProcess(env: Record<string, string>, timeoutMs = 60_000, command: string[] = [MAIN]): Promise<ApiProcess> {
   // NODE_OPTIONS of the jest run (VM modules) is not the API's business.
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', ...command], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => fail(new Error(`API did not start within ${timeoutMs} ms`)), timeoutMs);
     const fail = (error: Error) => {
@@ -44,7 +51,7 @@ export function startApiProcess(env: Record<string, string>, timeoutMs = 60_000)
       started = true;
       clearTimeout(timer);
       child.off('exit', exitedEarly);
-      resolvePromise({ url: `http://127.0.0.1:${port}`, output: () => output, stop: (graceMs) => stop(child, graceMs) });
+      resolvePromise({ url: `http://127.0.0.1:${port}`, output: () => output, stop: (graceMs) => stop(child, graceMs), signal: (name) => void child.kill(name), exited });
     });
   });
 }

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { buildContainer, type Container } from '../../src/container';
 import { resolveSecrets } from '../../src/dev-secrets';
 import { createLogger } from '../../src/logger';
+import { createSvcServer } from '../../src/svc-server';
 
 /** The admin token of every RealApp. */
 export const REAL_ADMIN_TOKEN = 'real-app-admin-token-0123456789abcdefghij';
@@ -34,6 +35,33 @@ export async function startRealApp(env: Record<string, string> = {}): Promise<Re
     baseUrl,
     close: async () => {
       await container.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The real composition on a loopback port, for tests that need real sockets (fetch, timing). */
+export interface ListeningApp {
+  url: string;
+  container: Container;
+  close(): Promise<void>;
+}
+
+/**
+ * `pnpm start`'s service (createSvcServer) in this process, listening on a free loopback port:
+ * `env` as the environment (a fresh data folder, bcrypt cost 4 and fixed secrets unless given).
+ * `close()` stops it as SIGTERM would and removes the folder.
+ */
+export async function listenRealApp(env: Record<string, string> = {}): Promise<ListeningApp> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-listen-'));
+  const config = loadConfig({ SVC_DATA_DIR: dir, SVC_BCRYPT_COST: '4', SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN, SVC_MASTER_KEY: '7'.repeat(64), LOG_LEVEL: 'silent', ...env });
+  const server = await createSvcServer(config);
+  const { url } = await server.start({ port: 0, host: '127.0.0.1' });
+  return {
+    url: url!,
+    container: server.container,
+    close: async () => {
+      await server.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
