@@ -13,6 +13,7 @@ import { migratorFromEnvironment, runMigrateCommand, type Migrator } from './mig
 export const USAGE = `Usage: pnpm svc <command> [arguments]
 
 Commands:
+  start                run the service (the same as \`pnpm start\`)
   project:create --name <name> [--plan FREE|SOLO|PRO]
   project:show <projectId>
   api-key:create <projectId> <production|sandbox>
@@ -176,7 +177,10 @@ async function openFromEnvironment() {
   return buildContainer(config);
 }
 
-if (require.main === module) {
+if (require.main === module && process.argv[2] === 'start') {
+  // `svc start`: the service itself, as `pnpm start` runs it (main.ts listens and handles signals).
+  require('./main');
+} else if (require.main === module) {
   const io: CliIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
   runCli(process.argv.slice(2), io, openFromEnvironment).then(
     (code) => process.exit(code),

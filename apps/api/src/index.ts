@@ -1,4 +1,4 @@
-// Public surface of @svc/api: embed the HTTP layer in another process, or reuse its pieces.
+// Public surface of @svc/server: embed the HTTP layer in another process, or reuse its pieces.
 export { createApp, BODY_LIMIT, type AppConfig, type AppDeps } from './app';
 export { ConfigError, loadConfig, type Config, type LogLevel, type TrustProxy } from './config';
 export { buildContainer, type Container } from './container';
