@@ -145,8 +145,10 @@ async function bundleForBrowsers(pkg) {
   const { bundleClient } = await import(join(pkg.dir, pkg.manifest.svcBuild.bundle.script));
   const output = join(pkg.dir, pkg.manifest.svcBuild.bundle.output);
   mkdirSync(join(output, '..'), { recursive: true });
-  writeFileSync(output, await bundleClient());
-  // `.js` under dist/browser is an ES module for Node and linters too, as it is for browsers.
+  writeFileSync(output, await bundleClient({ minify: true }));
+  // `.js` under dist/browser is an ES module for Node and linters too, as it is for browsers;
+  // its types are the package's (the bundle exports what src/index.ts exports).
   writeFileSync(join(output, '..', 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(output.replace(/\.js$/, '.d.ts'), "export * from '../index.mjs';\n");
   console.log(`[build] ${pkg.name}: ${relative(pkg.dir, output)}`);
 }
