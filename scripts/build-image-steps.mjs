@@ -165,7 +165,7 @@ async function call(base, method, path, { body, headers = {}, expect } = {}) {
 }
 
 function cli(image, env, ...args) {
-  const result = spawnSync(process.execPath, ['src/cli.js', ...args], { cwd: image.cwd, env: { PATH: process.env.PATH, ...image.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, ['dist/cli.js', ...args], { cwd: image.cwd, env: { PATH: process.env.PATH, ...image.env, ...env }, encoding: 'utf8', timeout: 60_000 });
   if (result.status !== 0) throw new Error(`svc ${args.join(' ')} exited with ${result.status}: ${result.stderr}`);
   return JSON.parse(result.stdout);
 }
