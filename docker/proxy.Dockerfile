@@ -19,7 +19,7 @@ COPY . .
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm install --frozen-lockfile --prefer-offline --ignore-scripts
 # The proxy and the SDK it uses, built as published (dist/), and manifests pointing at it.
 RUN node scripts/build-packages.mjs @svc/sdk @svc/proxy
-RUN node scripts/build-runtime.mjs manifests
+RUN node scripts/build-runtime.mjs manifests @svc/sdk @svc/proxy
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm deploy --filter @svc/proxy --prod --prefer-offline --ignore-scripts ../out
 # The demo is static files (its client bundle is committed): no build step, no dependencies.
 RUN cp -R apps/demo ../out/demo && rm -rf ../out/demo/test ../out/demo/node_modules ../out/demo/screenshots ../out/demo/package.json

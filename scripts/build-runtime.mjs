@@ -2,8 +2,9 @@
 // copy of the workspace (and by scripts/build-image-steps.mjs in a temporary one), after
 // scripts/build-packages.mjs has built every package's dist/:
 //
-//   node scripts/build-runtime.mjs manifests     each public package's manifest takes its
-//                                                publishConfig (entry points and bins in dist/)
+//   node scripts/build-runtime.mjs manifests [@svc/name ...]
+//       each public package's manifest (or those named: the ones built) takes its publishConfig
+//       (entry points and bins in dist/)
 //
 // Then `pnpm deploy --filter <app> --prod` copies each workspace package as its tarball would
 // hold it (`files`: dist/, README, LICENSE; no sources, no tests), so the image runs exactly the
@@ -13,9 +14,9 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { publicPackages, ROOT } from './lib/public-packages.mjs';
 
-const [command] = process.argv.slice(2);
+const [command, ...names] = process.argv.slice(2);
 if (command !== 'manifests') {
-  console.error('usage: node scripts/build-runtime.mjs manifests');
+  console.error('usage: node scripts/build-runtime.mjs manifests [@svc/name ...]');
   process.exit(2);
 }
 
@@ -25,7 +26,12 @@ if (existsSync(join(ROOT, '.git')) && process.env.SVC_BUILD_IN_PLACE !== '1') {
   process.exit(2);
 }
 
-for (const pkg of publicPackages()) {
+const packages = publicPackages().filter((pkg) => !names.length || names.includes(pkg.name));
+if (packages.length !== (names.length || packages.length)) {
+  console.error(`unknown package among ${names.join(', ')}`);
+  process.exit(2);
+}
+for (const pkg of packages) {
   const path = join(pkg.dir, 'package.json');
   const manifest = JSON.parse(readFileSync(path, 'utf8'));
   const { publishConfig = {}, ...rest } = manifest;
