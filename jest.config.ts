@@ -3,7 +3,7 @@ import type { Config } from 'jest';
 
 // One jest project per package/app. Types are checked once by `tsc --noEmit` (scripts/test.mjs),
 // so ts-jest only transpiles here (isolatedModules in tsconfig.jest.json): fast and decorator-safe.
-const packages = [
+const packages: { name: string; dir: string; testMatch?: string[] }[] = [
   { name: 'core', dir: 'packages/core' },
   { name: 'adapters-crypto', dir: 'packages/adapters-crypto' },
   { name: 'adapters-typeorm', dir: 'packages/adapters-typeorm' },
@@ -19,14 +19,16 @@ const packages = [
   { name: 'demo', dir: 'apps/demo' },
   // The bench harness's own logic (targets, load figures, profiles); `pnpm bench` itself is not a test.
   { name: 'bench', dir: 'bench' },
+  // The packed packages installed with npm into an app outside the workspace (test/consumer/README.md).
+  { name: 'consumer', dir: 'test/consumer', testMatch: ['<rootDir>/*.test.ts'] },
 ];
 
 const config: Config = {
-  projects: packages.map(({ name, dir }) => ({
+  projects: packages.map(({ name, dir, testMatch }) => ({
     displayName: name,
     rootDir: `<rootDir>/${dir}`,
     testEnvironment: 'node',
-    testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+    testMatch: testMatch ?? ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
     transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: `<rootDir>/${'../'.repeat(dir.split('/').length)}tsconfig.jest.json` }] },
     moduleFileExtensions: ['ts', 'js', 'json'],
   })),

@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1.7
-# The svc API (apps/api): Express app, admin API, OIDC issuers and the `svc` CLI.
+# The svc API (@svc/server, apps/api): Express app, admin API, OIDC issuers and the `svc` CLI.
 #
 #   docker build -f docker/api.Dockerfile -t svc-api .        (from the repository root)
 #
@@ -20,11 +20,12 @@ COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm fetch --prefer-offline
 COPY . .
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm install --frozen-lockfile --prefer-offline
-# TypeScript to JavaScript with the workspace's own compiler options (see the script for why).
-RUN node scripts/build-runtime.mjs compile
-# Only @svc/api, the workspace packages it depends on and their production dependencies.
-RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm deploy --filter @svc/api --prod --prefer-offline ../out
-RUN node scripts/build-runtime.mjs prune ../out
+# The published packages' build (dist/: ES modules, CommonJS, types), and manifests pointing at it.
+RUN node scripts/build-packages.mjs
+RUN node scripts/build-runtime.mjs manifests
+# Only @svc/server, the @svc packages it depends on (as their tarballs hold them) and their
+# production dependencies, at the lockfile's versions.
+RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm deploy --filter @svc/server --prod --prefer-offline ../out
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
@@ -38,9 +39,9 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
-# main.js stops accepting, lets requests finish (10 s at most), closes storage, exits 0.
+# `svc start` stops accepting on SIGTERM, lets requests finish (10 s at most), closes storage, exits 0.
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# Exec form: node is PID 1 and receives SIGTERM itself. The CLI: `docker run --rm svc-api node src/cli.js help`.
-CMD ["node", "--enable-source-maps", "src/main.js"]
+# Exec form: node is PID 1 and receives SIGTERM itself. The CLI: `docker run --rm svc-api node dist/cli.js help`.
+CMD ["node", "--enable-source-maps", "dist/cli.js", "start"]

@@ -17,9 +17,10 @@ RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pn
 COPY . .
 # Native addons of other packages are not needed by the proxy: their install scripts are skipped.
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm install --frozen-lockfile --prefer-offline --ignore-scripts
-RUN node scripts/build-runtime.mjs compile
+# The proxy and the SDK it uses, built as published (dist/), and manifests pointing at it.
+RUN node scripts/build-packages.mjs @svc/sdk @svc/proxy
+RUN node scripts/build-runtime.mjs manifests @svc/sdk @svc/proxy
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm deploy --filter @svc/proxy --prod --prefer-offline --ignore-scripts ../out
-RUN node scripts/build-runtime.mjs prune ../out
 # The demo is static files (its client bundle is committed): no build step, no dependencies.
 RUN cp -R apps/demo ../out/demo && rm -rf ../out/demo/test ../out/demo/node_modules ../out/demo/screenshots ../out/demo/package.json
 
@@ -33,4 +34,5 @@ EXPOSE 3001
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PROXY_PORT || 3001) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--enable-source-maps", "src/main.js"]
+# The `svc-proxy` bin of @svc/proxy.
+CMD ["node", "--enable-source-maps", "dist/main.js"]

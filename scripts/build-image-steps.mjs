@@ -8,7 +8,8 @@
 // 2. Every instruction of every stage, in order: WORKDIR, COPY (also --from), ENV, and each RUN
 //    through `sh -c`, except those marked `# image-only` (apt, a global pnpm, the data folder's
 //    owner). Each image gets its own folder standing for the container's `/`.
-// 3. The runtime stage's CMD with its ENV, NODE_ENV=production, the required secrets, a fresh
+// 3. The image holds built JavaScript only (no TypeScript source, no TypeScript loader).
+// 4. The runtime stage's CMD with its ENV, NODE_ENV=production, the required secrets, a fresh
 //    SQLite data folder and free ports; the HEALTHCHECK command against it; /healthz, /readyz,
 //    the OpenAPI document and reference page; the image's CLI (`migrate --check`,
 //    `project:create`); sign-up, login and /me with the new project's key; then the proxy image
@@ -18,7 +19,7 @@
 // Not covered (needs a Docker engine): the base image and its Node version (this runs the
 // machine's Node), the image-only steps, USER/VOLUME/EXPOSE, layer caching, compose networking.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,7 @@ try {
   log(`build context: ${context.length} files (.dockerignore applied); working in ${work}`);
   const api = replay('docker/api.Dockerfile', join(work, 'api-root'), context);
   const proxy = replay('docker/proxy.Dockerfile', join(work, 'proxy-root'), context);
+  for (const [name, image] of [['api', api], ['proxy', proxy]]) builtOutputOnly(name, image.cwd);
   await checkImages(api, proxy);
   log(`ok: both images' build steps replayed, started, checked and stopped cleanly (Node ${process.version} here; the images use ${api.image})`);
   // rm is several times faster than fs.rmSync on a tree of ~90,000 hard links.
@@ -109,6 +111,33 @@ function runStep(at, command, cwd, env) {
   log(`${at} ran in ${((Date.now() - t0) / 1000).toFixed(1)}s: ${command.slice(0, 90)}`);
 }
 
+/**
+ * The image holds the packages' built JavaScript only: no TypeScript source in the app or in any
+ * @svc package (declarations aside), and no TypeScript loader among the dependencies.
+ */
+function builtOutputOnly(name, app) {
+  const store = join(app, 'node_modules', '.pnpm');
+  const entries = existsSync(store) ? readdirSync(store) : [];
+  const loaders = entries.filter((entry) => /^(tsx|ts-node|typescript|esbuild|@esbuild)[@+]/.test(entry));
+  if (loaders.length) throw new Error(`${name} image: a TypeScript toolchain among its dependencies: ${loaders.join(', ')}`);
+  const ours = [app, ...entries.filter((entry) => entry.startsWith('@svc+')).flatMap((entry) => {
+    const scope = join(store, entry, 'node_modules', '@svc');
+    return readdirSync(scope).map((pkg) => join(scope, pkg));
+  })];
+  const sources = [];
+  const visit = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules') continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (/\.(c|m)?ts$/.test(entry.name) && !/\.d\.(c|m)?ts$/.test(entry.name)) sources.push(path);
+    }
+  };
+  for (const dir of ours) visit(dir);
+  if (sources.length) throw new Error(`${name} image: TypeScript sources in the image: ${sources.slice(0, 5).join(', ')}`);
+  log(`${name} image: ${ours.length - 1} @svc package folder(s) beside the app, built JavaScript only, no TypeScript loader`);
+}
+
 /** Starts a runtime stage's CMD and resolves with its URL once it logs `pattern` (a port). */
 function start(name, image, env, pattern) {
   const [command, ...args] = image.cmd;
@@ -165,7 +194,7 @@ async function call(base, method, path, { body, headers = {}, expect } = {}) {
 }
 
 function cli(image, env, ...args) {
-  const result = spawnSync(process.execPath, ['src/cli.js', ...args], { cwd: image.cwd, env: { PATH: process.env.PATH, ...image.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, ['dist/cli.js', ...args], { cwd: image.cwd, env: { PATH: process.env.PATH, ...image.env, ...env }, encoding: 'utf8', timeout: 60_000 });
   if (result.status !== 0) throw new Error(`svc ${args.join(' ')} exited with ${result.status}: ${result.stderr}`);
   return JSON.parse(result.stdout);
 }

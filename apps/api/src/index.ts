@@ -1,4 +1,4 @@
-// Public surface of @svc/api: embed the HTTP layer in another process, or reuse its pieces.
+// Public surface of @svc/server: embed the HTTP layer in another process, or reuse its pieces.
 export { createSvcServer, type StartOptions, type SvcServer, type SvcServerOptions } from './svc-server';
 export { configFromObject, type SvcServerConfig } from './config-object';
 export { runService } from './run-service';

@@ -28,8 +28,8 @@ type DockerfileLib = {
 };
 
 const IMAGES = [
-  { file: 'docker/api.Dockerfile', app: '@svc/api', port: '3000', portVariable: 'PORT' },
-  { file: 'docker/proxy.Dockerfile', app: '@svc/proxy', port: '3001', portVariable: 'PROXY_PORT' },
+  { file: 'docker/api.Dockerfile', app: '@svc/server', port: '3000', portVariable: 'PORT', cmd: ['dist/cli.js', 'start'] },
+  { file: 'docker/proxy.Dockerfile', app: '@svc/proxy', port: '3001', portVariable: 'PROXY_PORT', cmd: ['dist/main.js'] },
 ];
 
 describe('docker/', () => {
@@ -38,7 +38,7 @@ describe('docker/', () => {
     lib = (await import(join(ROOT, 'scripts/lib/dockerfile.mjs'))) as DockerfileLib;
   });
 
-  describe.each(IMAGES)('$file', ({ file, app, port, portVariable }) => {
+  describe.each(IMAGES)('$file', ({ file, app, port, portVariable, cmd: command }) => {
     const stagesOf = () => lib.parseDockerfile(read(file)).stages;
     const find = (stage: Stage, keyword: string) => stage.instructions.filter((step) => step.keyword === keyword);
 
@@ -49,6 +49,9 @@ describe('docker/', () => {
       expect(runs).toContainEqual(expect.stringMatching(/^npm install -g pnpm@12\.\d+\.\d+$/));
       expect(runs).toContainEqual(expect.stringContaining('pnpm install --frozen-lockfile'));
       expect(runs).toContainEqual(expect.stringMatching(new RegExp(`pnpm deploy --filter ${app} --prod\\b`)));
+      // The published build, manifests as published, then the deploy: what the tarballs hold.
+      const order = ['node scripts/build-packages.mjs', 'node scripts/build-runtime.mjs manifests', `pnpm deploy --filter ${app}`].map((step) => runs.findIndex((run) => run.includes(step)));
+      expect(order.every((index, i) => index >= 0 && (i === 0 || index > order[i - 1]))).toBe(true);
       // CI installs the same pnpm as the image.
       const pnpm = /pnpm@(12\.\d+\.\d+)/.exec(runs.join('\n'))![1];
       expect(read('.ci/run')).toContain(`pnpm@${pnpm}`);
@@ -66,7 +69,8 @@ describe('docker/', () => {
       expect(health.json?.[2]).toContain(`process.env.${portVariable} || ${port}`);
       expect(health.json?.[2]).toContain('/healthz');
       const [cmd] = find(runtime, 'CMD');
-      expect(cmd.json).toEqual(['node', '--enable-source-maps', 'src/main.js']);
+      // The built JavaScript of the package, run by node: no TypeScript loader at run time.
+      expect(cmd.json).toEqual(['node', '--enable-source-maps', ...command]);
     });
 
     it('copies only what exists in the build context, and from earlier stages', () => {
@@ -113,7 +117,7 @@ describe('docker/', () => {
         expect(services[api].environment.SVC_ADMIN_TOKEN).toMatch(/^\$\{SVC_ADMIN_TOKEN:\?/);
         expect(services[api].environment.SVC_MASTER_KEY).toMatch(/^\$\{SVC_MASTER_KEY:\?/);
       }
-      expect(services.migrate.command).toEqual(['node', 'src/cli.js', 'migrate']);
+      expect(services.migrate.command).toEqual(['node', 'dist/cli.js', 'migrate']);
       expect(services.proxy.build).toEqual({ context: '..', dockerfile: 'docker/proxy.Dockerfile' });
       expect(services.proxy.environment).toMatchObject({ SVC_API_URL: 'http://lb:8080', PROXY_STATIC_DIR: '/app/demo' });
     });

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Server } from 'node:http';
 import { BcryptPasswordHasher, KeyEncryption, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
-import { createApp, createLogger, loadConfig } from '@svc/api';
+import { createApp, createLogger, loadConfig } from '@svc/server';
 import { createAuthService, type AuthDeps } from '@svc/core';
 import { createInMemoryDeps, FixedClock, InMemoryRateLimiter, InMemorySigningKeyStore } from '@svc/core/testing';
 

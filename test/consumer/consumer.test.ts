@@ -1,0 +1,231 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { browserAt } from './support/browser';
+import { attwProblems, gzippedSize, inBatches, publintProblems, publishDryRun } from './support/checks';
+import { prepareConsumerApp, ROOT, run, runJson, type ConsumerApp } from './support/consumer-app';
+import { docSamples } from './support/doc-samples';
+import { start, type Running } from './support/processes';
+
+// The packages as a customer gets them: every public package packed (`pnpm pack:packages`),
+// installed from the tarballs with plain `npm install` into a temporary app outside the
+// workspace, then used from plain Node (ES modules and CommonJS), tsc, the `svc` bin, a customer's
+// Express app and the SDK. test/consumer/README.md says what each part proves.
+
+const log = (line: string) => console.log(`[consumer] ${line}`);
+let app: ConsumerApp;
+
+beforeAll(() => {
+  app = prepareConsumerApp(log);
+  log(`tarballs: ${app.tarballs.map((tarball) => `${tarball.name} ${(tarball.size / 1024).toFixed(1)} KiB`).join(', ')}`);
+}, 900_000);
+afterAll(() => app?.remove());
+
+const installed = (name: string, ...path: string[]) => join(app.dir, 'node_modules', ...name.split('/'), ...path);
+const manifestOf = (name: string) => JSON.parse(readFileSync(installed(name, 'package.json'), 'utf8'));
+
+/** Every subpath of every package: `@svc/core`, `@svc/core/testing`, ... with whether it has a require build. */
+function entryPoints(): { specifier: string; require: boolean }[] {
+  return app.tarballs.flatMap(({ name }) =>
+    Object.entries(manifestOf(name).exports as Record<string, unknown>)
+      .filter(([subpath]) => subpath !== './package.json')
+      .map(([subpath, target]) => ({ specifier: subpath === '.' ? name : `${name}${subpath.slice(1)}`, require: typeof target === 'object' && target !== null && 'require' in target })),
+  );
+}
+
+describe('the tarballs', () => {
+  it('hold the built files with source maps that carry their sources, no tests, no workspace: range, one version', () => {
+    const versions = new Set(app.tarballs.map((tarball) => tarball.version));
+    expect(versions.size).toBe(1);
+    for (const tarball of app.tarballs) {
+      const files = run('tar', ['-tzf', tarball.file], { cwd: ROOT }).trim().split('\n').map((file) => file.replace(/^package\//, ''));
+      expect({ name: tarball.name, strays: files.filter((file) => /(^|\/)(test|tests|fixtures|__tests__)\/|\.test\.|\.ts$/.test(file) && !/\.d\.m?ts$/.test(file)) }).toEqual({ name: tarball.name, strays: [] });
+      expect(files).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'README.md']));
+      const manifest = manifestOf(tarball.name);
+      expect({ name: tarball.name, workspace: JSON.stringify(manifest).includes('workspace:') }).toEqual({ name: tarball.name, workspace: false });
+      expect(manifest).toMatchObject({ license: 'MIT', engines: { node: '>=20.19' }, type: 'commonjs' });
+      for (const map of files.filter((file) => file.endsWith('.map'))) {
+        const { sources, sourcesContent } = JSON.parse(readFileSync(installed(tarball.name, map), 'utf8'));
+        const contents: unknown[] = sourcesContent ?? [];
+        expect({ map, complete: contents.length === sources.length && contents.every((text) => typeof text === 'string') }).toEqual({ map, complete: true });
+      }
+    }
+  });
+
+  it('are what `npm publish --dry-run` accepts without a warning', async () => {
+    const results = await inBatches(app.tarballs, 4, async (tarball) => ({ name: tarball.name, ...(await publishDryRun(tarball, app.dir)) }));
+    expect(results).toEqual(app.tarballs.map(({ name }) => ({ name, code: 0, warnings: [] })));
+  }, 120_000);
+
+  it('pass publint (suggestions included) and arethetypeswrong (import, require, bundlers)', async () => {
+    const results = await inBatches(app.tarballs, 2, async (tarball) => ({ name: tarball.name, publint: await publintProblems(tarball), attw: await attwProblems(tarball) }));
+    expect(results).toEqual(app.tarballs.map(({ name }) => ({ name, publint: [], attw: [] })));
+  }, 300_000);
+
+  it('keep @svc/client within its size budget (gzip): 2.5 KB for bundlers, 4.5 KB as one file with WebAuthn', () => {
+    const sizes = { bundler: gzippedSize(installed('@svc/client', 'dist', 'index.mjs')), oneFile: gzippedSize(installed('@svc/client', 'dist', 'browser', 'svc-client.js')) };
+    log(`@svc/client gzipped: ${sizes.bundler} B (dist/index.mjs), ${sizes.oneFile} B (dist/browser/svc-client.js)`);
+    expect(sizes.bundler).toBeLessThanOrEqual(2_500);
+    expect(sizes.oneFile).toBeLessThanOrEqual(4_500);
+  });
+});
+
+describe('entry points from plain Node', () => {
+  it('every entry point loads with import() and with require(), with the same named exports', () => {
+    const entries = entryPoints();
+    const esm = runJson<Record<string, string[] | { error: string }>>(app, 'entry-points.mjs', [JSON.stringify(entries.map((entry) => entry.specifier))]);
+    const cjs = runJson<Record<string, string[] | { error: string }>>(app, 'entry-points.cjs', [JSON.stringify(entries.filter((entry) => entry.require).map((entry) => entry.specifier))]);
+    for (const { specifier, require } of entries) {
+      expect({ specifier, loaded: Array.isArray(esm[specifier]) ? 'yes' : esm[specifier] }).toEqual({ specifier, loaded: 'yes' });
+      expect((esm[specifier] as string[]).length).toBeGreaterThan(0);
+      if (require) expect({ specifier, cjs: cjs[specifier] }).toEqual({ specifier, cjs: esm[specifier] });
+    }
+    expect(entries.map((entry) => entry.specifier)).toEqual(expect.arrayContaining(DOCUMENTED_ENTRIES));
+    for (const [specifier, names] of Object.entries(DOCUMENTED_EXPORTS)) {
+      expect({ specifier, missing: names.filter((name) => !(esm[specifier] as string[]).includes(name)) }).toEqual({ specifier, missing: [] });
+    }
+  }, 120_000);
+
+  it("the README's import line runs in an ES module", () => {
+    expect(runJson(app, 'readme-import.mjs')).toEqual({ baseUrl: 'http://127.0.0.1:9', challenge: true, svcError: true });
+  });
+});
+
+describe('types', () => {
+  it('a TypeScript consumer of every entry point compiles under nodenext (ES module and CommonJS) and bundler', () => {
+    const types = join(app.dir, 'types');
+    copyFileSync(join(types, 'consumer.ts'), join(types, 'consumer.mts'));
+    copyFileSync(join(types, 'consumer.ts'), join(types, 'consumer.cts'));
+    const strict = { strict: true, skipLibCheck: false, noEmit: true, target: 'ES2022', lib: ['ES2023', 'DOM'], types: ['node'], esModuleInterop: true };
+    tsc(types, 'tsconfig.nodenext.json', { compilerOptions: { ...strict, module: 'nodenext', moduleResolution: 'nodenext' }, files: ['consumer.mts', 'consumer.cts'] });
+    tsc(types, 'tsconfig.bundler.json', { compilerOptions: { ...strict, module: 'esnext', moduleResolution: 'bundler' }, files: ['consumer.ts'] });
+  }, 120_000);
+
+  it('every TypeScript sample of README.md, docs/ and the package READMEs compiles against the packages', () => {
+    const folders = app.tarballs.map(({ name }) => manifestOf(name).repository.directory as string);
+    const samples = docSamples(ROOT, folders);
+    expect(samples.length).toBeGreaterThan(5);
+    const dir = join(app.dir, 'samples');
+    mkdirSync(dir, { recursive: true });
+    for (const sample of samples) writeFileSync(join(dir, sample.file), sample.source);
+    // skipLibCheck: the packages' declarations are checked strictly by the test above.
+    tsc(dir, 'tsconfig.json', {
+      compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, target: 'ES2022', lib: ['ES2023'], types: ['node'], module: 'nodenext', moduleResolution: 'nodenext' },
+      files: samples.map((sample) => sample.file),
+    });
+    log(`type-checked ${samples.length} documentation samples`);
+  }, 120_000);
+});
+
+function tsc(dir: string, name: string, config: object): void {
+  writeFileSync(join(dir, name), JSON.stringify(config, null, 2));
+  const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, name)], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  expect({ config: name, errors: (result.stdout + result.stderr).trim() }).toEqual({ config: name, errors: '' });
+}
+
+describe('the installed svc bin, a customer app and the SDK', () => {
+  let api: Running;
+  let apiUrl: string;
+  let project: { projectId: string; apiKeys: { sandbox: string } };
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-consumer-data-'));
+    const port = await freePort();
+    apiUrl = `http://127.0.0.1:${port}`;
+    // The embedded default (SQLite, memory rate limits, file mailbox) in a fresh data folder.
+    api = await start(installed('.bin', 'svc'), ['start'], {
+      name: 'svc start',
+      cwd: app.dir,
+      env: { PATH: process.env.PATH, PORT: String(port), SVC_BASE_URL: apiUrl, SVC_DATA_DIR: dataDir, SVC_BCRYPT_COST: '4' },
+      ready: /svc API listening on port (\d+)/,
+    });
+    expect(api.match[1]).toBe(String(port));
+    project = JSON.parse(readFileSync(join(dataDir, 'demo-project.json'), 'utf8'));
+  }, 120_000);
+
+  afterAll(async () => {
+    if (api) expect(await api.stop()).toBe(0);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('`svc start` serves the API, its OpenAPI document and the reference page from the installed package', async () => {
+    expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
+    const openapi = (await (await fetch(`${apiUrl}/api/openapi.json`)).json()) as { openapi: string };
+    expect(openapi.openapi).toMatch(/^3\.1/);
+    const page = await (await fetch(`${apiUrl}/api/docs`)).text();
+    const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1], `${apiUrl}/api/docs`).href);
+    expect(assets.length).toBeGreaterThan(1);
+    for (const asset of assets) expect({ asset, status: (await fetch(asset)).status }).toEqual({ asset, status: 200 });
+  });
+
+  it("a customer's CommonJS Express app: the session proxy signs a browser up, reads the session, opens a guarded route", async () => {
+    const express = await start(process.execPath, ['express-app.cjs'], {
+      name: 'express-app.cjs',
+      cwd: app.dir,
+      env: { PATH: process.env.PATH, SVC_API_KEY: project.apiKeys.sandbox, SVC_API_URL: apiUrl },
+      ready: /"port":(\d+)/,
+    });
+    try {
+      const browser = browserAt(`http://127.0.0.1:${express.match[1]}`);
+      expect((await browser.request('GET', '/api/notes')).status).toBe(401);
+      const signup = await browser.request('POST', '/api/session/signup', { email: 'ada@example.com', password: 'correct horse battery' });
+      expect(signup.status).toBe(201);
+      expect(JSON.stringify(signup.body)).not.toMatch(/accessToken|refreshToken/);
+      expect([...browser.cookies().keys()].sort()).toEqual(['svc_at', 'svc_rt']);
+      const session = await browser.request('GET', '/api/session/session');
+      expect(session).toMatchObject({ status: 200, body: { data: { user: { email: 'ada@example.com' } } } });
+      const notes = await browser.request('GET', '/api/notes');
+      expect(notes).toMatchObject({ status: 200, body: { owner: session.body.data.user.id, email: 'ada@example.com' } });
+    } finally {
+      expect(await express.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  it('the SDK, from an ES module and from CommonJS, signs in and verifies the access token against the JWKS', () => {
+    for (const file of ['sdk-verify.mjs', 'sdk-verify.cjs']) {
+      const email = `${file.replace(/\W/g, '-')}@example.com`;
+      const env = { SVC_API_KEY: project.apiKeys.sandbox, SVC_API_URL: apiUrl, SVC_PROJECT_ID: project.projectId, SVC_EMAIL: email };
+      const answer = runJson<{ claims: Record<string, unknown>; userId: string; forged: string }>(app, file, [], env);
+      expect(answer.claims).toMatchObject({ sub: answer.userId, aud: project.projectId, env: 'sandbox', iss: apiUrl, email });
+      expect(answer.forged).toBe('invalid_token');
+    }
+  }, 60_000);
+
+  // Added when their features land: the web-standard session handler under Hono
+  // (@hono/node-server), and @svc/server's handler mounted under /auth in the Express app.
+});
+
+/** A port nobody listens on now (the API learns it before start, for its issuer URL). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Entry points the README and the package READMEs document. */
+const DOCUMENTED_ENTRIES = [
+  '@svc/core', '@svc/core/testing', '@svc/adapters-crypto', '@svc/adapters-typeorm', '@svc/adapters-typeorm/testing', '@svc/adapters-redis',
+  '@svc/adapters-redis/testing', '@svc/adapters-smtp', '@svc/adapters-smtp/testing', '@svc/adapters-mfa', '@svc/adapters-mfa/testing',
+  '@svc/adapters-oauth', '@svc/adapters-oauth/testing', '@svc/adapters-oidc-provider', '@svc/sdk', '@svc/sdk/node', '@svc/client',
+  '@svc/client/browser', '@svc/proxy', '@svc/server',
+];
+
+/** Names the documentation uses, per entry point. */
+const DOCUMENTED_EXPORTS: Record<string, string[]> = {
+  '@svc/core': ['createAuthService', 'AuthError', 'ERROR_CODES'],
+  '@svc/core/testing': ['createInMemoryDeps', 'createInMemoryStorage', 'sessionStoreContract', 'userRepositoryContract', 'rateLimiterContract'],
+  '@svc/sdk': ['createSvcClient', 'isTwoFactorChallenge', 'SvcError', 'isSvcError', 'verifyAccessToken'],
+  '@svc/sdk/node': ['undiciRequester'],
+  '@svc/client': ['createSessionClient', 'SessionError'],
+  '@svc/client/browser': ['createSessionClient', 'SessionError'],
+  '@svc/proxy': ['createSessionProxy', 'requireUser', 'startProxyServer', 'loadProxyConfig'],
+  '@svc/server': ['createApp', 'buildContainer', 'loadConfig'],
+};
