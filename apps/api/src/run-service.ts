@@ -15,9 +15,12 @@ export async function runService(env: Record<string, string | undefined> = proce
   const server = await createSvcServer(config, { logger });
   await announceFirstStart(server.container, server.secrets, logger);
   await server.start({ port: config.port });
+  // The listeners stay for the whole drain: a terminal or a supervisor often sends the signal to
+  // every process of the group (npm, tsx and this one), so a second SIGTERM arrives while we
+  // stop; with no listener left, Node's default action would kill the process mid-drain.
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
+    process.on('SIGTERM', () => resolve('SIGTERM'));
+    process.on('SIGINT', () => resolve('SIGINT'));
   });
   return shutdown(server, logger, signal);
 }

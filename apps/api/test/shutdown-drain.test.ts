@@ -81,6 +81,9 @@ describe('SIGTERM under keep-alive load', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     terminatedAt = Date.now();
     api.signal('SIGTERM');
+    // A second signal while draining (a supervisor or a terminal signals the whole process
+    // group) must not cut the drain short.
+    setTimeout(() => api.signal('SIGTERM'), 20);
     const code = await api.exited;
     const exitMs = Date.now() - terminatedAt;
     await load;
