@@ -7,6 +7,7 @@ export * from './domain/session';
 export * from './domain/tokens';
 export * from './domain/signing-key';
 export * from './domain/secrets';
+export * from './domain/text';
 export * from './ports/clock';
 export * from './ports/random';
 export * from './ports/project-repository';
