@@ -25,7 +25,9 @@ export interface RateLimitOptions {
 export function rateLimit(names: RateLimitName | readonly RateLimitName[], options: RateLimitOptions): RequestHandler {
   const list: readonly RateLimitName[] = typeof names === 'string' ? [names] : names;
   return async (req: Request, res: Response, next: NextFunction) => {
-    const decisions = await Promise.all(list.map((name) => hitOrFailOpen(options, name, limitKey(name, req, res), res)));
+    const keys = list.map((name) => limitKey(name, req, res));
+    const decisions = await Promise.all(list.map((name, i) => hitOrFailOpen(options, name, keys[i], res)));
+    list.forEach((name, i) => refundIfServerFails(res, options, name, keys[i], decisions[i]));
     const tightest = pickTightest(list, decisions);
     if (!tightest) return next();
     const { name, decision } = tightest;
@@ -37,6 +39,22 @@ export function rateLimit(names: RateLimitName | readonly RateLimitName[], optio
     res.locals.rateLimited = name; // read by the metrics
     next(new AuthError('rate_limited'));
   };
+}
+
+/**
+ * Gives the hit back if the request ends in a 5xx: the service failed, not the caller, and a
+ * database outage must not leave every user's budget spent once it is over. Refused hits (429)
+ * and 4xx answers keep counting. The refund runs once the answer is sent; a limiter that fails
+ * to refund is logged, like one that fails to count.
+ */
+function refundIfServerFails(res: Response, options: RateLimitOptions, name: RateLimitName, key: string, decision: RateLimitDecision | null): void {
+  if (!decision) return; // nothing was counted
+  res.once('finish', () => {
+    if (res.statusCode < 500) return;
+    options.limiter.refund(key, options.rules[name], decision.window).catch((error: unknown) => {
+      options.logger.warn({ err: error, requestId: res.locals.requestId, limit: name }, 'rate limiter failed to refund a failed request');
+    });
+  });
 }
 
 function pickTightest(names: readonly RateLimitName[], decisions: Array<RateLimitDecision | null>) {
