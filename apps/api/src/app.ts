@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AuthError, type AuthService, type RateLimiter } from '@svc/core';
+import { AfterAnswer } from './after-answer';
 import type { TrustProxy } from './config';
 import { installHotPaths } from './hot-path';
 import { errorBody, fromAuthError, fromTransportError } from './http-errors';
@@ -51,6 +52,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Resolves when the service can serve (database reachable); rejects otherwise. */
   ready(): Promise<void>;
+  /** Runs the work magic-link and reset requests leave for after their answer; default: a fresh one. */
+  afterAnswer?: AfterAnswer;
   /** The hosted OIDC provider (issue 7); without it, /api/oidc and endpoint 13 are not mounted. */
   oidc?: AppOidc;
 }
@@ -80,7 +83,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(openApiRoutes());
   app.use(brandingRoutes(deps));
   app.use(twoFactorRoutes(deps), passkeyRoutes(deps));
-  app.use(magicLinkRoutes(deps), passwordRoutes(deps));
+  const mailDeps = { ...deps, metrics, afterAnswer: deps.afterAnswer ?? new AfterAnswer({ logger: deps.logger, metrics }) };
+  app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps));
   app.use(oauthRoutes(deps));
   app.use(oidcGrantRoutes(deps));
   app.use('/admin', adminRoutes(deps));

@@ -6,6 +6,7 @@ import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createAuthService, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
+import { AfterAnswer } from './after-answer';
 import type { RuntimeConfig } from './dev-secrets';
 import { Janitor } from './janitor';
 import { createLogger } from './logger';
@@ -28,11 +29,16 @@ export interface Container {
   janitor: Janitor;
   /** The hosted OIDC provider for Pro projects (issue 7). */
   oidc: AppOidc;
+  /** Runs what magic-link and reset requests do after answering; `close()` waits for it. */
+  afterAnswer: AfterAnswer;
   /** Resolves when the database answers (readiness). */
   ready(): Promise<void>;
   /** True when the database holds no project yet (first start of the embedded default). */
   isEmpty(): Promise<boolean>;
-  /** Stops the outbox worker and the janitor, then closes the database connection(s) and Redis. */
+  /**
+   * Waits for the work of requests already answered (magic links, resets), stops the outbox
+   * worker and the janitor, then closes the database connection(s) and Redis.
+   */
   close(): Promise<void>;
 }
 
@@ -93,6 +99,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     metrics: options.metrics,
   });
   const oidc = await buildOidc({ storage, deps, encryption, masterKey: config.masterKey, baseUrl: config.baseUrl, logger });
+  const afterAnswer = new AfterAnswer({ logger, metrics: options.metrics });
   return {
     auth: createAuthService(deps),
     oidc,
@@ -103,7 +110,10 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     purge,
     janitor,
     outboxStats: () => storage.outbox.stats(),
+    afterAnswer,
     close: async () => {
+      // Answered requests first: their mails go into the outbox the worker may still send.
+      await afterAnswer.idle();
       await Promise.all([outboxWorker.stop(), janitor.stop()]);
       await Promise.all([storage.close(), limits.close()]);
     },

@@ -42,6 +42,17 @@ export function rateLimit(names: RateLimitName | readonly RateLimitName[], optio
 }
 
 /**
+ * One hit on `name` for this request, spent later by calling the answer (e.g. by work that runs
+ * after the answer was sent): the key is taken from the request now. Resolves the decision, or
+ * null when the limiter failed (logged; the caller lets the work go on, like a failing limiter
+ * lets a request through). Sets no headers: the answer may be gone by then.
+ */
+export function deferredHit(name: RateLimitName, options: RateLimitOptions, req: Request, res: Response): () => Promise<RateLimitDecision | null> {
+  const key = limitKey(name, req, res);
+  return () => hitOrFailOpen(options, name, key, res);
+}
+
+/**
  * Gives the hit back if the request ends in a 5xx: the service failed, not the caller, and a
  * database outage must not leave every user's budget spent once it is over. Refused hits (429)
  * and 4xx answers keep counting. The refund runs once the answer is sent; a limiter that fails
