@@ -89,6 +89,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     oauthProviders: storage.oauthProviders,
     identities: storage.identities,
     oauthClient: new HttpOAuthProviderClient(),
+    knownDevices: storage.knownDevices,
   };
   outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
   const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts });

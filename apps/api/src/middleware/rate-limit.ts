@@ -18,27 +18,46 @@ export interface RateLimitOptions {
 /**
  * Counts the request against each named limit. Runs after the API key (limits are per project and
  * environment) and after body validation (the e-mail in a key is the validated, normalised
- * address, hashed so that no address sits in the limiter's store). Every limit is hit, even once
- * one refuses, so refused attempts still count towards the wider caps. The answer carries the
- * headers of the tightest limit: the first that refused, else the one with the fewest hits left.
+ * address, hashed so that no address sits in the limiter's store). See {@link countLimits}.
  */
 export function rateLimit(names: RateLimitName | readonly RateLimitName[], options: RateLimitOptions): RequestHandler {
   const list: readonly RateLimitName[] = typeof names === 'string' ? [names] : names;
   return async (req: Request, res: Response, next: NextFunction) => {
-    const keys = list.map((name) => limitKey(name, req, res));
-    const decisions = await Promise.all(list.map((name, i) => hitOrFailOpen(options, name, keys[i], res)));
-    list.forEach((name, i) => refundIfServerFails(res, options, name, keys[i], decisions[i]));
-    const tightest = pickTightest(list, decisions);
-    if (!tightest) return next();
-    const { name, decision } = tightest;
-    // The decision's limit, not the configured one: during a Redis outage it is the stricter local limit.
-    res.set('RateLimit-Policy', `${decision.limit};w=${options.rules[name].windowSeconds}`);
-    res.set('RateLimit', `limit=${decision.limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`);
-    if (decision.allowed) return next();
-    res.set('Retry-After', String(decision.resetSeconds));
-    res.locals.rateLimited = name; // read by the metrics
-    next(new AuthError('rate_limited'));
+    await countLimits(list, options, req, res);
+    next();
   };
+}
+
+/**
+ * Hits each named limit for this request and throws `rate_limited` when one refuses. Every limit
+ * is hit, even once one refuses, so refused attempts still count towards the wider caps. Used by
+ * the middleware and by routes that spend a limit part-way through (the login's per-account
+ * limit, only for clients the account does not know). The answer carries the headers of the
+ * tightest limit of the whole request so far: the first that refused, else the one with the
+ * fewest hits left.
+ */
+export async function countLimits(names: readonly RateLimitName[], options: RateLimitOptions, req: Request, res: Response): Promise<void> {
+  const keys = names.map((name) => limitKey(name, req, res));
+  const decisions = await Promise.all(names.map((name, i) => hitOrFailOpen(options, name, keys[i], res)));
+  names.forEach((name, i) => refundIfServerFails(res, options, name, keys[i], decisions[i]));
+  const earlier = res.locals.rateLimitTightest as Counted | undefined;
+  const tightest = pickTightest(earlier ? [earlier.name, ...names] : names, earlier ? [earlier.decision, ...decisions] : decisions);
+  if (!tightest) return;
+  res.locals.rateLimitTightest = tightest;
+  const { name, decision } = tightest;
+  // The decision's limit, not the configured one: during a Redis outage it is the stricter local limit.
+  res.set('RateLimit-Policy', `${decision.limit};w=${options.rules[name].windowSeconds}`);
+  res.set('RateLimit', `limit=${decision.limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`);
+  if (decision.allowed) return;
+  res.set('Retry-After', String(decision.resetSeconds));
+  res.locals.rateLimited = name; // read by the metrics
+  throw new AuthError('rate_limited');
+}
+
+/** One limit's decision for this request. */
+interface Counted {
+  name: RateLimitName;
+  decision: RateLimitDecision;
 }
 
 /**
@@ -68,12 +87,12 @@ function refundIfServerFails(res: Response, options: RateLimitOptions, name: Rat
   });
 }
 
-function pickTightest(names: readonly RateLimitName[], decisions: Array<RateLimitDecision | null>) {
-  let best: { name: RateLimitName; decision: RateLimitDecision } | null = null;
+function pickTightest(names: readonly RateLimitName[], decisions: Array<RateLimitDecision | null>): Counted | null {
+  let best: Counted | null = null;
   decisions.forEach((decision, i) => {
     if (decision && (best === null || tighter(decision, best.decision))) best = { name: names[i], decision };
   });
-  return best as { name: RateLimitName; decision: RateLimitDecision } | null;
+  return best;
 }
 
 /** A refusal beats an allowance (the first refusal stays); among allowances, fewer hits left wins. */

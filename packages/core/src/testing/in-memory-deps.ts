@@ -20,6 +20,7 @@ import type { StoragePorts } from './storage-fixture';
 import { FakeOAuthProviderClient } from './fake-oauth-provider-client';
 import { InMemoryIdentityRepository } from './in-memory-identity-repository';
 import { InMemoryOAuthProviderStore } from './in-memory-oauth-provider-store';
+import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
 
 export const TEST_ISSUER = 'http://svc.test';
 
@@ -61,6 +62,7 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
     identities: new InMemoryIdentityRepository(),
     // Swap in the real client (adapters-oauth) to talk to identity providers on loopback.
     oauthClient: new FakeOAuthProviderClient(),
+    knownDevices: new InMemoryKnownDeviceStore(),
     ...overrides,
     clock,
   };

@@ -18,6 +18,7 @@ import type { MailOutbox } from '../ports/mail-outbox';
 import type { OAuthProviderStore } from '../ports/oauth-provider-store';
 import type { IdentityRepository } from '../ports/identity-repository';
 import type { OAuthProviderClient } from '../ports/oauth-provider-client';
+import type { KnownDeviceStore } from '../ports/known-device-store';
 
 export interface AuthSettings {
   /** `iss` of every access token: the service's base URL. */
@@ -51,4 +52,6 @@ export interface AuthDeps {
   oauthProviders: OAuthProviderStore;
   identities: IdentityRepository;
   oauthClient: OAuthProviderClient;
+  // Clients that completed a sign-in, so failures from elsewhere do not lock them out.
+  knownDevices: KnownDeviceStore;
 }
