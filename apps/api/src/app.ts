@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AuthError, type AuthService, type RateLimiter } from '@svc/core';
+import { AfterAnswer } from './after-answer';
 import type { TrustProxy } from './config';
 import { hotPathFailures, installHotPaths } from './hot-path';
 import { errorBody, fromAuthError, fromTransportError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './http-errors';
@@ -55,6 +56,8 @@ export interface AppDeps {
   ready(): Promise<void>;
   /** True once the service is shutting down: /readyz then answers 503 so balancers drain it. */
   stopping?: () => boolean;
+  /** Runs the work magic-link and reset requests leave for after their answer; default: a fresh one. */
+  afterAnswer?: AfterAnswer;
   /** The hosted OIDC provider (issue 7); without it, /api/oidc and endpoint 13 are not mounted. */
   oidc?: AppOidc;
 }
@@ -84,7 +87,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(openApiRoutes());
   app.use(brandingRoutes(deps));
   app.use(twoFactorRoutes(deps), passkeyRoutes(deps));
-  app.use(magicLinkRoutes(deps), passwordRoutes(deps));
+  const mailDeps = { ...deps, metrics, afterAnswer: deps.afterAnswer ?? new AfterAnswer({ logger: deps.logger, metrics }) };
+  app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps));
   app.use(oauthRoutes(deps));
   app.use(oidcGrantRoutes(deps));
   app.use('/admin', adminRoutes(deps));

@@ -29,7 +29,8 @@ Commands:
                        them (exit 1 while any is pending, 0 when up to date; changes nothing)
   purge                delete what nobody can use any more (expired or revoked sessions and refresh
                        tokens, expired one-time tokens, sent and dead mails older than 7 days,
-                       expired OIDC provider artifacts), as the API's janitor does every
+                       expired OIDC provider artifacts, known devices unseen for 90 days), as
+                       the API's janitor does every
                        SVC_PURGE_INTERVAL_SECONDS; prints the counts
   help
 

@@ -6,6 +6,7 @@ import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createAuthService, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
+import { AfterAnswer } from './after-answer';
 import type { RuntimeConfig } from './dev-secrets';
 import { Janitor } from './janitor';
 import { createLogger } from './logger';
@@ -28,6 +29,8 @@ export interface Container {
   janitor: Janitor;
   /** The hosted OIDC provider for Pro projects (issue 7). */
   oidc: AppOidc;
+  /** Runs what magic-link and reset requests do after answering; `close()` waits for it. */
+  afterAnswer: AfterAnswer;
   /**
    * Readiness: resolves when the database could take this service's writes within
    * SVC_READY_TIMEOUT_MS; rejects with `service_unavailable` (its `details.reason` says why).
@@ -35,7 +38,10 @@ export interface Container {
   ready(): Promise<void>;
   /** True when the database holds no project yet (first start of the embedded default). */
   isEmpty(): Promise<boolean>;
-  /** Stops the outbox worker and the janitor, then closes the database connection(s) and Redis. */
+  /**
+   * Waits for the work of requests already answered (magic links, resets), stops the outbox
+   * worker and the janitor, then closes the database connection(s) and Redis.
+   */
   close(): Promise<void>;
 }
 
@@ -89,6 +95,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     oauthClient: new HttpOAuthProviderClient(),
     // The list shipped with the service, read on the first check of a project that turned it on.
     commonPasswords: new CommonPasswordFile(),
+    knownDevices: storage.knownDevices,
   };
   outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
   const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts });
@@ -99,6 +106,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     metrics: options.metrics,
   });
   const oidc = await buildOidc({ storage, deps, encryption, masterKey: config.masterKey, baseUrl: config.baseUrl, logger });
+  const afterAnswer = new AfterAnswer({ logger, metrics: options.metrics });
   return {
     auth: createAuthService(deps),
     oidc,
@@ -109,7 +117,10 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     purge,
     janitor,
     outboxStats: () => storage.outbox.stats(),
+    afterAnswer,
     close: async () => {
+      // Answered requests first: their mails go into the outbox the worker may still send.
+      await afterAnswer.idle();
       await Promise.all([outboxWorker.stop(), janitor.stop()]);
       await Promise.all([storage.close(), limits.close()]);
     },

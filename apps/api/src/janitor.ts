@@ -25,6 +25,7 @@ const KIND_LABELS: Record<keyof PurgeCounts, string> = {
   oneTimeTokens: 'one_time_token',
   outboxMails: 'outbox_mail',
   oidcArtifacts: 'oidc_artifact',
+  knownDevices: 'known_device',
 };
 
 const MINUTE_MS = 60_000;

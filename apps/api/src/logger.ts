@@ -14,6 +14,47 @@ export const REDACT_PATHS = [
   ...SECRET_HEADERS.flatMap((header) => [`headers.${header}`.replace('.[', '['), `*.headers.${header}`.replace('.[', '[')]),
 ];
 
+/**
+ * Fields of database errors that quote the data of the failed statement: PostgreSQL's `detail`
+ * ("Key (email)=(ada@example.com) already exists"), `where` (the start of a rejected JSON value),
+ * `hint`, and TypeORM's `parameters`. Request data never reaches the log through them.
+ */
+const DATA_FIELDS = new Set(['detail', 'where', 'hint', 'parameters', 'internalQuery']);
+
+/**
+ * pino's error serializer without {@link DATA_FIELDS}, also in nested errors (`cause`, TypeORM's
+ * `driverError`), and with the values PostgreSQL quotes in its messages
+ * (`invalid input syntax for type uuid: "…"`) blanked. Code, routine, constraint and stack stay:
+ * they say what failed without saying what was sent.
+ */
+export function serializeError(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error);
+  return withoutData(serialized, 0);
+}
+
+function withoutData(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null || depth > 3) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (DATA_FIELDS.has(key)) continue;
+    copy[key] = typeof field === 'object' ? withoutData(field, depth + 1) : field;
+  }
+  if (isDatabaseError(copy)) {
+    if (typeof copy.message === 'string') copy.message = blankQuoted(copy.message);
+    if (typeof copy.stack === 'string') copy.stack = copy.stack.replace(/^[^\n]*/, (line) => blankQuoted(line));
+  }
+  return copy;
+}
+
+/** PostgreSQL's errors carry a five-character SQLSTATE, a severity and the server routine. */
+function isDatabaseError(error: Record<string, unknown>): boolean {
+  return typeof error.code === 'string' && /^[0-9A-Z]{5}$/.test(error.code) && typeof error.severity === 'string';
+}
+
+function blankQuoted(message: string): string {
+  return message.replace(/"[^"]*"/g, '"…"');
+}
+
 /** The service's logger: JSON lines on stdout (or `destination`), secrets censored. */
 export function createLogger(options: { level: LogLevel; destination?: DestinationStream }): Logger {
   return pino(
@@ -21,6 +62,7 @@ export function createLogger(options: { level: LogLevel; destination?: Destinati
       level: options.level,
       base: { service: 'svc-api' },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      serializers: { err: serializeError },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     options.destination ?? batchedStdout(),

@@ -19,7 +19,11 @@ export interface Metrics {
   replays: Counter;
   rateLimited: Counter<'rule'>;
   limiterStoreFailures: Counter;
-  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact). */
+  /** Magic-link and reset requests whose work failed after their success answer (no mail sent), by kind. */
+  acceptedRequestsFailed: Counter<'kind'>;
+  /** Magic links that would have created a user beyond the address's sign-up budget (nobody created, no mail). */
+  magicLinkUsersRefused: Counter;
+  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact, known_device). */
   purgedRows: Counter<'kind'>;
   /** Feeds `svc_outbox_depth{status}` once an outbox exists (the container sets it). */
   setOutboxDepthSource(source: OutboxDepthSource): void;
@@ -51,6 +55,17 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
     replays: new Counter({ name: 'svc_refresh_replays_total', help: 'Refresh tokens presented again after rotation (every session of the user revoked).', registers }),
     rateLimited: new Counter({ name: 'svc_rate_limited_total', help: 'Requests refused with 429 by rate-limit rule.', labelNames: ['rule'], registers }),
     limiterStoreFailures: new Counter({ name: 'svc_rate_limit_store_failures_total', help: 'Failed calls to the shared rate-limit store (Redis); limits then apply per process.', registers }),
+    acceptedRequestsFailed: new Counter({
+      name: 'svc_accepted_requests_failed_total',
+      help: 'Magic-link and reset requests answered success whose work then failed (no mail sent), by kind (magic_link, password_reset).',
+      labelNames: ['kind'],
+      registers,
+    }),
+    magicLinkUsersRefused: new Counter({
+      name: 'svc_magic_link_users_refused_total',
+      help: 'Magic links for unknown addresses beyond the client address\'s sign-up budget (the signup limit): nobody created, no mail sent, success answered.',
+      registers,
+    }),
     purgedRows: new Counter({ name: 'svc_purged_rows_total', help: 'Rows deleted by the janitor because nobody can use them any more, by kind.', labelNames: ['kind'], registers }),
     setOutboxDepthSource: (source) => {
       outboxSource = source;

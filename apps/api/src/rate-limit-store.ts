@@ -71,6 +71,7 @@ function reportingRecovery(store: RateLimiter, recovered: () => void): RateLimit
       recovered();
       return decision;
     },
+    refund: (key: string, rule: RateLimitRule, window: string) => store.refund(key, rule, window),
     reset: (key: string) => store.reset(key),
   };
 }

@@ -97,9 +97,9 @@ describe('pnpm svc', () => {
       const out: string[] = [];
       const run = () => runCli(['purge'], { stdout: (t) => out.push(t), stderr: (t) => out.push(t) }, () => buildContainer(config));
       expect(await run()).toBe(0);
-      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1 } });
+      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1, knownDevices: 1 } });
       expect(await run()).toBe(0);
-      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0 } });
+      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0 } });
       const storage = await openStorage(storageOptionsOf(config));
       try {
         expect(await storage.sessions.isActive(ids.scope, ids.liveSession)).toBe(true);
@@ -132,6 +132,8 @@ async function seedExpiredRows(where: Parameters<typeof openStorage>[0]): Promis
     const artifact = (id: string, expiresAt: Date) => ({ model: 'AuthorizationCode', id, payload: {}, grantId: 'g', uid: null, userCode: null, expiresAt });
     await storage.oidcArtifacts.upsert(scope.projectId, artifact('expired-code', new Date('2001-01-01T00:01:00.000Z')));
     await storage.oidcArtifacts.upsert(scope.projectId, artifact('live-code', new Date('2999-01-01T00:00:00.000Z')));
+    await storage.knownDevices.remember(scope, user.id, ['old-client'], { at: old, keep: 20 });
+    await storage.knownDevices.remember(scope, user.id, ['recent-client'], { at: new Date(), keep: 20 });
     return { scope, liveSession: live.id };
   } finally {
     await storage.close();

@@ -3,8 +3,10 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createAuthService, type AuthDeps, type RateLimiter } from '@svc/core';
 import { createInMemoryDeps, InMemoryRateLimiter } from '@svc/core/testing';
+import { AfterAnswer } from '../src/after-answer';
 import { createApp, type AppConfig } from '../src/app';
 import { createLogger } from '../src/logger';
+import { createMetrics } from '../src/metrics';
 import { DEFAULT_RATE_LIMITS } from '../src/middleware/rate-limit';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
@@ -29,14 +31,19 @@ export function buildTestApp(
     },
   });
   const logger = createLogger({ level: 'info', destination });
+  const metrics = createMetrics();
+  // Magic-link and reset requests finish their work after answering: `await afterAnswer.idle()`.
+  const afterAnswer = new AfterAnswer({ logger, metrics });
   const app = createApp({
     auth,
     rateLimiter: options.rateLimiter ?? new InMemoryRateLimiter(deps.clock),
     logger,
+    metrics,
+    afterAnswer,
     config: { adminToken: ADMIN_TOKEN, trustProxy: false, rateLimits: structuredClone(DEFAULT_RATE_LIMITS), ...options.config },
     ready: options.ready ?? (async () => {}),
   });
-  return { app, deps, auth, logs, clock: deps.clock, http: request(app) };
+  return { app, deps, auth, logs, metrics, afterAnswer, clock: deps.clock, http: request(app) };
 }
 
 /** Creates a project through the admin API and returns its id and both keys. */

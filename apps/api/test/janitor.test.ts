@@ -2,7 +2,7 @@ import type { PurgeCounts } from '@svc/core';
 import { firstRunDelayMs, Janitor } from '../src/janitor';
 import { createMetrics } from '../src/metrics';
 
-const COUNTS: PurgeCounts = { refreshTokens: 3, sessions: 2, oneTimeTokens: 1, outboxMails: 0, oidcArtifacts: 4 };
+const COUNTS: PurgeCounts = { refreshTokens: 3, sessions: 2, oneTimeTokens: 1, outboxMails: 0, oidcArtifacts: 4, knownDevices: 5 };
 
 /** A janitor on fake timers with a recording logger; `purge` answers COUNTS unless told otherwise. */
 function harness(options: { intervalMs?: number; purge?: () => Promise<PurgeCounts> } = {}) {
@@ -36,6 +36,7 @@ describe('Janitor', () => {
     expect(text).toContain('svc_purged_rows_total{kind="session"} 6');
     expect(text).toContain('svc_purged_rows_total{kind="outbox_mail"} 0');
     expect(text).toContain('svc_purged_rows_total{kind="oidc_artifact"} 12');
+    expect(text).toContain('svc_purged_rows_total{kind="known_device"} 15');
 
     await janitor.stop();
     await jest.advanceTimersByTimeAsync(5000);

@@ -64,6 +64,7 @@ describe('rate limits', () => {
       hit: async () => {
         throw new Error('redis down');
       },
+      refund: async () => {},
       reset: async () => {},
     };
     const { app, http, logs } = buildTestApp({ rateLimiter: broken });

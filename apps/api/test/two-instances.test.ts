@@ -115,9 +115,14 @@ describeWithPostgres('two API instances', (databaseUrl) => {
     it('loginAccount: one account from many named addresses is capped across both', async () => {
       const attempts = [];
       for (let i = 0; i < 7; i += 1) attempts.push((await post(i % 2 ? b : a, '/api/auth/login', { email: 'ada@example.com', password: `guess ${i}` }, `10.6.0.${i + 1}`)).status);
-      // ada's earlier logins count too (6 so far): loginAccount allows 8 per hour, whatever the address.
-      expect(attempts).toEqual([401, 401, 429, 429, 429, 429, 429]);
+      // ada's earlier logins from addresses she had not signed in from count too (5 that passed the
+      // per-address limits): loginAccount allows 8 per hour from clients the account does not know.
+      expect(attempts).toEqual([401, 401, 401, 429, 429, 429, 429]);
       expect(attempts).not.toContain(500);
+      // An address ada signed in from is not locked out, on either instance; a new one is.
+      await post(b, '/api/auth/login', { email: 'ada@example.com', password: 'correct horse' }, '10.0.0.1').expect(200);
+      await post(a, '/api/auth/login', { email: 'ada@example.com', password: 'correct horse' }, '10.2.0.2').expect(200);
+      await post(a, '/api/auth/login', { email: 'ada@example.com', password: 'correct horse' }, '10.6.0.99').expect(429);
     });
 
     it('a refresh token rotated on A is replay-detected on B, which revokes the whole family', async () => {

@@ -8,24 +8,39 @@ import { systemClock, type Clock, type RateLimitDecision, type RateLimitRule, ty
  * into the newer one rather than flapping the count back and forth.
  * The expiry only collects old keys: windows are decided by the caller's clock, never Redis's.
  * KEYS[1] limiter key; ARGV[1] window index; ARGV[2] ms until the window ends, plus a margin.
+ * Answers {count, window the hit was counted in}.
  */
 const HIT_SCRIPT = `
-local window = tonumber(redis.call('HGET', KEYS[1], 'w'))
-local asked = tonumber(ARGV[1])
-if window ~= nil and window >= asked then
-  return redis.call('HINCRBY', KEYS[1], 'c', 1)
+local stored = redis.call('HGET', KEYS[1], 'w')
+if stored and tonumber(stored) >= tonumber(ARGV[1]) then
+  return {redis.call('HINCRBY', KEYS[1], 'c', 1), stored}
 end
 redis.call('HSET', KEYS[1], 'w', ARGV[1], 'c', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
+return {1, ARGV[1]}
 `;
 
-/** Name under which the script is defined on the client (EVALSHA, falling back to EVAL once). */
-const COMMAND = 'svcRateLimitHit';
+/**
+ * Takes one hit back, atomically, if the key still counts the window the hit went into and its
+ * count is above zero. KEYS[1] limiter key; ARGV[1] the window the hit answered.
+ */
+const REFUND_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'w') == ARGV[1] and tonumber(redis.call('HGET', KEYS[1], 'c')) > 0 then
+  redis.call('HINCRBY', KEYS[1], 'c', -1)
+end
+return 0
+`;
+
+/** Names under which the scripts are defined on the client (EVALSHA, falling back to EVAL once). */
+const HIT = 'svcRateLimitHit';
+const REFUND = 'svcRateLimitRefund';
 /** Keeps a key a little past its window so a lagging instance still finds its count. */
 const EXPIRY_MARGIN_MS = 5_000;
 
-type ClientWithScript = Redis & { [COMMAND](key: string, window: number, ttlMs: number): Promise<number> };
+type ClientWithScript = Redis & {
+  [HIT](key: string, window: number, ttlMs: number): Promise<[number, string]>;
+  [REFUND](key: string, window: string): Promise<number>;
+};
 
 export interface RedisRateLimiterOptions {
   /** A connected client; see `connectRedis` for options that make a limiter fail fast. */
@@ -50,7 +65,8 @@ export class RedisRateLimiter implements RateLimiter {
     this.clock = options.clock ?? systemClock;
     this.prefix = options.prefix ?? 'svc:rl:';
     // defineCommand is per client and idempotent, so several limiters may share one client.
-    options.redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: HIT_SCRIPT });
+    options.redis.defineCommand(HIT, { numberOfKeys: 1, lua: HIT_SCRIPT });
+    options.redis.defineCommand(REFUND, { numberOfKeys: 1, lua: REFUND_SCRIPT });
     this.redis = options.redis as ClientWithScript;
   }
 
@@ -60,13 +76,20 @@ export class RedisRateLimiter implements RateLimiter {
     const windowMs = rule.windowSeconds * 1000;
     const window = Math.floor(now / windowMs);
     const windowEnd = (window + 1) * windowMs;
-    const count = Number(await this.redis[COMMAND](this.prefix + key, window, windowEnd - now + EXPIRY_MARGIN_MS));
+    const [counted, countedIn] = await this.redis[HIT](this.prefix + key, window, windowEnd - now + EXPIRY_MARGIN_MS);
+    const count = Number(counted);
     return {
       allowed: count <= rule.limit,
       limit: rule.limit,
       remaining: Math.max(0, rule.limit - count),
       resetSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+      window: String(countedIn),
     };
+  }
+
+  /** Takes back a hit of the window `window` names, if the key still counts that window. Rejects if Redis fails. */
+  async refund(key: string, _rule: RateLimitRule, window: string): Promise<void> {
+    await this.redis[REFUND](this.prefix + key, window);
   }
 
   /**

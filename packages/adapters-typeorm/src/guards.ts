@@ -1,4 +1,4 @@
-import { isEnvironment, type TenantScope } from '@svc/core';
+import { isEnvironment, isStorableText, type TenantScope } from '@svc/core';
 
 // Every id and scope is checked before it reaches SQL (DESIGN §4a). Ids are stored as `uuid` on
 // PostgreSQL, where comparing with 'not-a-uuid' would raise a cast error instead of "not found";
@@ -10,9 +10,13 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID.test(value);
 }
 
-/** True for a non-empty string (hashes, e-mails, kids). */
+/**
+ * True for a non-empty string (hashes, e-mails, kids) that a database can hold: with a NUL or an
+ * unpaired surrogate PostgreSQL fails the statement (22021) instead of finding nothing, so such a
+ * lookup answers "not found" here and a write is refused before it reaches SQL.
+ */
 export function isText(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0;
+  return typeof value === 'string' && value.length > 0 && isStorableText(value);
 }
 
 /** True when the scope names a well-formed project id and a known environment. */
@@ -30,7 +34,7 @@ export function assertUuid(value: unknown, what: string): asserts value is strin
   if (!isUuid(value)) throw new TypeError(`${what} must be a lower-case UUID`);
 }
 
-/** Throws unless `value` is a non-empty string (used on writes). */
+/** Throws unless `value` is a non-empty string a database can hold (used on writes). */
 export function assertText(value: unknown, what: string): asserts value is string {
   if (!isText(value)) throw new TypeError(`${what} must be a non-empty string`);
 }

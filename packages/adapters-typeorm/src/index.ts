@@ -12,6 +12,7 @@ export { TypeormOneTimeTokenStore, insertOneTimeToken } from './typeorm-one-time
 export { TypeormMailOutbox } from './typeorm-mail-outbox';
 export { TypeormTwoFactorStore } from './typeorm-two-factor-store';
 export { TypeormPasskeyStore } from './typeorm-passkey-store';
+export { TypeormKnownDeviceStore } from './typeorm-known-device-store';
 export { TypeormOAuthProviderStore } from './typeorm-oauth-provider-store';
 export { TypeormIdentityRepository } from './typeorm-identity-repository';
 export { TypeormOidcClientStore } from './typeorm-oidc-client-store';

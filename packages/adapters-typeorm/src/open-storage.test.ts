@@ -156,7 +156,7 @@ describeWithPostgres('openStorage on PostgreSQL', (url) => {
       );
       expect(tables.map((t) => t.table_name)).toEqual(
         [
-          'api_keys', 'mail_outbox', 'migrations', 'oauth_identities', 'oauth_providers', 'oidc_artifacts', 'oidc_clients', 'one_time_tokens', 'passkeys', 'projects', 'refresh_tokens',
+          'api_keys', 'known_devices', 'mail_outbox', 'migrations', 'oauth_identities', 'oauth_providers', 'oidc_artifacts', 'oidc_clients', 'one_time_tokens', 'passkeys', 'projects', 'refresh_tokens',
           'sessions', 'signing_keys', 'totp_enrollments', 'totp_recovery_codes', 'users',
         ],
       );

@@ -23,12 +23,13 @@ import { TypeormIdentityRepository } from './typeorm-identity-repository';
 import { TypeormOAuthProviderStore } from './typeorm-oauth-provider-store';
 import { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
 import { TypeormOidcClientStore } from './typeorm-oidc-client-store';
+import { TypeormKnownDeviceStore } from './typeorm-known-device-store';
 
 /** The storage ports (same shape as `StoragePorts` of `@svc/core/testing`). */
 export type StoragePorts = Pick<AuthDeps, 'projects' | 'apiKeys' | 'users' | 'sessions' | 'signingKeys'>;
 
 /** Storage ports backed by one open database, plus what the composition root needs to run it. */
-export type TypeormStorage = StoragePorts & Pick<AuthDeps, 'twoFactor' | 'passkeys' | 'oauthProviders' | 'identities'> & {
+export type TypeormStorage = StoragePorts & Pick<AuthDeps, 'twoFactor' | 'passkeys' | 'oauthProviders' | 'identities' | 'knownDevices'> & {
   /** Single-use tokens (magic link, reset, challenges). */
   oneTimeTokens: TypeormOneTimeTokenStore;
   /** The mail outbox; shares the database with oneTimeTokens (a link's token and mail are one transaction). */
@@ -117,6 +118,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
     outbox: new TypeormMailOutbox(db),
     twoFactor: new TypeormTwoFactorStore(db),
     passkeys: new TypeormPasskeyStore(db),
+    knownDevices: new TypeormKnownDeviceStore(db),
     oauthProviders: new TypeormOAuthProviderStore(db),
     identities: new TypeormIdentityRepository(db),
     oidcClients: new TypeormOidcClientStore(db),

@@ -1,12 +1,13 @@
 import {
   apiKeyRepositoryContract,
+  knownDeviceStoreContract,
   projectRepositoryContract,
   sessionStoreContract,
   signingKeyStoreContract,
   userRepositoryContract,
   type StorageFactory,
 } from '@svc/core/testing';
-import { openStorage } from './open-storage';
+import { openStorage, type TypeormStorage } from './open-storage';
 import { createTestSchema, describeWithPostgres } from './testing';
 
 describeWithPostgres('TypeORM storage on PostgreSQL', (url) => {
@@ -29,4 +30,8 @@ describeWithPostgres('TypeORM storage on PostgreSQL', (url) => {
   userRepositoryContract('postgres', postgres);
   sessionStoreContract('postgres', postgres);
   signingKeyStoreContract('postgres', postgres);
+  knownDeviceStoreContract('postgres', async () => {
+    const opened = await postgres();
+    return { ...opened, knownDevices: (opened.ports as TypeormStorage).knownDevices };
+  });
 });

@@ -8,7 +8,7 @@ import { banUser, deleteUser, listUsers, unbanUser } from './use-cases/admin/man
 import { currentPublicKey, publishedJwks, rotateSigningKey } from './use-cases/admin/rotate-signing-key';
 import { getProject, updateProject } from './use-cases/admin/update-project';
 import { getMe } from './use-cases/get-me';
-import { logIn, type LogInInput } from './use-cases/log-in';
+import { logIn, type LogInInput, type LogInOptions } from './use-cases/log-in';
 import { logOut } from './use-cases/log-out';
 import { purgeExpired, type PurgeOptions } from './use-cases/purge-expired';
 import { refreshTokens } from './use-cases/refresh-tokens';
@@ -29,7 +29,7 @@ export function createAuthService(deps: AuthDeps, options: { apiKeyCacheSeconds?
     deps,
     resolveApiKey: resolveKey,
     signUp: (key: ResolvedApiKey, input: SignUpInput) => signUp(deps, key.scope, key.project, input),
-    logIn: (key: ResolvedApiKey, input: LogInInput) => logIn(deps, key.scope, key.project, input),
+    logIn: (key: ResolvedApiKey, input: LogInInput, options?: LogInOptions) => logIn(deps, key.scope, key.project, input, options),
     logOut: (key: ResolvedApiKey, refreshToken: string) => logOut(deps, key.scope, refreshToken),
     refresh: (key: ResolvedApiKey, refreshToken: string) => refreshTokens(deps, key.scope, key.project, refreshToken),
     getMe: (key: ResolvedApiKey, accessToken: string) => getMe(deps, key.scope, accessToken),

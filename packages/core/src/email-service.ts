@@ -1,7 +1,7 @@
 import type { AuthDeps } from './use-cases/deps';
 import { listDeadMails, listSandboxOutbox } from './use-cases/email/outbox-admin';
-import { requestMagicLink, type MagicLinkRequestInput } from './use-cases/email/request-magic-link';
-import { requestPasswordReset } from './use-cases/email/request-password-reset';
+import { acceptMagicLinkRequest, requestMagicLink, type MagicLinkRequestInput, type MagicLinkRequestOptions } from './use-cases/email/request-magic-link';
+import { acceptPasswordResetRequest, requestPasswordReset } from './use-cases/email/request-password-reset';
 import { updatePassword, type PasswordUpdateInput } from './use-cases/email/update-password';
 import { magicLinkProject, verifyMagicLink } from './use-cases/email/verify-magic-link';
 import type { ResolvedApiKey } from './use-cases/resolve-api-key';
@@ -14,13 +14,18 @@ import type { Project } from './domain/project';
 export function emailService(deps: AuthDeps) {
   return {
     magicLink: {
-      request: (key: ResolvedApiKey, input: MagicLinkRequestInput) => requestMagicLink(deps, key.scope, key.project, input),
+      request: (key: ResolvedApiKey, input: MagicLinkRequestInput, options?: MagicLinkRequestOptions) =>
+        requestMagicLink(deps, key.scope, key.project, input, options),
+      /** Checks the project now; returns the rest, to run after answering (see acceptMagicLinkRequest). */
+      accept: (key: ResolvedApiKey, input: MagicLinkRequestInput, options?: MagicLinkRequestOptions) =>
+        acceptMagicLinkRequest(deps, key.scope, key.project, input, options),
       /** The project named by a link's `project` query (no API key on verify); unknown -> invalid_magic_link. */
       project: (projectId: string) => magicLinkProject(deps, projectId),
       verify: (project: Project, token: string) => verifyMagicLink(deps, project, token),
     },
     passwordReset: {
       request: (key: ResolvedApiKey, input: { email: string }) => requestPasswordReset(deps, key.scope, key.project, input),
+      accept: (key: ResolvedApiKey, input: { email: string }) => acceptPasswordResetRequest(deps, key.scope, key.project, input),
       update: (key: ResolvedApiKey, input: PasswordUpdateInput) => updatePassword(deps, key.scope, key.project, input),
     },
   };

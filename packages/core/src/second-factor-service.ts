@@ -1,3 +1,4 @@
+import type { SignInClient } from './domain/known-device';
 import type { Passkey } from './domain/passkey';
 import type { AuthDeps } from './use-cases/deps';
 import { getMe } from './use-cases/get-me';
@@ -23,7 +24,8 @@ export function secondFactorService(deps: AuthDeps) {
       disable: async (key: ResolvedApiKey, accessToken: string, code: string) =>
         disableTotp(deps, key.scope, await userOf(key, accessToken), code),
       /** Redeems a login challenge (API key only). */
-      verify: (key: ResolvedApiKey, input: VerifyTwoFactorInput) => verifyTwoFactor(deps, key.scope, key.project, input),
+      verify: (key: ResolvedApiKey, input: VerifyTwoFactorInput, options?: { client?: SignInClient }) =>
+        verifyTwoFactor(deps, key.scope, key.project, input, options),
     },
     passkeys: {
       registrationOptions: async (key: ResolvedApiKey, accessToken: string) =>
@@ -35,8 +37,8 @@ export function secondFactorService(deps: AuthDeps) {
         removePasskey(deps, key.scope, await userOf(key, accessToken), id),
       /** Sign-in (API key only). */
       loginOptions: (key: ResolvedApiKey, input: { email: string }) => passkeyLoginOptions(deps, key.scope, key.project, input),
-      logIn: (key: ResolvedApiKey, input: { challengeId: string; email: string; response: unknown }) =>
-        logInWithPasskey(deps, key.scope, key.project, input),
+      logIn: (key: ResolvedApiKey, input: { challengeId: string; email: string; response: unknown }, options?: { client?: SignInClient }) =>
+        logInWithPasskey(deps, key.scope, key.project, input, options),
     },
   };
 }

@@ -11,6 +11,10 @@ class DownStore implements RateLimiter {
     this.calls += 1;
     throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
   }
+  async refund(): Promise<void> {
+    this.calls += 1;
+    throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+  }
   async reset(): Promise<void> {
     this.calls += 1;
     throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
@@ -27,6 +31,9 @@ class SwitchableStore implements RateLimiter {
   }
   hit(key: string, rule: FailoverRule): Promise<RateLimitDecision> {
     return (this.working ? this.up : this.down).hit(key, rule);
+  }
+  refund(key: string, rule: FailoverRule, window: string): Promise<void> {
+    return (this.working ? this.up : this.down).refund(key, rule, window);
   }
   reset(key: string): Promise<void> {
     return (this.working ? this.up : this.down).reset(key);
@@ -133,6 +140,31 @@ describe('FailoverRateLimiter', () => {
     await limiter.reset('k');
     expect((await limiter.hit('k', rule)).allowed).toBe(true);
     expect(failures.length).toBeGreaterThanOrEqual(2); // the failed hit and the failed reset
+  });
+
+  it('refunds in the store that counted the hit, and nowhere for a hit let through uncounted', async () => {
+    const { clock, primary, fallback, limiter, failures } = setup();
+    const rule = { limit: 4, windowSeconds: 60 };
+    const shared = await limiter.hit('k', rule);
+    primary.working = false;
+    const local = await limiter.hit('k', rule); // counted in the fallback, strict limit 2
+    const uncounted = await limiter.hit('r', { ...rule, whenStoreDown: 'allow' });
+    await limiter.refund('k', rule, local.window);
+    await limiter.refund('r', { ...rule, whenStoreDown: 'allow' }, uncounted.window);
+    expect((await fallback.hit('k', { limit: 2, windowSeconds: 60 })).remaining).toBe(1); // back to 0, then this hit
+    primary.working = true;
+    clock.advance(1);
+    await limiter.refund('k', rule, shared.window);
+    expect((await primary.up.hit('k', rule)).remaining).toBe(3);
+    expect(failures).toHaveLength(1); // the outage's first hit only
+  });
+
+  it('a refund that fails is reported, never thrown', async () => {
+    const { primary, limiter, failures } = setup();
+    const decision = await limiter.hit('k', { limit: 2, windowSeconds: 60 });
+    primary.working = false;
+    await expect(limiter.refund('k', { limit: 2, windowSeconds: 60 }, decision.window)).resolves.toBeUndefined();
+    expect(failures).toHaveLength(1);
   });
 
   it('refuses a strictFactor outside (0, 1]', () => {

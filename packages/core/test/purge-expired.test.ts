@@ -1,4 +1,5 @@
 import { sha256Hex } from '../src/domain/secrets';
+import { isKnownClient } from '../src/use-cases/known-clients';
 import { purgeExpired } from '../src/use-cases/purge-expired';
 import { InMemoryOidcArtifactStore } from '../src/testing/in-memory-oidc-artifact-store';
 import { PASSWORD, serviceWithProject } from './helpers';
@@ -33,8 +34,8 @@ describe('purgeExpired', () => {
     const live = await service.signUp(production, { email: 'bob@example.test', password: PASSWORD });
     await deps.outbox.enqueue(production.scope, mail(5));
 
-    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 1, sessions: 2, oneTimeTokens: 3, outboxMails: 3, oidcArtifacts: 0 });
-    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0 });
+    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 1, sessions: 2, oneTimeTokens: 3, outboxMails: 3, oidcArtifacts: 0, knownDevices: 0 });
+    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0 });
     await expect(service.refresh(production, expiring.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
     await expect(service.refresh(production, live.refreshToken)).resolves.toBeDefined();
     // Pending mails stay however old; the rest of the outbox is empty.
@@ -75,6 +76,22 @@ describe('purgeExpired', () => {
     expect(await oidcArtifacts.find(projectId, 'AccessToken', 'later', now)).not.toBeNull();
     expect(await oidcArtifacts.find(projectId, 'AccessToken', 'kept', now)).not.toBeNull();
     expect((await purgeExpired({ ...deps, oidcArtifacts })).oidcArtifacts).toBe(0);
+  });
+
+  it('forgets known clients 90 days after their last sign-in, not before', async () => {
+    const { deps, service, production } = await serviceWithProject();
+    await service.signUp(production, { email: 'ada@example.test', password: PASSWORD });
+    const signIn = (address: string) => service.logIn(production, { email: 'ada@example.test', password: PASSWORD }, { client: { address } });
+    await signIn('198.51.100.1');
+    await signIn('198.51.100.2');
+    deps.clock.advance(60 * DAY);
+    await signIn('198.51.100.2'); // renewed
+    deps.clock.advance(31 * DAY);
+    expect((await purgeExpired(deps, { batchSize: 1 })).knownDevices).toBe(1);
+    expect((await purgeExpired(deps)).knownDevices).toBe(0);
+    const user = await deps.users.findByEmail(production.scope, 'ada@example.test');
+    const known = async (address: string) => isKnownClient(deps, production.scope, user!.id, { address });
+    expect([await known('198.51.100.1'), await known('198.51.100.2')]).toEqual([false, true]);
   });
 
   it('refuses a batch size that could never finish', async () => {

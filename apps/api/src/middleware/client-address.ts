@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Request, Response } from 'express';
+import { isDeviceId, type SignInClient } from '@svc/core';
 
 /**
  * The end user's address. Calls come from customers' servers, so a request whose API key was
@@ -11,6 +12,17 @@ export function clientAddress(req: Request, res: Response): string {
   const named = res.locals.apiKey !== undefined ? req.get('x-svc-client-ip')?.trim() : undefined;
   if (named && isIP(named)) return named;
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * The client of a sign-in, as known clients count it: the address as rate limits key it, and the
+ * caller's device id from `X-Svc-Device-Id` (the SDK sends `CallOptions.deviceId`, the session
+ * proxy a per-browser cookie). Like `X-Svc-Client-Ip`, the header counts only on requests whose
+ * API key was accepted; a value that is not 1-128 printable ASCII characters counts as none.
+ */
+export function signInClient(req: Request, res: Response): SignInClient {
+  const named = res.locals.apiKey !== undefined ? req.get('x-svc-device-id') : undefined;
+  return { address: addressKey(clientAddress(req, res)), deviceId: isDeviceId(named) ? named : undefined };
 }
 
 /**

@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { AuthError } from '@svc/core';
 import { FORBIDDEN_KEYS, MAX_BODY_DEPTH } from '../dto/plain-object';
+import { unstorableTextProblem } from '../dto/storable-text';
 
 /** Request bodies above this are refused with 413 (DESIGN §5). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -125,8 +126,9 @@ export const refuseDeclaredOversize: RequestHandler = (req, res, next) => {
 
 /**
  * UTF-8 only (415 otherwise: the scanner reads the bytes as UTF-8), then {@link scanJson}, then
- * JSON.parse; every refusal is 400 validation_error. An empty body stays undefined, and a body
- * that is not an object (an array, a scalar) is refused by validation with the same code.
+ * JSON.parse, then no NUL or unpaired surrogate in any key or value (escapes such as `\u0000`
+ * decode to them); every refusal is 400 validation_error. An empty body stays undefined, and a
+ * body that is not an object (an array, a scalar) is refused by validation with the same code.
  */
 export const parseJsonBody: RequestHandler = (req, _res, next) => {
   if (!Buffer.isBuffer(req.body)) return next();
@@ -139,10 +141,14 @@ export const parseJsonBody: RequestHandler = (req, _res, next) => {
   }
   const problem = scanJson(text);
   if (problem) throw new AuthError('validation_error', problem);
+  let body: unknown;
   try {
-    req.body = JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new AuthError('validation_error', 'The request body is not valid JSON.');
   }
+  const unstorable = unstorableTextProblem(body, 'The request body');
+  if (unstorable) throw new AuthError('validation_error', unstorable);
+  req.body = body;
   next();
 };

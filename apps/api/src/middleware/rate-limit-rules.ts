@@ -2,8 +2,9 @@ import type { FailoverRule, StoreDownPolicy } from '@svc/core';
 
 /**
  * Every named limit. The first, `signup` .. `passwordReset`, are the contract's Limits table; the
- * rest close the doors an attacker would use next (DESIGN §6, issue 3): password spraying from one
- * address (`loginAddress`), guessing one account's password from many addresses (`loginAccount`),
+ * rest close the doors an attacker would use next (docs/security.md): password spraying from one
+ * address (`loginAddress`), guessing one account's password from many addresses (`loginAccount`,
+ * which does not count clients that signed in to the account before),
  * flooding one inbox with sign-in and reset mails from many addresses (`mailAccount`), guessing
  * reset / magic-link tokens and second-factor codes.
  */
@@ -52,7 +53,8 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
  * - `ip`: the end user's address (X-Svc-Client-Ip on key-bearing requests, else the socket's).
  * - `ip+email`: that address and the normalised e-mail of the body (the contract's "IP + e-mail").
  * - `email`: the e-mail alone, whatever the address: a caller who can name any address in
- *   X-Svc-Client-Ip (or a botnet) still gets only this many guesses at one account.
+ *   X-Svc-Client-Ip (or a botnet) still gets only this many guesses at one account. For login
+ *   (`loginAccount`) only clients the account does not know are counted.
  * - `challenge`: the body's `twoFactorToken`: a second-factor challenge gets a few guesses,
  *   from wherever they come.
  * - `user`: the signed-in user (the bearer token's `sub`): TOTP confirm and disable take a code
@@ -75,8 +77,13 @@ export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, RateLimitKeyKind>> 
   totpCode: 'user',
 };
 
-/** The limits that guard POST /api/auth/login, checked together (see `rateLimit`). */
-export const LOGIN_LIMITS: readonly RateLimitName[] = ['loginAddress', 'loginAccount', 'login'];
+/**
+ * The limits counted before POST /api/auth/login runs, for every client (see `rateLimit`). The
+ * third, `loginAccount`, is counted by the route once the use case has found that the client is
+ * not known to the account (docs/security.md): failures from elsewhere cannot lock out a client
+ * that signed in before, while the contract's `login` limit still holds for every address.
+ */
+export const LOGIN_LIMITS: readonly RateLimitName[] = ['loginAddress', 'login'];
 
 /**
  * The limits of the two routes that send mail to the body's address. `mailAccount` is one budget

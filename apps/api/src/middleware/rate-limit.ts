@@ -18,33 +18,81 @@ export interface RateLimitOptions {
 /**
  * Counts the request against each named limit. Runs after the API key (limits are per project and
  * environment) and after body validation (the e-mail in a key is the validated, normalised
- * address, hashed so that no address sits in the limiter's store). Every limit is hit, even once
- * one refuses, so refused attempts still count towards the wider caps. The answer carries the
- * headers of the tightest limit: the first that refused, else the one with the fewest hits left.
+ * address, hashed so that no address sits in the limiter's store). See {@link countLimits}.
  */
 export function rateLimit(names: RateLimitName | readonly RateLimitName[], options: RateLimitOptions): RequestHandler {
   const list: readonly RateLimitName[] = typeof names === 'string' ? [names] : names;
   return async (req: Request, res: Response, next: NextFunction) => {
-    const decisions = await Promise.all(list.map((name) => hitOrFailOpen(options, name, limitKey(name, req, res), res)));
-    const tightest = pickTightest(list, decisions);
-    if (!tightest) return next();
-    const { name, decision } = tightest;
-    // The decision's limit, not the configured one: during a Redis outage it is the stricter local limit.
-    res.set('RateLimit-Policy', `${decision.limit};w=${options.rules[name].windowSeconds}`);
-    res.set('RateLimit', `limit=${decision.limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`);
-    if (decision.allowed) return next();
-    res.set('Retry-After', String(decision.resetSeconds));
-    res.locals.rateLimited = name; // read by the metrics
-    next(new AuthError('rate_limited'));
+    await countLimits(list, options, req, res);
+    next();
   };
 }
 
-function pickTightest(names: readonly RateLimitName[], decisions: Array<RateLimitDecision | null>) {
-  let best: { name: RateLimitName; decision: RateLimitDecision } | null = null;
+/**
+ * Hits each named limit for this request and throws `rate_limited` when one refuses. Every limit
+ * is hit, even once one refuses, so refused attempts still count towards the wider caps. Used by
+ * the middleware and by routes that spend a limit part-way through (the login's per-account
+ * limit, only for clients the account does not know). The answer carries the headers of the
+ * tightest limit of the whole request so far: the first that refused, else the one with the
+ * fewest hits left.
+ */
+export async function countLimits(names: readonly RateLimitName[], options: RateLimitOptions, req: Request, res: Response): Promise<void> {
+  const keys = names.map((name) => limitKey(name, req, res));
+  const decisions = await Promise.all(names.map((name, i) => hitOrFailOpen(options, name, keys[i], res)));
+  names.forEach((name, i) => refundIfServerFails(res, options, name, keys[i], decisions[i]));
+  const earlier = res.locals.rateLimitTightest as Counted | undefined;
+  const tightest = pickTightest(earlier ? [earlier.name, ...names] : names, earlier ? [earlier.decision, ...decisions] : decisions);
+  if (!tightest) return;
+  res.locals.rateLimitTightest = tightest;
+  const { name, decision } = tightest;
+  // The decision's limit, not the configured one: during a Redis outage it is the stricter local limit.
+  res.set('RateLimit-Policy', `${decision.limit};w=${options.rules[name].windowSeconds}`);
+  res.set('RateLimit', `limit=${decision.limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`);
+  if (decision.allowed) return;
+  res.set('Retry-After', String(decision.resetSeconds));
+  res.locals.rateLimited = name; // read by the metrics
+  throw new AuthError('rate_limited');
+}
+
+/** One limit's decision for this request. */
+interface Counted {
+  name: RateLimitName;
+  decision: RateLimitDecision;
+}
+
+/**
+ * One hit on `name` for this request, spent later by calling the answer (e.g. by work that runs
+ * after the answer was sent): the key is taken from the request now. Resolves the decision, or
+ * null when the limiter failed (logged; the caller lets the work go on, like a failing limiter
+ * lets a request through). Sets no headers: the answer may be gone by then.
+ */
+export function deferredHit(name: RateLimitName, options: RateLimitOptions, req: Request, res: Response): () => Promise<RateLimitDecision | null> {
+  const key = limitKey(name, req, res);
+  return () => hitOrFailOpen(options, name, key, res);
+}
+
+/**
+ * Gives the hit back if the request ends in a 5xx: the service failed, not the caller, and a
+ * database outage must not leave every user's budget spent once it is over. Refused hits (429)
+ * and 4xx answers keep counting. The refund runs once the answer is sent; a limiter that fails
+ * to refund is logged, like one that fails to count.
+ */
+function refundIfServerFails(res: Response, options: RateLimitOptions, name: RateLimitName, key: string, decision: RateLimitDecision | null): void {
+  if (!decision) return; // nothing was counted
+  res.once('finish', () => {
+    if (res.statusCode < 500) return;
+    options.limiter.refund(key, options.rules[name], decision.window).catch((error: unknown) => {
+      options.logger.warn({ err: error, requestId: res.locals.requestId, limit: name }, 'rate limiter failed to refund a failed request');
+    });
+  });
+}
+
+function pickTightest(names: readonly RateLimitName[], decisions: Array<RateLimitDecision | null>): Counted | null {
+  let best: Counted | null = null;
   decisions.forEach((decision, i) => {
     if (decision && (best === null || tighter(decision, best.decision))) best = { name: names[i], decision };
   });
-  return best as { name: RateLimitName; decision: RateLimitDecision } | null;
+  return best;
 }
 
 /** A refusal beats an allowance (the first refusal stays); among allowances, fewer hits left wins. */

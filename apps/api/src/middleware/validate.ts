@@ -4,6 +4,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError } from 'class-validator';
 import { AuthError } from '@svc/core';
 import { findForbiddenKey } from '../dto/plain-object';
+import { unstorableTextProblem } from '../dto/storable-text';
 
 type DtoClass<T> = new () => T;
 
@@ -34,9 +35,14 @@ export function validateBody<T extends object>(Dto: DtoClass<T>): RequestHandler
   };
 }
 
-/** Validates the query string into `Dto` and keeps it on `res.locals.query`. */
+/**
+ * Validates the query string into `Dto` and keeps it on `res.locals.query`. `%00` decodes to a
+ * NUL, which no storage takes: refused first, as in bodies.
+ */
 export function validateQuery<T extends object>(Dto: DtoClass<T>): RequestHandler {
   return async (req, res, next) => {
+    const unstorable = unstorableTextProblem(req.query, 'The query');
+    if (unstorable) throw new AuthError('validation_error', unstorable);
     res.locals.query = await validateInput(Dto, { ...req.query }, 'The query');
     next();
   };

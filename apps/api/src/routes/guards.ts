@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { AppDeps } from '../app';
 import { checkOrigin, requireApiKey } from '../middleware/api-key';
-import { rateLimit, type RateLimitName } from '../middleware/rate-limit';
+import { rateLimit, type RateLimitName, type RateLimitOptions } from '../middleware/rate-limit';
 
 /** What every key-bearing endpoint runs first: the API key, then the project's allowed origins. */
 export function keyed(deps: AppDeps): RequestHandler[] {
@@ -13,5 +13,10 @@ export function keyed(deps: AppDeps): RequestHandler[] {
  * `limited(deps, ...LOGIN_LIMITS)`. Place it after `keyed` and `validateBody`.
  */
 export function limited(deps: AppDeps, ...names: RateLimitName[]): RequestHandler {
-  return rateLimit(names, { limiter: deps.rateLimiter, rules: deps.config.rateLimits, logger: deps.logger });
+  return rateLimit(names, limitOptions(deps));
+}
+
+/** The limiter with the configured values, for limits a route spends itself (`deferredHit`). */
+export function limitOptions(deps: AppDeps): RateLimitOptions {
+  return { limiter: deps.rateLimiter, rules: deps.config.rateLimits, logger: deps.logger };
 }

@@ -4,6 +4,7 @@ import type { AppDeps } from '../app';
 import { PasskeyLoginOptionsDto, PasskeyLoginVerifyDto, PasskeyRegisterDto } from '../dto/second-factor-dtos';
 import { apiKeyOf } from '../middleware/api-key';
 import { bearerToken } from '../middleware/bearer';
+import { signInClient } from '../middleware/client-address';
 import { bodyOf, validateBody } from '../middleware/validate';
 import { presentUserLogin } from '../presenters';
 import { presentPasskey, presentSignIn } from '../second-factor-presenters';
@@ -37,8 +38,8 @@ export function passkeyRoutes(deps: AppDeps): Router {
     .post('/api/auth/passkeys/login/options', ...keyed(deps), validateBody(PasskeyLoginOptionsDto), async (_req, res) => {
       res.json({ data: await passkeys.loginOptions(apiKeyOf(res), bodyOf(res, PasskeyLoginOptionsDto)) });
     })
-    .post('/api/auth/passkeys/login/verify', ...keyed(deps), validateBody(PasskeyLoginVerifyDto), async (_req, res) => {
-      const signedIn = await passkeys.logIn(apiKeyOf(res), bodyOf(res, PasskeyLoginVerifyDto));
+    .post('/api/auth/passkeys/login/verify', ...keyed(deps), validateBody(PasskeyLoginVerifyDto), async (req, res) => {
+      const signedIn = await passkeys.logIn(apiKeyOf(res), bodyOf(res, PasskeyLoginVerifyDto), { client: signInClient(req, res) });
       res.json({ data: presentSignIn({ twoFactorRequired: false, ...signedIn }, presentUserLogin) });
     });
 }

@@ -3,6 +3,7 @@ import type { AppDeps } from '../app';
 import { TotpCodeDto, TotpVerifyDto } from '../dto/second-factor-dtos';
 import { apiKeyOf } from '../middleware/api-key';
 import { bearerToken } from '../middleware/bearer';
+import { signInClient } from '../middleware/client-address';
 import { bodyOf, validateBody } from '../middleware/validate';
 import { presentUserLogin } from '../presenters';
 import { presentSignIn } from '../second-factor-presenters';
@@ -25,8 +26,8 @@ export function twoFactorRoutes(deps: AppDeps): Router {
       await totp.disable(apiKeyOf(res), bearerToken(req), bodyOf(res, TotpCodeDto).code);
       res.json({ data: { success: true } });
     })
-    .post('/api/auth/2fa/totp/verify', ...keyed(deps), validateBody(TotpVerifyDto), limited(deps, 'twoFactorVerify'), async (_req, res) => {
-      const signedIn = await totp.verify(apiKeyOf(res), bodyOf(res, TotpVerifyDto));
+    .post('/api/auth/2fa/totp/verify', ...keyed(deps), validateBody(TotpVerifyDto), limited(deps, 'twoFactorVerify'), async (req, res) => {
+      const signedIn = await totp.verify(apiKeyOf(res), bodyOf(res, TotpVerifyDto), { client: signInClient(req, res) });
       res.json({ data: presentSignIn({ twoFactorRequired: false, ...signedIn }, presentUserLogin) });
     });
 }

@@ -35,7 +35,7 @@ export interface FailoverRateLimiterOptions {
  * of failing the request: DESIGN §6 wants the API to keep serving through a Redis outage. Each
  * process then counts alone, so `'local-strict'` divides the limit to keep the sum across a few
  * instances near the real one. Recovery needs no signal: once `retryAfterMs` has passed the next
- * hit tries the primary again. Never throws from `hit` or `reset`.
+ * hit tries the primary again. Never throws from `hit`, `refund` or `reset`.
  */
 export class FailoverRateLimiter implements RateLimiter {
   private readonly primary: RateLimiter;
@@ -65,13 +65,26 @@ export class FailoverRateLimiter implements RateLimiter {
       try {
         const decision = await this.primary.hit(key, limits);
         this.primaryFailedAt = null;
-        return decision;
+        return { ...decision, window: `${PRIMARY}${decision.window}` };
       } catch (error) {
         this.primaryFailedAt = this.clock.now().getTime();
         this.report(error);
       }
     }
     return this.degraded(key, rule);
+  }
+
+  /** Refunds in the store that counted the hit (its window says which); never throws. */
+  async refund(key: string, rule: FailoverRule, window: string): Promise<void> {
+    const primary = window.startsWith(PRIMARY);
+    if (!primary && !window.startsWith(FALLBACK)) return; // the hit was let through uncounted
+    const inner = window.slice((primary ? PRIMARY : FALLBACK).length);
+    try {
+      if (primary) await this.primary.refund(key, { limit: rule.limit, windowSeconds: rule.windowSeconds }, inner);
+      else await this.fallback.refund(key, this.strictRule(rule), inner);
+    } catch (error) {
+      this.report(error);
+    }
   }
 
   /** Resets in both stores, so a reset made during an outage also holds after it. */
@@ -81,15 +94,20 @@ export class FailoverRateLimiter implements RateLimiter {
 
   private async degraded(key: string, rule: FailoverRule): Promise<RateLimitDecision> {
     if (rule.whenStoreDown === 'allow') return allowAll(rule);
-    const strict = { limit: Math.max(1, Math.floor(rule.limit * this.strictFactor)), windowSeconds: rule.windowSeconds };
     try {
-      return await this.fallback.hit(key, strict);
+      const decision = await this.fallback.hit(key, this.strictRule(rule));
+      return { ...decision, window: `${FALLBACK}${decision.window}` };
     } catch (error) {
       // A fallback that fails too leaves nothing to count in; letting the request through keeps
       // the promise of never failing a request because of the limiter.
       this.report(error);
       return allowAll(rule);
     }
+  }
+
+  /** The per-process limit of `'local-strict'`. */
+  private strictRule(rule: RateLimitRule): RateLimitRule {
+    return { limit: Math.max(1, Math.floor(rule.limit * this.strictFactor)), windowSeconds: rule.windowSeconds };
   }
 
   /** True while a recent failure says the primary is probably still down: don't wait on it again. */
@@ -108,6 +126,11 @@ export class FailoverRateLimiter implements RateLimiter {
   }
 }
 
+// Prefixes of a decision's window: which store counted the hit, so its refund goes there too.
+const PRIMARY = 'p:';
+const FALLBACK = 'f:';
+
+/** A hit let through uncounted: its window names no store, so a refund of it does nothing. */
 function allowAll(rule: RateLimitRule): RateLimitDecision {
-  return { allowed: true, limit: rule.limit, remaining: rule.limit, resetSeconds: rule.windowSeconds };
+  return { allowed: true, limit: rule.limit, remaining: rule.limit, resetSeconds: rule.windowSeconds, window: 'uncounted' };
 }

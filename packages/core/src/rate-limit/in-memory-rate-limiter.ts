@@ -27,7 +27,14 @@ export class InMemoryRateLimiter implements RateLimiter {
       limit: rule.limit,
       remaining: Math.max(0, rule.limit - window.count),
       resetSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)),
+      // A window here starts at its first hit; its end names it.
+      window: String(window.resetAt),
     };
+  }
+
+  async refund(key: string, _rule: RateLimitRule, windowName: string): Promise<void> {
+    const window = this.windows.get(key);
+    if (window && String(window.resetAt) === windowName && window.count > 0) window.count -= 1;
   }
 
   async reset(key: string): Promise<void> {

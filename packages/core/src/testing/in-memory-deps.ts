@@ -21,6 +21,7 @@ import { FakeOAuthProviderClient } from './fake-oauth-provider-client';
 import { InMemoryIdentityRepository } from './in-memory-identity-repository';
 import { InMemoryOAuthProviderStore } from './in-memory-oauth-provider-store';
 import { InMemoryCommonPasswordList } from './in-memory-common-password-list';
+import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
 
 export const TEST_ISSUER = 'http://svc.test';
 
@@ -64,6 +65,7 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
     oauthClient: new FakeOAuthProviderClient(),
     // A few words; the API ships the real list (CommonPasswordFile in adapters-crypto).
     commonPasswords: new InMemoryCommonPasswordList(),
+    knownDevices: new InMemoryKnownDeviceStore(),
     ...overrides,
     clock,
   };

@@ -28,3 +28,12 @@ oneTimeTokenStoreContract('memory', async () => ({
   oneTimeTokens: new InMemoryOneTimeTokenStore(),
   close: async () => {},
 }));
+
+import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
+import { knownDeviceStoreContract } from './known-device-store.contract';
+
+knownDeviceStoreContract('memory', async () => ({
+  ports: createInMemoryStorage(),
+  knownDevices: new InMemoryKnownDeviceStore(),
+  close: async () => {},
+}));

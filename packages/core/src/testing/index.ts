@@ -26,6 +26,8 @@ export * from './recording-mailer';
 export * from './fake-secret-box';
 export * from './in-memory-two-factor-store';
 export * from './in-memory-passkey-store';
+export * from './in-memory-known-device-store';
+export * from './known-device-store.contract';
 export * from './two-factor-store.contract';
 export * from './passkey-store.contract';
 export * from './reference-totp';

@@ -54,6 +54,48 @@ export function rateLimiterContract(
       expect((await subject.limiter.hit(k, rule)).allowed).toBe(true);
     });
 
+    it('refund takes back one hit, so a failed request costs nothing', async () => {
+      const k = key();
+      const rule = { limit: 2, windowSeconds: 60 };
+      await subject.limiter.hit(k, rule);
+      const second = await subject.limiter.hit(k, rule);
+      await subject.limiter.refund(k, rule, second.window);
+      const third = await subject.limiter.hit(k, rule);
+      expect([third.allowed, third.remaining]).toEqual([true, 0]);
+      expect((await subject.limiter.hit(k, rule)).allowed).toBe(false);
+    });
+
+    it('refund never takes a count below zero, and ignores a key it does not know', async () => {
+      const k = key();
+      const rule = { limit: 2, windowSeconds: 60 };
+      const first = await subject.limiter.hit(k, rule);
+      await subject.limiter.refund(k, rule, first.window);
+      await subject.limiter.refund(k, rule, first.window);
+      await subject.limiter.refund(key(), rule, first.window);
+      const decisions = [];
+      for (let i = 0; i < 3; i += 1) decisions.push(await subject.limiter.hit(k, rule));
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, false]);
+    });
+
+    it('a refund of a hit from a window that has ended leaves the new window alone', async () => {
+      const k = key();
+      const rule = { limit: 1, windowSeconds: 60 };
+      const old = await subject.limiter.hit(k, rule);
+      subject.clock.advance(61);
+      expect((await subject.limiter.hit(k, rule)).allowed).toBe(true);
+      await subject.limiter.refund(k, rule, old.window);
+      expect((await subject.limiter.hit(k, rule)).allowed).toBe(false);
+    });
+
+    it('refunds are atomic under concurrency', async () => {
+      const k = key();
+      const rule = { limit: 5, windowSeconds: 60 };
+      const counted = await Promise.all(Array.from({ length: 5 }, () => subject.limiter.hit(k, rule)));
+      await Promise.all(counted.map((decision) => subject.limiter.refund(k, rule, decision.window)));
+      const decisions = await Promise.all(Array.from({ length: 8 }, () => subject.limiter.hit(k, rule)));
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
+    });
+
     it('opens a new window when the old one ends', async () => {
       const k = key();
       const rule = { limit: 1, windowSeconds: 60 };

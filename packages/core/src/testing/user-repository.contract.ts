@@ -20,6 +20,14 @@ export function userRepositoryContract(label: string, factory: StorageFactory): 
       expect(await ports().users.findByEmail(scope, user.email)).toEqual(user);
     });
 
+    it('a lookup by text no database holds (NUL, an unpaired surrogate) finds nothing, without an error', async () => {
+      const scope = await seedScope(ports());
+      await seedUser(ports(), scope, { email: 'ada@example.test' });
+      for (const email of ['ada\u0000@example.test', 'ada@example.test\u0000', '\ud800ada@example.test']) {
+        expect(await ports().users.findByEmail(scope, email)).toBeNull();
+      }
+    });
+
     it('refuses a second user with the same e-mail in one scope', async () => {
       const scope = await seedScope(ports());
       const user = await seedUser(ports(), scope);

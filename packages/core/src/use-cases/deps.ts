@@ -19,6 +19,7 @@ import type { OAuthProviderStore } from '../ports/oauth-provider-store';
 import type { IdentityRepository } from '../ports/identity-repository';
 import type { OAuthProviderClient } from '../ports/oauth-provider-client';
 import type { CommonPasswordList } from '../ports/common-password-list';
+import type { KnownDeviceStore } from '../ports/known-device-store';
 
 export interface AuthSettings {
   /** `iss` of every access token: the service's base URL. */
@@ -54,4 +55,6 @@ export interface AuthDeps {
   oauthClient: OAuthProviderClient;
   /** The most common passwords, refused where a project's `rejectCommonPasswords` is on. */
   commonPasswords: CommonPasswordList;
+  // Clients that completed a sign-in, so failures from elsewhere do not lock them out.
+  knownDevices: KnownDeviceStore;
 }

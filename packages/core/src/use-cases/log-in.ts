@@ -1,13 +1,26 @@
 import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
+import type { SignInClient } from '../domain/known-device';
 import { normalizeEmail } from '../domain/user';
 import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from './complete-first-factor';
 import type { AuthDeps } from './deps';
+import { isKnownClient, rememberClient } from './known-clients';
 
 export interface LogInInput {
   email: string;
   password: string;
+}
+
+export interface LogInOptions {
+  /** Who is signing in (address, device id); a completed sign-in makes it known to the account. */
+  client?: SignInClient;
+  /**
+   * Called before the password is checked when `client` is not known to the account (or the
+   * e-mail has none). The HTTP layer spends the per-account limit here and throws
+   * `rate_limited` to refuse, so failures from elsewhere cannot lock out a known client.
+   */
+  unknownClient?: () => Promise<void>;
 }
 
 /**
@@ -15,17 +28,22 @@ export interface LogInInput {
  * answer time does not tell whether an account exists, and the message is the same either way.
  */
 export async function logIn(
-  deps: FirstFactorDeps & Pick<AuthDeps, 'passwords'>,
+  deps: FirstFactorDeps & Pick<AuthDeps, 'passwords' | 'knownDevices'>,
   scope: TenantScope,
   project: Project,
   input: LogInInput,
+  options: LogInOptions = {},
 ): Promise<SignInResult> {
   const user = await deps.users.findByEmail(scope, normalizeEmail(input.email));
+  if (options.unknownClient && !(await isKnownClient(deps, scope, user?.id ?? null, options.client))) await options.unknownClient();
   const matches = user?.passwordHash
     ? await deps.passwords.verify(input.password, user.passwordHash)
     : await deps.passwords.verifyDummy(input.password);
   if (!user || !matches) throw new AuthError('invalid_credentials');
   // Banned is told only after the password matched (completeFirstFactor checks it): it reveals
-  // nothing to a guesser. A user with TOTP on gets the second-factor challenge instead of tokens.
-  return completeFirstFactor(deps, scope, project, user);
+  // nothing to a guesser. A user with TOTP on gets the second-factor challenge instead of tokens,
+  // and its client becomes known only once the second factor is done too.
+  const result = await completeFirstFactor(deps, scope, project, user);
+  if (!result.twoFactorRequired) await rememberClient(deps, scope, user.id, options.client);
+  return result;
 }

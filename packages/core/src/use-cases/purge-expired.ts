@@ -1,3 +1,4 @@
+import { knownSince } from '../domain/known-device';
 import type { OidcArtifactStore } from '../ports/oidc-artifact-store';
 import type { AuthDeps } from './deps';
 
@@ -10,6 +11,8 @@ export interface PurgeCounts {
   outboxMails: number;
   /** The hosted OIDC provider's expired sessions, grants, codes and tokens (0 without it). */
   oidcArtifacts: number;
+  /** Known clients whose last sign-in is older than the retention (90 days). */
+  knownDevices: number;
 }
 
 export interface PurgeOptions {
@@ -23,19 +26,20 @@ export const DEFAULT_PURGE_BATCH_SIZE = 1000;
 export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
 /** The OIDC artifact store is optional: hosts without the provider (DESIGN §9) have none. */
-type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions' | 'oneTimeTokens' | 'outbox'> & { oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'> };
+type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions' | 'oneTimeTokens' | 'outbox' | 'knownDevices'> & { oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'> };
 
 /**
  * Deletes what nobody can use any more, over every tenant: revoked sessions, expired refresh
  * tokens and the sessions they leave unrefreshable, expired one-time tokens, finished mails past
- * the retention, and expired OIDC provider artifacts when the host has the provider. Each kind runs in batches until one comes back short; one `now` for all.
+ * the retention, known clients not seen within theirs, and expired OIDC provider artifacts when
+ * the host has the provider. Each kind runs in batches until one comes back short; one `now` for all.
  */
 export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}): Promise<PurgeCounts> {
   const limit = options.batchSize ?? DEFAULT_PURGE_BATCH_SIZE;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError('batchSize must be a positive integer');
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - (options.outboxRetentionSeconds ?? DEFAULT_OUTBOX_RETENTION_SECONDS) * 1000);
-  const counts: PurgeCounts = { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0 };
+  const counts: PurgeCounts = { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0 };
   counts.sessions += await inBatches(limit, () => deps.sessions.deleteRevoked(now, limit));
   counts.refreshTokens = await inBatches(limit, async () => {
     const batch = await deps.sessions.deleteExpired(now, limit);
@@ -44,6 +48,8 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}):
   });
   counts.oneTimeTokens = await inBatches(limit, () => deps.oneTimeTokens.deleteExpired(now, limit));
   counts.outboxMails = await inBatches(limit, () => deps.outbox.deleteFinishedBefore(cutoff, limit));
+  const unknownFrom = knownSince(now);
+  counts.knownDevices = await inBatches(limit, () => deps.knownDevices.deleteSeenBefore(unknownFrom, limit));
   const artifacts = deps.oidcArtifacts;
   if (artifacts) counts.oidcArtifacts = await inBatches(limit, () => artifacts.deleteExpired(now, limit));
   return counts;

@@ -2,7 +2,9 @@ import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
 import type { Project } from '../../domain/project';
 import { isBanned, normalizeEmail } from '../../domain/user';
+import type { SignInClient } from '../../domain/known-device';
 import { finishSignIn, type SignedIn } from '../complete-first-factor';
+import { rememberClient } from '../known-clients';
 import type { AuthDeps } from '../deps';
 import { newBearerSecret } from '../issue-tokens';
 import { credentialIdOf, requireRelyingParty, storeChallenge, takeChallenge } from './webauthn-challenges';
@@ -29,7 +31,7 @@ export async function passkeyLoginOptions(
 
 type LoginDeps = Pick<
   AuthDeps,
-  'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'passkeys' | 'webauthn'
+  'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'passkeys' | 'webauthn' | 'knownDevices'
 >;
 
 /**
@@ -43,6 +45,7 @@ export async function logInWithPasskey(
   scope: TenantScope,
   project: Project,
   input: { challengeId: string; email: string; response: unknown },
+  options: { client?: SignInClient } = {},
 ): Promise<SignedIn> {
   const rp = requireRelyingParty(project);
   const stored = await takeChallenge(deps, scope, input.challengeId, 'authentication');
@@ -58,7 +61,9 @@ export async function logInWithPasskey(
   }
   // As at login: a ban is told only to someone who proved the credential.
   if (isBanned(user)) throw new AuthError('user_banned');
-  return finishSignIn(deps, scope, project, user);
+  const signedIn = await finishSignIn(deps, scope, project, user);
+  await rememberClient(deps, scope, user.id, options.client);
+  return signedIn;
 }
 
 const invalidPasskey = () => new AuthError('invalid_passkey');

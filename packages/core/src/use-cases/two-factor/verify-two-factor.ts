@@ -4,7 +4,9 @@ import type { Project } from '../../domain/project';
 import { sha256Hex } from '../../domain/secrets';
 import { TWO_FACTOR_MAX_ATTEMPTS } from '../../domain/two-factor';
 import { isBanned } from '../../domain/user';
+import type { SignInClient } from '../../domain/known-device';
 import { finishSignIn, type SignedIn } from '../complete-first-factor';
+import { rememberClient } from '../known-clients';
 import type { AuthDeps } from '../deps';
 import { acceptSecondFactorCode } from './second-factor-codes';
 
@@ -16,7 +18,7 @@ export interface VerifyTwoFactorInput {
 
 type VerifyDeps = Pick<
   AuthDeps,
-  'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'twoFactor' | 'secretBox' | 'totp'
+  'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'twoFactor' | 'secretBox' | 'totp' | 'knownDevices'
 >;
 
 const invalidToken = () => new AuthError('invalid_two_factor_token');
@@ -34,6 +36,7 @@ export async function verifyTwoFactor(
   scope: TenantScope,
   project: Project,
   input: VerifyTwoFactorInput,
+  options: { client?: SignInClient } = {},
 ): Promise<SignedIn> {
   const tokenHash = sha256Hex(input.twoFactorToken);
   const now = deps.clock.now();
@@ -55,5 +58,8 @@ export async function verifyTwoFactor(
   }
   if (!(await deps.oneTimeTokens.consume(scope, 'two_factor', tokenHash, now))) throw invalidToken();
   if (isBanned(user)) throw new AuthError('user_banned');
-  return finishSignIn(deps, scope, project, user);
+  const signedIn = await finishSignIn(deps, scope, project, user);
+  // The sign-in is complete only now: the client that did both factors becomes known.
+  await rememberClient(deps, scope, user.id, options.client);
+  return signedIn;
 }

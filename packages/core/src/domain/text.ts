@@ -1,0 +1,13 @@
+/**
+ * Text the service stores and hands back must be well-formed Unicode without NUL: PostgreSQL
+ * refuses U+0000 in `text` and `jsonb`, and a lone UTF-16 surrogate is no character at all (it
+ * becomes U+FFFD on its way to UTF-8, so what is stored is not what was sent, and `jsonb` refuses
+ * its `\ud800` escape). The edges refuse such input as `validation_error` before doing any work
+ * with it (docs/security.md, "Input").
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when `value` holds no NUL and no unpaired surrogate. */
+export function isStorableText(value: string): boolean {
+  return !UNSTORABLE.test(value);
+}

@@ -1,0 +1,23 @@
+import type { TenantScope } from '../domain/environment';
+import { clientFingerprints, KNOWN_DEVICES_PER_USER, knownSince, type SignInClient } from '../domain/known-device';
+import type { AuthDeps } from './deps';
+
+type KnownClientDeps = Pick<AuthDeps, 'clock' | 'knownDevices'>;
+
+/** Stands in for the user of an unknown e-mail, so that case costs the same lookup as a real one. */
+const NO_USER = '00000000-0000-0000-0000-000000000000';
+
+/** True when `client` completed a sign-in to `userId` within the retention (docs/security.md). */
+export async function isKnownClient(deps: KnownClientDeps, scope: TenantScope, userId: string | null, client: SignInClient | undefined): Promise<boolean> {
+  const user = userId ?? NO_USER;
+  const fingerprints = client ? clientFingerprints(scope, user, client) : [];
+  if (fingerprints.length === 0) return false;
+  return deps.knownDevices.isKnown(scope, user, fingerprints, { seenSince: knownSince(deps.clock.now()) });
+}
+
+/** Records a completed sign-in of `userId` from `client` (its address and device, if named). */
+export async function rememberClient(deps: KnownClientDeps, scope: TenantScope, userId: string, client: SignInClient | undefined): Promise<void> {
+  const fingerprints = client ? clientFingerprints(scope, userId, client) : [];
+  if (fingerprints.length === 0) return;
+  await deps.knownDevices.remember(scope, userId, fingerprints, { at: deps.clock.now(), keep: KNOWN_DEVICES_PER_USER });
+}
