@@ -91,7 +91,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps));
   app.use(oauthRoutes(deps));
   app.use(oidcGrantRoutes(deps));
-  app.use('/admin', adminRoutes(deps));
+  app.use('/admin', adminRoutes(mailDeps));
   // Unknown paths, and known paths with another method (405 is answered as 404, DESIGN §5).
   app.use((_req, _res, next) => next(new AuthError('not_found', 'No such endpoint.')));
   app.use(errorHandler(deps.logger));

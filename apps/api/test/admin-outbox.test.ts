@@ -1,9 +1,25 @@
 import request from 'supertest';
 import { MailDeliveryError } from '@svc/core';
+import { createInMemoryDeps } from '@svc/core/testing';
 import { admin, createProject } from './helpers';
 import { buildEmailApp, createMailProject, MAGIC_URL, requestMagicLink, requestReset, verify } from './email-helpers';
 
 describe('GET /admin/projects/{id}/environments/sandbox/outbox', () => {
+  it('shows a mail asked for just before, although mail requests queue their mail after answering', async () => {
+    const deps = createInMemoryDeps();
+    // A slow lookup keeps the queued work running well after the request's answer.
+    const findByEmail = deps.users.findByEmail.bind(deps.users);
+    deps.users.findByEmail = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return findByEmail(...args);
+    };
+    const { app } = buildEmailApp({ deps });
+    const project = await createMailProject(app);
+    await requestMagicLink(app, project.sandbox, { email: 'soon@example.com' }).expect(200);
+    const mails = (await admin(app).get(`/admin/projects/${project.id}/environments/sandbox/outbox?email=soon@example.com`).expect(200)).body.data.mails;
+    expect(mails.map((mail: { template: string }) => mail.template)).toEqual(['magic_link']);
+  });
+
   it('shows the latest mails to a sandbox address with their links, before and after sending', async () => {
     const { app, deliver, clock } = buildEmailApp();
     const project = await createMailProject(app);

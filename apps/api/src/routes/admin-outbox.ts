@@ -15,6 +15,9 @@ export function adminOutboxRoutes(deps: AppDeps): Router {
   const { admin } = deps.auth;
   return Router()
     .get('/projects/:id/environments/:env/outbox', sandboxOnly, validateQuery(SandboxOutboxQuery), async (req, res) => {
+      // Mail requests answer before they queue their mail; a test that asks for the mail right
+      // after its request must find it, so this process's queued work is waited for first.
+      await deps.afterAnswer?.idle();
       const views = await admin.sandboxOutbox(idParam(req.params.id, projectNotFound), queryOf(res, SandboxOutboxQuery));
       res.json({ data: { mails: views.map(presentSandboxMail) } });
     })
