@@ -1,4 +1,4 @@
-import { BrandingCache, BRANDING_TTL_MS } from '../src/branding-cache';
+import { BrandingCache, BRANDING_TTL_MS } from '../src/core/branding-cache';
 import { CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type TestProject, json } from './helpers';
 
 describe('poweredByService in GET session', () => {

@@ -1,6 +1,6 @@
 import { cookieNamesOf, loadProxyConfig, ProxyConfigError, sanitizeCookiePrefix } from '../src';
-import { parseCookies } from '../src/cookies';
-import { normalizeBasePath } from '../src/options';
+import { parseCookies } from '../src/core/cookies';
+import { normalizeBasePath } from '../src/core/options';
 
 describe('options', () => {
   it('turns every non-alphanumeric character of the cookie prefix into _', () => {

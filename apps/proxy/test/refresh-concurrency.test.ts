@@ -1,5 +1,5 @@
 import { createSvcClient } from '@svc/sdk';
-import { RefreshFlights } from '../src/refresh-flights';
+import { RefreshFlights } from '../src/core/refresh-flights';
 import { CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
 
 // Parallel tabs share one refresh cookie. The API's replay detection is strict (grace 0), so

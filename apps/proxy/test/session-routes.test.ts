@@ -25,7 +25,7 @@ describe('session routes', () => {
     const { data } = JSON.parse(text);
     expect(data).toEqual({ user: expect.objectContaining({ email: 'ada@example.com', meta: { team: 'core' } }), expiresIn: 900 });
     const cookies = setCookiesOf(res);
-    expect(Object.keys(cookies).sort()).toEqual(['svc_at', 'svc_rt']);
+    expect(Object.keys(cookies).sort()).toEqual(['svc_at', 'svc_did', 'svc_rt']);
     expect(cookies.svc_at.attributes).toEqual({ 'max-age': '900', path: '/', httponly: true, samesite: 'Lax' });
     expect(cookies.svc_rt.attributes).toEqual({ 'max-age': String(REFRESH_COOKIE_MAX_AGE_SECONDS), path: '/', httponly: true, samesite: 'Lax' });
     expect(REFRESH_COOKIE_MAX_AGE_SECONDS).toBe(60 * 24 * 3600);
@@ -141,7 +141,7 @@ describe('cookie options', () => {
     const proxy = await startProxy({ apiKey: project.live, baseUrl: api.url, cookiePrefix: 'my-app.v2 é', routeBasePath: '/auth/' });
     const res = await postJson(proxy, '/auth/signup', { email: 'prefix@example.com', password: PASSWORD });
     expect(res.status).toBe(201);
-    expect(Object.keys(setCookiesOf(res)).sort()).toEqual(['my_app_v2___at', 'my_app_v2___rt']);
+    expect(Object.keys(setCookiesOf(res)).sort()).toEqual(['my_app_v2___at', 'my_app_v2___did', 'my_app_v2___rt']);
     const jar = new CookieJar().store(res);
     expect((await fetch(`${proxy.url}/auth/session`, { headers: { Cookie: jar.header() } })).status).toBe(200);
     expect((await fetch(`${proxy.url}/api/session/session`, { headers: { Cookie: jar.header() } })).status).toBe(404);
