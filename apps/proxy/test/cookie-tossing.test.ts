@@ -1,6 +1,5 @@
 import { createSvcClient } from '@svc/sdk';
-import { requireUser } from '../src';
-import { CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
+import { ADAPTERS, CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
 
 // A sibling site (evil.example.com) can plant cookies for the parent domain, or for a longer path,
 // that the browser then sends to app.example.com beside (and before) the real ones. Using the
@@ -31,7 +30,7 @@ function expiredAt(res: Response, name: string): string[] {
     .sort();
 }
 
-describe('duplicate auth cookies (cookie tossing)', () => {
+describe.each(ADAPTERS)('duplicate auth cookies (cookie tossing) (%s)', (adapter) => {
   let api: RealApi;
   let project: TestProject;
   let proxy: RunningProxy;
@@ -42,14 +41,7 @@ describe('duplicate auth cookies (cookie tossing)', () => {
     api = await startRealApi();
     project = await api.createProject();
     const svc = createSvcClient({ apiKey: project.live, baseUrl: api.url });
-    proxy = await startProxy({
-      apiKey: project.live,
-      baseUrl: api.url,
-      publicOrigin: ORIGIN,
-      mount: (app) => {
-        app.get('/api/private', requireUser({ apiKey: project.live, svc }), (req, res) => void res.json({ data: { id: req.get('x-svc-user-id') } }));
-      },
-    });
+    proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url, publicOrigin: ORIGIN, guarded: { options: { apiKey: project.live, svc }, reached: () => {} } });
     const signUp = async (email: string) => new CookieJar().store(await postJson(proxy, '/api/session/signup', { email, password: PASSWORD }, { Origin: ORIGIN }));
     victim = await signUp('victim@example.com');
     attacker = await signUp('attacker@example.com');
@@ -113,7 +105,7 @@ describe('duplicate auth cookies (cookie tossing)', () => {
   });
 });
 
-describe('__Host- cookie names (opt-in)', () => {
+describe.each(ADAPTERS)('__Host- cookie names (opt-in) (%s)', (adapter) => {
   let api: RealApi;
   let project: TestProject;
 
@@ -124,7 +116,7 @@ describe('__Host- cookie names (opt-in)', () => {
   afterAll(() => api.close());
 
   it('are used with Secure, Path=/ and no Domain when the cookies are secure', async () => {
-    const proxy = await startProxy({ apiKey: project.live, baseUrl: api.url, hostPrefixCookies: true, secureCookies: true });
+    const proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url, hostPrefixCookies: true, secureCookies: true });
     try {
       const res = await postJson(proxy, '/api/session/signup', { email: 'host@example.com', password: PASSWORD });
       expect(res.status).toBe(201);
@@ -145,7 +137,7 @@ describe('__Host- cookie names (opt-in)', () => {
 
   it('stay off without Secure (plain http in development) and by default', async () => {
     for (const options of [{ hostPrefixCookies: true, secureCookies: false }, { secureCookies: true }]) {
-      const proxy = await startProxy({ apiKey: project.live, baseUrl: api.url, ...options });
+      const proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url, ...options });
       const res = await postJson(proxy, '/api/session/login', { email: 'host@example.com', password: PASSWORD });
       expect(setCookieLines(res).map((line) => line.name).sort()).toEqual(['svc_at', 'svc_did', 'svc_rt']);
       await proxy.close();
