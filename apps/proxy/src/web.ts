@@ -5,6 +5,7 @@ export { createSessionHandler, type SessionHandler, type SessionHandlerOptions }
 export { createUserGuard, type GuardedHandler, type GuardResult, type UserGuard, type UserGuardOptions } from './web/user-guard';
 export type { ClientIpReader, WebCallContext } from './web/web-request';
 export type { RequireUserOptions } from './core/guard';
+export type { UserMe } from '@svc/sdk';
 export { cookieNamesOf, sanitizeCookiePrefix, ACCOUNT_PLANS, DEFAULT_ROUTE_BASE_PATH, type AccountPlan, type SessionProxyOptions } from './core/options';
 export { REFRESH_COOKIE_MAX_AGE_SECONDS, DEVICE_COOKIE_MAX_AGE_SECONDS } from './core/cookies';
 export { BRANDING_TTL_MS } from './core/branding-cache';
