@@ -1,7 +1,8 @@
 import { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
 import { createProxyCore, type RouteMatch } from './core/proxy-core';
 import type { SessionProxyOptions } from './core/options';
-import { ExpressProxyRequest, stripSvcHeaders, writeAnswer } from './express-request';
+import { ExpressProxyRequest } from './express-request';
+import { pathOf, stripSvcHeaders, writeAnswer } from './node-request';
 import { proxySvcClient } from './svc-client';
 
 /**
@@ -26,16 +27,19 @@ export function createSessionProxy(options: SessionProxyOptions): Router {
     core.answer(new ExpressProxyRequest(req), match).then((answer) => writeAnswer(res, answer), next);
   };
   // Express routes, so the host app's tools see each one (and Express matches them, with the
-  // core's own rules: case-sensitive, one trailing slash tolerated).
-  const routes = Router({ caseSensitive: true, strict: false });
+  // core's own rules: case-sensitive, one trailing slash tolerated). One router, full paths.
+  const base = core.options.routeBasePath === '/' ? '' : core.options.routeBasePath;
+  const router = Router({ caseSensitive: true, strict: false });
   for (const route of core.routes) {
     const handler = (req: Request, res: Response, next: NextFunction) => run(req, res, next, { route, params: req.params as Record<string, string> });
-    if (route.method === 'GET') routes.get(route.path, handler);
-    else routes.post(route.path, handler);
+    if (route.method === 'GET') router.get(`${base}${route.path}`, handler);
+    else router.post(`${base}${route.path}`, handler);
   }
-  routes.use((req: Request, res: Response, next: NextFunction) => run(req, res, next, null));
+  // Every other path or method under the base path: the core's checks, then 404.
+  const ours = (req: Request) => core.subPath(pathOf(req.url)) !== null;
+  router.use((req: Request, res: Response, next: NextFunction) => (ours(req) ? run(req, res, next, null) : next()));
   // A parameter that does not percent-decode fails in Express's router: no such route, as on the web.
-  const undecodable: ErrorRequestHandler = (error, req, res, next) => (error instanceof URIError ? run(req, res, next, null) : next(error));
-  routes.use(undecodable);
-  return Router({ caseSensitive: true }).use(core.options.routeBasePath, routes);
+  const undecodable: ErrorRequestHandler = (error, req, res, next) => (error instanceof URIError && ours(req) ? run(req, res, next, null) : next(error));
+  router.use(undecodable);
+  return router;
 }

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { createGuardCore, userHeaders, type RequireUserOptions } from './core/guard';
-import { stripSvcHeaders, writeAnswer } from './express-request';
+import { stripSvcHeaders, writeAnswer } from './node-request';
 import { proxySvcClient } from './svc-client';
 
 export type { RequireUserOptions } from './core/guard';

@@ -1,10 +1,12 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
 import type { ProxyServerConfig } from './config';
+import { createProxyCore } from './core/proxy-core';
 import { createSessionProxy } from './create-session-proxy';
 import { drainOnStop } from './drain';
-import { writeAnswer } from './express-request';
+import { compileTrust, NodeProxyRequest, pathOf, stripSvcHeaders, writeAnswer } from './node-request';
+import { proxySvcClient } from './svc-client';
 
 // The demo and anything else served from PROXY_STATIC_DIR load only their own files: no inline
 // script, no third-party origin, no framing.
@@ -19,20 +21,26 @@ const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
+function setSecurityHeaders(res: ServerResponse): void {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+}
+
 const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.set({
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'same-origin',
-    'Cross-Origin-Opener-Policy': 'same-origin',
-  });
+  setSecurityHeaders(res);
   next();
 };
 
 const notFound: RequestHandler = (_req, res) => writeAnswer(res, { status: 404, body: { error: 'not_found', message: 'Not found.' }, headers: {}, cookies: [] });
 
-/** The standalone app: health check, the session proxy, and optionally a static folder on the same origin. */
+/** The standalone app as one Express app: health check, the session proxy, and optionally a static folder on the same origin. */
 export function createProxyServerApp(config: ProxyServerConfig, onError: (error: unknown) => void = () => {}): Express {
+  return expressApp(config, createSessionProxy({ ...config.proxy, onError }));
+}
+
+function expressApp(config: ProxyServerConfig, proxy: RequestHandler | null): Express {
   const app = express();
   app.set('trust proxy', config.trustProxy);
   app.set('x-powered-by', false);
@@ -40,10 +48,35 @@ export function createProxyServerApp(config: ProxyServerConfig, onError: (error:
   app.set('etag', false);
   app.use(securityHeaders);
   app.get('/healthz', (_req, res) => void res.json({ data: { status: 'ok' } }));
-  app.use(createSessionProxy({ ...config.proxy, onError }));
+  if (proxy) app.use(proxy);
   if (config.staticDir) app.use(express.static(config.staticDir, { index: 'index.html', fallthrough: true }));
   app.use(notFound);
   return app;
+}
+
+/**
+ * What the standalone server runs: the same as {@link createProxyServerApp}, but requests under
+ * the proxy's base path go straight from Node's request to the proxy's core, without Express's
+ * app and routers on the way (a page view is one such request). Everything else goes to Express.
+ */
+export function createProxyServerListener(config: ProxyServerConfig, onError: (error: unknown) => void = () => {}): RequestListener {
+  const core = createProxyCore({ ...config.proxy, onError }, proxySvcClient);
+  const trust = compileTrust(config.trustProxy);
+  const app = expressApp(config, null);
+  return (req, res) => {
+    const path = pathOf(req.url ?? '/');
+    const subPath = core.subPath(path);
+    if (subPath === null) return void app(req, res);
+    setSecurityHeaders(res);
+    stripSvcHeaders(req);
+    core.answer(new NodeProxyRequest(req, path, trust), core.match(req.method ?? 'GET', subPath)).then(
+      (answer) => writeAnswer(res, answer),
+      (error: unknown) => {
+        onError(error);
+        res.destroy();
+      },
+    );
+  };
 }
 
 /** The address could not be bound; the message says which and what to do. */
@@ -63,7 +96,7 @@ export interface RunningProxyServer {
 
 /** Listens on `config.host` (all interfaces when null) and `config.port` (0 = any free port). */
 export async function startProxyServer(config: ProxyServerConfig, onError?: (error: unknown) => void): Promise<RunningProxyServer> {
-  const server = createServer(createProxyServerApp(config, onError));
+  const server = createServer(createProxyServerListener(config, onError));
   const { stop } = drainOnStop(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, config)));
