@@ -7,4 +7,4 @@ export { REFRESH_COOKIE_MAX_AGE_SECONDS, DEVICE_COOKIE_MAX_AGE_SECONDS } from '.
 export { BRANDING_TTL_MS } from './core/branding-cache';
 export { REFRESH_MEMO_MS } from './core/refresh-flights';
 export { loadProxyConfig, ProxyConfigError, type ProxyServerConfig } from './config';
-export { createProxyServerApp, createProxyServerListener, startProxyServer, ListenError, type RunningProxyServer } from './server';
+export { createProxyServerListener, startProxyServer, ListenError, type RunningProxyServer } from './server';

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
 import type { ProxyServerConfig } from './config';
 import { createProxyCore } from './core/proxy-core';
-import { createSessionProxy } from './create-session-proxy';
 import { drainOnStop } from './drain';
 import { compileTrust, NodeProxyRequest, pathOf, stripSvcHeaders, writeAnswer } from './node-request';
 import { proxySvcClient } from './svc-client';
@@ -35,38 +34,35 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
 
 const notFound: RequestHandler = (_req, res) => writeAnswer(res, { status: 404, body: { error: 'not_found', message: 'Not found.' }, headers: {}, cookies: [] });
 
-/** The standalone app as one Express app: health check, the session proxy, and optionally a static folder on the same origin. */
-export function createProxyServerApp(config: ProxyServerConfig, onError: (error: unknown) => void = () => {}): Express {
-  return expressApp(config, createSessionProxy({ ...config.proxy, onError }));
-}
-
-function expressApp(config: ProxyServerConfig, proxy: RequestHandler | null): Express {
+/** Everything of the standalone server but the proxy's routes: health check, static folder, 404. */
+function expressApp(config: ProxyServerConfig): Express {
   const app = express();
   app.set('trust proxy', config.trustProxy);
   app.set('x-powered-by', false);
-  // Session answers are per user and never cached: hashing each body for an ETag is wasted work.
+  // Nothing it answers in JSON is worth hashing for an ETag.
   app.set('etag', false);
   app.use(securityHeaders);
   app.get('/healthz', (_req, res) => void res.json({ data: { status: 'ok' } }));
-  if (proxy) app.use(proxy);
   if (config.staticDir) app.use(express.static(config.staticDir, { index: 'index.html', fallthrough: true }));
   app.use(notFound);
   return app;
 }
 
 /**
- * What the standalone server runs: the same as {@link createProxyServerApp}, but requests under
- * the proxy's base path go straight from Node's request to the proxy's core, without Express's
- * app and routers on the way (a page view is one such request). Everything else goes to Express.
+ * What the standalone server runs. Requests under the proxy's base path go straight from Node's
+ * request to the proxy's core, without Express's app and routers on the way (a page view is one
+ * such request); the health check, the static folder (optional, on the same origin) and the 404
+ * page are an Express app.
  */
 export function createProxyServerListener(config: ProxyServerConfig, onError: (error: unknown) => void = () => {}): RequestListener {
   const core = createProxyCore({ ...config.proxy, onError }, proxySvcClient);
   const trust = compileTrust(config.trustProxy);
-  const app = expressApp(config, null);
+  const app = expressApp(config);
   return (req, res) => {
     const path = pathOf(req.url ?? '/');
     const subPath = core.subPath(path);
-    if (subPath === null) return void app(req, res);
+    // The health check wins, as it did when everything was one Express app (routeBasePath `/`).
+    if (subPath === null || path === '/healthz') return void app(req, res);
     setSecurityHeaders(res);
     stripSvcHeaders(req);
     core.answer(new NodeProxyRequest(req, path, trust), core.match(req.method ?? 'GET', subPath)).then(
