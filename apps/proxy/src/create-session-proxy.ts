@@ -1,24 +1,14 @@
-import express, { Router } from 'express';
-import { BrandingCache } from './branding-cache';
-import { SessionCookies } from './cookies';
-import { proxyErrorHandler, sendError } from './errors';
-import { resolveProxyOptions, type SessionProxyOptions } from './options';
-import type { ProxyContext } from './proxy-context';
-import { RefreshFlights } from './refresh-flights';
+import { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
+import { createProxyCore, type RouteMatch } from './core/proxy-core';
+import type { SessionProxyOptions } from './core/options';
+import { ExpressProxyRequest } from './express-request';
+import { pathOf, stripSvcHeaders, writeAnswer } from './node-request';
 import { proxySvcClient } from './svc-client';
-import { requireJsonPosts, sameOriginPosts, stripSvcHeadersMiddleware } from './request-guards';
-import { accountRoutes } from './routes/account-routes';
-import { federationRoutes } from './routes/federation-routes';
-import { sessionRoutes } from './routes/session-routes';
-import { signInRoutes } from './routes/sign-in-routes';
-
-/** Bodies above this are refused with 413, as by the API (DESIGN §5). */
-const BODY_LIMIT = '64kb';
 
 /**
- * The session proxy (contract "Session proxy", DESIGN §10): an Express router that holds the API
- * key, forwards to the API and keeps tokens in HttpOnly cookies. Mount it at the root; it
- * answers only under `routeBasePath`:
+ * The session proxy as an Express router: it holds the API key, forwards to the API and keeps
+ * tokens in HttpOnly cookies. Mount it at the root, before or after `express.json()`; it answers
+ * only under `routeBasePath`:
  *
  * ```ts
  * app.use(createSessionProxy({ apiKey: process.env.SVC_API_KEY! }));
@@ -27,23 +17,29 @@ const BODY_LIMIT = '64kb';
  * Under the base path: GET session; POST login, signup, totp, logout, refresh, oauth/{provider},
  * oauth/exchange, oidc/grant, passkey/login/options, passkey/login/verify (plus the account/*
  * enrolment routes, see docs/decisions.md). Every other path or method there is 404. POSTs must
- * be JSON (415) from the proxy's own origin (403 origin_not_allowed).
+ * be JSON (415) from the proxy's own origin (403 origin_not_allowed). The rules live in
+ * `core/`, shared with the web-standard handler; this file only adapts Express to them.
  */
 export function createSessionProxy(options: SessionProxyOptions): Router {
-  const resolved = resolveProxyOptions(options);
-  const svc = options.svc ?? proxySvcClient(resolved.apiKey, resolved.baseUrl);
-  const ctx: ProxyContext = {
-    svc,
-    options: resolved,
-    cookies: new SessionCookies(resolved),
-    flights: new RefreshFlights(),
-    branding: new BrandingCache(svc, resolved),
+  const core = createProxyCore(options, proxySvcClient);
+  const run = (req: Request, res: Response, next: NextFunction, match: RouteMatch | null) => {
+    stripSvcHeaders(req);
+    core.answer(new ExpressProxyRequest(req), match).then((answer) => writeAnswer(res, answer), next);
   };
-  const routes = Router()
-    .use(stripSvcHeadersMiddleware, sameOriginPosts(resolved.publicOrigin), requireJsonPosts)
-    .use(express.json({ limit: BODY_LIMIT, strict: true, type: 'application/json' }))
-    .use(sessionRoutes(ctx), signInRoutes(ctx), federationRoutes(ctx), accountRoutes(ctx))
-    .use((_req, res) => sendError(res, 404, 'not_found', 'No such session route.'))
-    .use(proxyErrorHandler(resolved.onError));
-  return Router().use(resolved.routeBasePath, routes);
+  // Express routes, so the host app's tools see each one (and Express matches them, with the
+  // core's own rules: case-sensitive, one trailing slash tolerated). One router, full paths.
+  const base = core.options.routeBasePath === '/' ? '' : core.options.routeBasePath;
+  const router = Router({ caseSensitive: true, strict: false });
+  for (const route of core.routes) {
+    const handler = (req: Request, res: Response, next: NextFunction) => run(req, res, next, { route, params: req.params as Record<string, string> });
+    if (route.method === 'GET') router.get(`${base}${route.path}`, handler);
+    else router.post(`${base}${route.path}`, handler);
+  }
+  // Every other path or method under the base path: the core's checks, then 404.
+  const ours = (req: Request) => core.subPath(pathOf(req.url)) !== null;
+  router.use((req: Request, res: Response, next: NextFunction) => (ours(req) ? run(req, res, next, null) : next()));
+  // A parameter that does not percent-decode fails in Express's router: no such route, as on the web.
+  const undecodable: ErrorRequestHandler = (error, req, res, next) => (error instanceof URIError && ours(req) ? run(req, res, next, null) : next(error));
+  router.use(undecodable);
+  return router;
 }

@@ -1,9 +1,11 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
 import type { ProxyServerConfig } from './config';
-import { createSessionProxy } from './create-session-proxy';
-import { sendError } from './errors';
+import { createProxyCore } from './core/proxy-core';
+import { drainOnStop } from './drain';
+import { compileTrust, NodeProxyRequest, pathOf, stripSvcHeaders, writeAnswer } from './node-request';
+import { proxySvcClient } from './svc-client';
 
 // The demo and anything else served from PROXY_STATIC_DIR load only their own files: no inline
 // script, no third-party origin, no framing.
@@ -18,39 +20,95 @@ const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
+function setSecurityHeaders(res: ServerResponse): void {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+}
+
 const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.set({
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'same-origin',
-    'Cross-Origin-Opener-Policy': 'same-origin',
-  });
+  setSecurityHeaders(res);
   next();
 };
 
-/** The standalone app: health check, the session proxy, and optionally a static folder on the same origin. */
-export function createProxyServerApp(config: ProxyServerConfig, onError: (error: unknown) => void = () => {}): Express {
+const notFound: RequestHandler = (_req, res) => writeAnswer(res, { status: 404, body: { error: 'not_found', message: 'Not found.' }, headers: {}, cookies: [] });
+
+/** Everything of the standalone server but the proxy's routes: health check, static folder, 404. */
+function expressApp(config: ProxyServerConfig): Express {
   const app = express();
   app.set('trust proxy', config.trustProxy);
   app.set('x-powered-by', false);
-  // Session answers are per user and never cached: hashing each body for an ETag is wasted work.
+  // Nothing it answers in JSON is worth hashing for an ETag.
   app.set('etag', false);
   app.use(securityHeaders);
   app.get('/healthz', (_req, res) => void res.json({ data: { status: 'ok' } }));
-  app.use(createSessionProxy({ ...config.proxy, onError }));
   if (config.staticDir) app.use(express.static(config.staticDir, { index: 'index.html', fallthrough: true }));
-  app.use((_req, res) => sendError(res, 404, 'not_found', 'Not found.'));
+  app.use(notFound);
   return app;
 }
 
-/** Listens on `config.port` (0 = any free port) and resolves with the server and its URL. */
-export function startProxyServer(config: ProxyServerConfig, onError?: (error: unknown) => void): Promise<{ server: Server; url: string }> {
-  const app = createProxyServerApp(config, onError);
-  return new Promise((resolve, reject) => {
-    const server = app.listen(config.port, () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ server, url: `http://localhost:${port}` });
-    });
-    server.once('error', reject);
+/**
+ * What the standalone server runs. Requests under the proxy's base path go straight from Node's
+ * request to the proxy's core, without Express's app and routers on the way (a page view is one
+ * such request); the health check, the static folder (optional, on the same origin) and the 404
+ * page are an Express app.
+ */
+export function createProxyServerListener(config: ProxyServerConfig, onError: (error: unknown) => void = () => {}): RequestListener {
+  const core = createProxyCore({ ...config.proxy, onError }, proxySvcClient);
+  const trust = compileTrust(config.trustProxy);
+  const app = expressApp(config);
+  return (req, res) => {
+    const path = pathOf(req.url ?? '/');
+    const subPath = core.subPath(path);
+    // The health check wins, as it did when everything was one Express app (routeBasePath `/`).
+    if (subPath === null || path === '/healthz') return void app(req, res);
+    setSecurityHeaders(res);
+    stripSvcHeaders(req);
+    core.answer(new NodeProxyRequest(req, path, trust), core.match(req.method ?? 'GET', subPath)).then(
+      (answer) => writeAnswer(res, answer),
+      (error: unknown) => {
+        onError(error);
+        res.destroy();
+      },
+    );
+  };
+}
+
+/** The address could not be bound; the message says which and what to do. */
+export class ListenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ListenError';
+  }
+}
+
+export interface RunningProxyServer {
+  server: Server;
+  url: string;
+  /** Drains and closes (see drainOnStop): true when every connection ended within `timeoutMs`. */
+  stop(timeoutMs: number): Promise<boolean>;
+}
+
+/** Listens on `config.host` (all interfaces when null) and `config.port` (0 = any free port). */
+export async function startProxyServer(config: ProxyServerConfig, onError?: (error: unknown) => void): Promise<RunningProxyServer> {
+  const server = createServer(createProxyServerListener(config, onError));
+  const { stop } = drainOnStop(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, config)));
+    server.listen(config.port, config.host ?? undefined, () => resolve());
   });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host ?? 'localhost';
+  return { server, url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, stop };
+}
+
+function listenError(error: NodeJS.ErrnoException, config: ProxyServerConfig): Error {
+  const where = `port ${config.port}${config.host ? ` on ${config.host}` : ''}`;
+  if (error.code === 'EADDRINUSE') return new ListenError(`${where} is already in use: stop what listens there, or set PROXY_PORT to a free port.`);
+  if (error.code === 'EACCES') return new ListenError(`${where} needs privileges this process lacks: set PROXY_PORT to a port above 1023.`);
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') {
+    return new ListenError(`PROXY_HOST ${config.host} is not an address of this machine (${error.code}).`);
+  }
+  return error;
 }

@@ -5,9 +5,10 @@ import { undiciRequester } from '@svc/sdk/node';
 let requester: HttpRequester | undefined;
 
 /**
- * The proxy's client of the API: every page view costs one `/me` call through it, so it sends
- * with undici's `request` rather than fetch (about a third of the CPU per call on Node 20;
- * bench/README.md). Everything else is the SDK's default (retries, 10 s per attempt).
+ * The Node proxy's client of the API: every page view costs one `/me` call through it, so it
+ * sends with undici's `request` rather than fetch (about a third of the CPU per call on Node 20;
+ * bench/README.md). Everything else is the SDK's default (retries, 10 s per attempt). The
+ * web-standard handler uses the SDK's fetch default instead.
  */
 export function proxySvcClient(apiKey: string, baseUrl: string | undefined): SvcClient {
   requester ??= undiciRequester();

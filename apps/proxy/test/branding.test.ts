@@ -1,7 +1,7 @@
-import { BrandingCache, BRANDING_TTL_MS } from '../src/branding-cache';
-import { CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type TestProject, json } from './helpers';
+import { BrandingCache, BRANDING_TTL_MS } from '../src/core/branding-cache';
+import { ADAPTERS, CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type TestProject, json } from './helpers';
 
-describe('poweredByService in GET session', () => {
+describe.each(ADAPTERS)('poweredByService in GET session (%s)', (adapter) => {
   let api: RealApi;
   let project: TestProject;
   let jar: CookieJar;
@@ -16,7 +16,7 @@ describe('poweredByService in GET session', () => {
     (await json(await fetch(`${proxy.url}/api/session/session`, { headers: { Cookie: jar.header() } }))).data;
 
   it('asks the API once and serves the cached answer afterwards', async () => {
-    const proxy = await startProxy({ apiKey: project.live, baseUrl: api.url });
+    const proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url });
     jar = new CookieJar().store(await postJson(proxy, '/api/session/signup', { email: 'brand@example.com', password: PASSWORD }));
     for (let i = 0; i < 3; i++) expect((await session(proxy)).poweredByService).toBe(false);
     expect(proxy.upstream.filter((call) => call === 'GET /api/auth/sdk/branding')).toHaveLength(1);
@@ -25,7 +25,7 @@ describe('poweredByService in GET session', () => {
 
   it('with accountPlan makes no branding call: FREE shows the badge, SOLO and PRO do not', async () => {
     for (const [accountPlan, expected] of [['FREE', true], ['SOLO', false], ['PRO', false]] as const) {
-      const proxy = await startProxy({ apiKey: project.live, baseUrl: api.url, accountPlan });
+      const proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url, accountPlan });
       expect((await session(proxy)).poweredByService).toBe(expected);
       expect(proxy.upstream).not.toContain('GET /api/auth/sdk/branding');
       await proxy.close();
@@ -59,8 +59,8 @@ describe('BrandingCache', () => {
     expect(calls).toBe(3);
   });
 
-  it('uses the fallback in a running proxy whose API is unreachable', async () => {
-    const proxy = await startProxy({ apiKey: 'svc_sbx_k', baseUrl: 'http://127.0.0.1:9', brandingFallbackPoweredBy: true });
+  it.each(ADAPTERS)('uses the fallback in a running proxy whose API is unreachable (%s)', async (adapter) => {
+    const proxy = await startProxy({ adapter, apiKey: 'svc_sbx_k', baseUrl: 'http://127.0.0.1:9', brandingFallbackPoweredBy: true });
     const res = await fetch(`${proxy.url}/api/session/session`, { headers: { Cookie: 'svc_at=x' } });
     // /me cannot be asked either: the proxy says so (502) rather than "signed out".
     expect(res.status).toBe(502);

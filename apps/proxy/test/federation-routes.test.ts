@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { json, postJson, setCookiesOf, startProxy, startRealApi, type RunningProxy } from './helpers';
+import { ADAPTERS, json, postJson, setCookiesOf, startProxy, startRealApi, type RunningProxy } from './helpers';
 
 // What the proxy sends upstream for OAuth exchange (endpoint 12) and the OIDC grant (13), checked
 // against a stub API that answers in the contract's shapes and records each request (our HTTP
@@ -15,14 +15,27 @@ interface Seen {
   apiKey: string | undefined;
 }
 
-async function startStubApi(): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+async function startStubApi(): Promise<{ url: string; seen: Seen[]; devices: string[]; close(): Promise<void> }> {
   const seen: Seen[] = [];
+  /** `METHOD path device-id` of every call (`-` without X-Svc-Device-Id). */
+  const devices: string[] = [];
   const user = { id: 'u-1', email: 'ada@example.com', role: 'user', meta: {}, createdAt: '2026-01-01T00:00:00.000Z' };
+  const tokens = { accessToken: 'at-1', refreshToken: 'rt-1', expiresIn: 600 };
   const app = express().use(express.json());
   app.use((req, _res, next) => {
     seen.push({ path: `${req.method} ${req.path}`, body: req.body ?? {}, clientIp: req.get('x-svc-client-ip'), apiKey: req.get('x-api-key') });
+    devices.push(`${req.method} ${req.path} ${req.get('x-svc-device-id') ?? '-'}`);
     next();
   });
+  // The sign-in calls, answering tokens (a wrong password: 401).
+  app.post('/api/auth/login', (req, res) => {
+    if (req.body.password !== 'right') return void res.status(401).json({ error: 'invalid_credentials', message: 'Invalid email or password.' });
+    res.json({ data: { user, ...tokens } });
+  });
+  app.post('/api/auth/signup', (_req, res) => void res.status(201).json({ data: { user, ...tokens } }));
+  app.post('/api/auth/2fa/totp/verify', (_req, res) => void res.json({ data: { user, ...tokens } }));
+  app.post('/api/auth/passkeys/login/verify', (_req, res) => void res.json({ data: { user, ...tokens } }));
+  app.post('/api/auth/refresh', (_req, res) => void res.json({ data: tokens }));
   app.get('/api/auth/sdk/branding', (_req, res) => void res.json({ data: { poweredByService: false } }));
   app.get('/api/auth/me', (req, res) => {
     if (req.get('authorization') === 'Bearer at-1') return void res.json({ data: { user: { ...user, emailVerified: true, lastLoginAt: null } } });
@@ -44,23 +57,27 @@ async function startStubApi(): Promise<{ url: string; seen: Seen[]; close(): Pro
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
+    devices,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
 
-describe('oauth and oidc routes (stub upstream)', () => {
+describe.each(ADAPTERS)('oauth and oidc routes (stub upstream) (%s)', (adapter) => {
   let stub: Awaited<ReturnType<typeof startStubApi>>;
   let proxy: RunningProxy;
 
   beforeAll(async () => {
     stub = await startStubApi();
-    proxy = await startProxy({ apiKey: 'svc_sbx_stub', baseUrl: stub.url });
+    proxy = await startProxy({ adapter, apiKey: 'svc_sbx_stub', baseUrl: stub.url });
   });
   afterAll(async () => {
     await proxy.close();
     await stub.close();
   });
-  beforeEach(() => stub.seen.splice(0));
+  beforeEach(() => {
+    stub.seen.splice(0);
+    stub.devices.splice(0);
+  });
 
   it('oauth/{provider} answers only the authorization URL', async () => {
     const res = await postJson(proxy, '/api/session/oauth/github', { redirectUrl: 'http://localhost:3001/', state: 'xyz', extra: 'dropped' });
@@ -100,6 +117,58 @@ describe('oauth and oidc routes (stub upstream)', () => {
     expect(stub.seen[0].body).toEqual({ requestToken: 'rq', approved: false });
   });
 
+  describe('device id', () => {
+    const signIns: Array<[string, Record<string, unknown>, string]> = [
+      ['login', { email: 'ada@example.com', password: 'right' }, 'POST /api/auth/login'],
+      ['signup', { email: 'ada@example.com', password: 'right' }, 'POST /api/auth/signup'],
+      ['totp', { twoFactorToken: 'tf-1', code: '123456' }, 'POST /api/auth/2fa/totp/verify'],
+      ['passkey/login/verify', { challengeId: 'c', email: 'ada@example.com', response: {} }, 'POST /api/auth/passkeys/login/verify'],
+      ['oauth/exchange', { code: 'good' }, 'POST /api/auth/oauth/token'],
+      ['refresh', { refreshToken: 'rt-0' }, 'POST /api/auth/refresh'],
+    ];
+
+    it.each(signIns)('%s: a browser without one gets a new id, sent to the API and kept in the did cookie', async (path, body, upstream) => {
+      const res = await postJson(proxy, `/api/session/${path}`, body);
+      expect(res.status).toBeLessThan(300);
+      const did = setCookiesOf(res).svc_did;
+      expect(did).toMatchObject({ value: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), attributes: { 'max-age': String(400 * 24 * 3600), path: '/', httponly: true, samesite: 'Lax' } });
+      expect(stub.devices).toContain(`${upstream} ${did.value}`);
+    });
+
+    it.each(signIns)('%s: a browser with one sends it and keeps it', async (path, body, upstream) => {
+      // Another refresh token than above: a rotation of the same one is shared for 10 s, without a call.
+      const sent = path === 'refresh' ? { refreshToken: 'rt-9' } : body;
+      const res = await postJson(proxy, `/api/session/${path}`, sent, { Cookie: 'svc_did=AAAAAAAAAAAAAAAAAAAAAA' });
+      expect(res.status).toBeLessThan(300);
+      expect(setCookiesOf(res).svc_did).toBeUndefined();
+      expect(stub.devices).toContain(`${upstream} AAAAAAAAAAAAAAAAAAAAAA`);
+    });
+
+    it('two tabs refreshing at once share one call, and both keep the device id it was made with', async () => {
+      const answers = await Promise.all([1, 2].map(() => postJson(proxy, '/api/session/refresh', { refreshToken: 'rt-tabs' })));
+      const ids = answers.map((res) => setCookiesOf(res).svc_did?.value);
+      expect(stub.devices).toEqual([`POST /api/auth/refresh ${ids[0]}`]);
+      expect(ids[1]).toBe(ids[0]);
+    });
+
+    it('is sent on failed attempts too, and set only when the sign-in succeeds', async () => {
+      const wrong = await postJson(proxy, '/api/session/login', { email: 'ada@example.com', password: 'wrong' }, { Cookie: 'svc_did=BBBBBBBBBBBBBBBBBBBBBB' });
+      expect(wrong.status).toBe(401);
+      expect(stub.devices).toEqual(['POST /api/auth/login BBBBBBBBBBBBBBBBBBBBBB']);
+      const fresh = await postJson(proxy, '/api/session/login', { email: 'ada@example.com', password: 'wrong' });
+      expect(fresh.headers.getSetCookie()).toEqual([]);
+    });
+
+    it('is not sent where nobody signs in, and a malformed or doubled cookie is replaced', async () => {
+      await postJson(proxy, '/api/session/oauth/github', {}, { Cookie: 'svc_did=AAAAAAAAAAAAAAAAAAAAAA' });
+      expect(stub.devices).toEqual(['POST /api/auth/oauth/github -']);
+      for (const cookie of ['svc_did=short', 'svc_did=AAAAAAAAAAAAAAAAAAAAAA; svc_did=CCCCCCCCCCCCCCCCCCCCCC']) {
+        const res = await postJson(proxy, '/api/session/oauth/exchange', { code: 'good' }, { Cookie: cookie });
+        expect(setCookiesOf(res).svc_did.value).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      }
+    });
+  });
+
   it('sends the end user address as X-Svc-Client-Ip, never a client-supplied one', async () => {
     await postJson(proxy, '/api/session/oauth/github', {}, { 'X-Svc-Client-Ip': '6.6.6.6' });
     expect(stub.seen[0].clientIp).toBe('127.0.0.1');
@@ -107,11 +176,14 @@ describe('oauth and oidc routes (stub upstream)', () => {
 
   it('honours the host app trust proxy setting for the end user address', async () => {
     const behindLb = await startProxy({
+      adapter,
       apiKey: 'svc_sbx_stub',
       baseUrl: stub.url,
+      // Express: `trust proxy` is read per request, so setting it after mounting still applies.
       mount: (app) => app.set('trust proxy', 'loopback'),
+      // Web: the runtime knows nothing of proxies; the host names the address it trusts.
+      clientIp: adapter === 'web' ? (request) => request.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim() : undefined,
     });
-    // `trust proxy` is read per request, so setting it after mounting still applies.
     await postJson(behindLb, '/api/session/oauth/github', {}, { 'X-Forwarded-For': '198.51.100.9' });
     expect(stub.seen[0].clientIp).toBe('198.51.100.9');
     await behindLb.close();
@@ -119,13 +191,13 @@ describe('oauth and oidc routes (stub upstream)', () => {
 });
 
 // What the real API already answers for endpoints 10 and 12 without an identity provider round trip.
-describe('oauth routes against the real API', () => {
+describe.each(ADAPTERS)('oauth routes against the real API (%s)', (adapter) => {
   it('initiates with a configured provider, refuses an unconfigured one and a bad exchange code', async () => {
     const api = await startRealApi();
     const project = await api.createProject({ name: 'OAuth', redirectUrls: ['http://localhost:3001/'] });
     const configured = await api.admin('PUT', `/admin/projects/${project.id}/oauth-providers/github`, { enabled: true, clientId: 'gh-client', clientSecret: 'gh-secret' });
     expect(configured.status).toBe(200);
-    const proxy = await startProxy({ apiKey: project.live, baseUrl: api.url });
+    const proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url });
     try {
       const res = await postJson(proxy, '/api/session/oauth/github', { redirectUrl: 'http://localhost:3001/' });
       const { data } = await json(res);

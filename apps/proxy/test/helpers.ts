@@ -1,9 +1,12 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
 import express from 'express';
-import { createSvcClient, type HttpRequester } from '@svc/sdk';
+import { createSvcClient, type HttpRequester, type SvcClient } from '@svc/sdk';
 import { undiciRequester } from '@svc/sdk/node';
-import { createSessionProxy, type SessionProxyOptions } from '../src';
+import { createSessionProxy, requireUser, type RequireUserOptions, type SessionProxyOptions } from '../src';
+import { normalizeBasePath } from '../src/core/options';
+import { createSessionHandler, createUserGuard, type ClientIpReader } from '../src/web';
 
 export { startRealApi, type RealApi, type TestProject } from '../../../packages/sdk/test/real-api';
 export { totpCode } from '../../../packages/sdk/test/totp-code';
@@ -16,11 +19,37 @@ export interface RunningProxy {
 }
 
 /**
- * The proxy mounted in a host Express app on a loopback port, calling the API through the
- * requester the proxy uses by default (undici's request), wrapped to record each upstream call
- * (to count branding and refresh calls).
+ * The ways the proxy is mounted, and every route suite runs against each: the Express router in a
+ * host app that parses no body, the same after the host's own `express.json()`, and the
+ * web-standard handler and guard served by `@hono/node-server` (Request in, Response out).
  */
-export async function startProxy(options: SessionProxyOptions & { baseUrl: string; mount?: (app: express.Express) => void }): Promise<RunningProxy> {
+export const ADAPTERS = ['express', 'express after express.json()', 'web'] as const;
+export type Adapter = (typeof ADAPTERS)[number];
+
+/** A guarded route at GET /api/private in the host app; `reached` sees the headers its handler got. */
+export interface GuardedRoute {
+  options: RequireUserOptions;
+  reached: (headers: Record<string, string | undefined>) => void;
+}
+
+export interface StartProxyOptions extends SessionProxyOptions {
+  baseUrl: string;
+  adapter?: Adapter;
+  guarded?: GuardedRoute;
+  /** Express only: more of the host app. */
+  mount?: (app: express.Express) => void;
+  /** Web only: where the handler finds the end user's address (default: the socket's). */
+  clientIp?: ClientIpReader;
+}
+
+const USER_HEADERS = ['x-svc-user-id', 'x-svc-user-email', 'x-svc-user-role'];
+
+/**
+ * The proxy mounted in a host app (see ADAPTERS) on a loopback port, calling the API through the
+ * requester the Node proxy uses by default (undici's request), wrapped to record each upstream
+ * call (to count branding and refresh calls).
+ */
+export async function startProxy(options: StartProxyOptions): Promise<RunningProxy> {
   const upstream: string[] = [];
   const send = undiciRequester();
   const recording: HttpRequester = (url, request) => {
@@ -28,12 +57,8 @@ export async function startProxy(options: SessionProxyOptions & { baseUrl: strin
     return send(url, request);
   };
   const svc = createSvcClient({ apiKey: options.apiKey, baseUrl: options.baseUrl, request: recording });
-  const app = express();
-  app.use(createSessionProxy({ ...options, svc }));
-  options.mount?.(app);
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
+  const server = options.adapter === 'web' ? webHost(options, svc) : expressHost(options, svc);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     upstream,
@@ -42,6 +67,42 @@ export async function startProxy(options: SessionProxyOptions & { baseUrl: strin
       server.close(() => resolve());
     }),
   };
+}
+
+function expressHost(options: StartProxyOptions, svc: SvcClient): Server {
+  const app = express();
+  if (options.adapter === 'express after express.json()') app.use(express.json());
+  app.use(createSessionProxy({ ...options, svc }));
+  const { guarded } = options;
+  if (guarded) {
+    app.get('/api/private', requireUser({ ...guarded.options, svc: guarded.options.svc ?? svc }), (req, res) => {
+      guarded.reached(Object.fromEntries(USER_HEADERS.map((name) => [name, req.get(name)])));
+      res.json({ data: { id: req.get('x-svc-user-id') } });
+    });
+  }
+  options.mount?.(app);
+  return createServer(app);
+}
+
+/** The web-standard handler and guard; the host routes the base path to the handler and everything else to its own 404 page. */
+function webHost(options: StartProxyOptions, svc: SvcClient): Server {
+  const handler = createSessionHandler({ ...options, svc });
+  const base = normalizeBasePath(options.routeBasePath);
+  const { guarded } = options;
+  const guard = guarded && createUserGuard({ ...guarded.options, svc: guarded.options.svc ?? svc });
+  const privateRoute = guard?.protect((request) => {
+    guarded!.reached(Object.fromEntries(USER_HEADERS.map((name) => [name, request.headers.get(name) ?? undefined])));
+    return Response.json({ data: { id: request.headers.get('x-svc-user-id') } });
+  });
+  return createAdaptorServer({
+    fetch: (request, env) => {
+      const clientIp = options.clientIp ? undefined : env.incoming.socket.remoteAddress;
+      const { pathname } = new URL(request.url);
+      if (privateRoute && pathname === '/api/private' && request.method === 'GET') return privateRoute(request, { clientIp });
+      if (pathname === base || pathname.startsWith(`${base}/`)) return handler(request, { clientIp });
+      return new Response('<!doctype html><title>Not found</title>', { status: 404, headers: { 'Content-Type': 'text/html' } });
+    },
+  }) as Server;
 }
 
 /** One Set-Cookie line, split into its value and attributes (attribute names lower-cased). */

@@ -107,7 +107,7 @@ describe('social sign-in through the session proxy, end to end', () => {
       },
     });
     const cookies = setCookiesOf(res);
-    expect(Object.keys(cookies).sort()).toEqual(['svc_at', 'svc_rt']);
+    expect(Object.keys(cookies).sort()).toEqual(['svc_at', 'svc_did', 'svc_rt']);
     expect(cookies.svc_at.attributes).toEqual({ 'max-age': '900', path: '/', httponly: true, samesite: 'Lax' });
     expect(cookies.svc_rt.attributes).toEqual({ 'max-age': String(REFRESH_COOKIE_MAX_AGE_SECONDS), path: '/', httponly: true, samesite: 'Lax' });
     // Tokens travel only in the cookies.

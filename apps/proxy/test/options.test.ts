@@ -1,6 +1,6 @@
 import { cookieNamesOf, loadProxyConfig, ProxyConfigError, sanitizeCookiePrefix } from '../src';
-import { parseCookies } from '../src/cookies';
-import { normalizeBasePath } from '../src/options';
+import { parseCookies, readRequestCookies } from '../src/core/cookies';
+import { normalizeBasePath, sessionCookieNames, usesHostPrefix } from '../src/core/options';
 
 describe('options', () => {
   it('turns every non-alphanumeric character of the cookie prefix into _', () => {
@@ -31,7 +31,7 @@ describe('loadProxyConfig (standalone server variables)', () => {
 
   it('applies the defaults and the base URL fallbacks', () => {
     const config = loadProxyConfig({ SVC_API_KEY: 'svc_sbx_abc' });
-    expect(config).toMatchObject({ port: 3001, staticDir: null, trustProxy: false, proxy: { apiKey: 'svc_sbx_abc', baseUrl: 'http://127.0.0.1:3000', secureCookies: false } });
+    expect(config).toMatchObject({ port: 3001, host: null, staticDir: null, trustProxy: false, proxy: { apiKey: 'svc_sbx_abc', baseUrl: 'http://127.0.0.1:3000', secureCookies: false } });
     expect(loadProxyConfig({ SVC_API_KEY: 'svc_sbx_abc', SVC_BASE_URL: 'https://auth.example.com/' }).proxy.baseUrl).toBe('https://auth.example.com');
     expect(loadProxyConfig({ SVC_API_KEY: 'svc_sbx_abc', SVC_API_URL: 'http://api:3000', SVC_BASE_URL: 'https://x' }).proxy.baseUrl).toBe('http://api:3000');
   });
@@ -48,8 +48,12 @@ describe('loadProxyConfig (standalone server variables)', () => {
       PROXY_PUBLIC_ORIGIN: 'https://app.example.com',
       TRUST_PROXY: '1',
       NODE_ENV: 'production',
+      PROXY_HOST: '127.0.0.1',
+      SVC_COOKIE_HOST_PREFIX: 'true',
     });
     expect(config.port).toBe(8080);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.proxy.hostPrefixCookies).toBe(true);
     expect(config.staticDir).toMatch(/\/apps\/demo$/);
     expect(config.trustProxy).toBe(1);
     expect(config.proxy).toMatchObject({
@@ -69,5 +73,29 @@ describe('loadProxyConfig (standalone server variables)', () => {
     } catch (error) {
       expect((error as ProxyConfigError).problems).toHaveLength(4);
     }
+  });
+
+  it('accepts only true or false for SVC_COOKIE_HOST_PREFIX (off by default)', () => {
+    expect(loadProxyConfig({ SVC_API_KEY: 'svc_sbx_a' }).proxy.hostPrefixCookies).toBe(false);
+    expect(() => loadProxyConfig({ SVC_API_KEY: 'svc_sbx_a', SVC_COOKIE_HOST_PREFIX: 'yes' })).toThrow(/SVC_COOKIE_HOST_PREFIX must be true or false/);
+  });
+});
+
+describe('cookie names', () => {
+  it('carry __Host- only when asked for and Secure', () => {
+    expect(sessionCookieNames('svc', true)).toEqual({ access: '__Host-svc_at', refresh: '__Host-svc_rt', device: '__Host-svc_did' });
+    expect(cookieNamesOf('svc', true)).toEqual({ access: '__Host-svc_at', refresh: '__Host-svc_rt' });
+    expect(usesHostPrefix({ hostPrefixCookies: true, secureCookies: true })).toBe(true);
+    expect(usesHostPrefix({ hostPrefixCookies: true, secureCookies: false })).toBe(false);
+    expect(usesHostPrefix({ secureCookies: true })).toBe(false);
+  });
+
+  it('count copies of the auth cookies: two of one are no session', () => {
+    const names = sessionCookieNames();
+    expect(readRequestCookies('svc_at=a; svc_rt=r; svc_did=AAAAAAAAAAAAAAAAAAAAAA', names)).toEqual({ duplicated: false, access: 'a', refresh: 'r', device: 'AAAAAAAAAAAAAAAAAAAAAA' });
+    expect(readRequestCookies('svc_at=a; svc_at=b; svc_rt=r', names)).toEqual({ duplicated: true, device: undefined });
+    expect(readRequestCookies('svc_rt=r; x=1; svc_rt=r', names).duplicated).toBe(true);
+    expect(readRequestCookies('svc_did=AAAAAAAAAAAAAAAAAAAAAA; svc_did=BBBBBBBBBBBBBBBBBBBBBB', names).device).toBeUndefined();
+    expect(readRequestCookies('svc_at=; svc_did=short', names)).toEqual({ duplicated: false, access: undefined, device: undefined });
   });
 });

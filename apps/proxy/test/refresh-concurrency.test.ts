@@ -1,10 +1,10 @@
 import { createSvcClient } from '@svc/sdk';
-import { RefreshFlights } from '../src/refresh-flights';
-import { CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
+import { RefreshFlights } from '../src/core/refresh-flights';
+import { ADAPTERS, CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
 
 // Parallel tabs share one refresh cookie. The API's replay detection is strict (grace 0), so
 // without the proxy's single flight the second refresh would revoke every session of the user.
-describe('refresh single flight', () => {
+describe.each(ADAPTERS)('refresh single flight (%s)', (adapter) => {
   let api: RealApi;
   let project: TestProject;
   let proxy: RunningProxy;
@@ -12,7 +12,7 @@ describe('refresh single flight', () => {
   beforeAll(async () => {
     api = await startRealApi();
     project = await api.createProject();
-    proxy = await startProxy({ apiKey: project.live, baseUrl: api.url });
+    proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url });
   });
   afterAll(async () => {
     await proxy.close();

@@ -1,15 +1,15 @@
-import { CookieJar, json, PASSWORD, postJson, setCookiesOf, startProxy, startRealApi, totpCode, type RealApi, type RunningProxy } from './helpers';
+import { ADAPTERS, CookieJar, json, PASSWORD, postJson, setCookiesOf, startProxy, startRealApi, totpCode, type RealApi, type RunningProxy } from './helpers';
 
 // POST totp and the passkey sign-in routes, plus our account/* enrolment routes, against the real
 // API (issue 5's endpoints). The full WebAuthn ceremonies run in Chromium (apps/demo tests).
-describe('second-factor routes', () => {
+describe.each(ADAPTERS)('second-factor routes (%s)', (adapter) => {
   let api: RealApi;
   let proxy: RunningProxy;
 
   beforeAll(async () => {
     api = await startRealApi();
     const project = await api.createProject({ name: 'MFA', allowedOrigins: ['http://localhost:3001'] });
-    proxy = await startProxy({ apiKey: project.live, baseUrl: api.url });
+    proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url });
   });
   afterAll(async () => {
     await proxy.close();

@@ -1,9 +1,9 @@
 import { createSvcClient } from '@svc/sdk';
 import { REFRESH_COOKIE_MAX_AGE_SECONDS } from '../src';
-import { CookieJar, PASSWORD, postJson, setCookiesOf, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
+import { ADAPTERS, CookieJar, PASSWORD, postJson, setCookiesOf, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
 
 // The proxy's session routes against the real API, over real HTTP, reading raw Set-Cookie lines.
-describe('session routes', () => {
+describe.each(ADAPTERS)('session routes (%s)', (adapter) => {
   let api: RealApi;
   let project: TestProject;
   let proxy: RunningProxy;
@@ -11,7 +11,7 @@ describe('session routes', () => {
   beforeAll(async () => {
     api = await startRealApi();
     project = await api.createProject();
-    proxy = await startProxy({ apiKey: project.live, baseUrl: api.url });
+    proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url });
   });
   afterAll(async () => {
     await proxy.close();
@@ -25,7 +25,7 @@ describe('session routes', () => {
     const { data } = JSON.parse(text);
     expect(data).toEqual({ user: expect.objectContaining({ email: 'ada@example.com', meta: { team: 'core' } }), expiresIn: 900 });
     const cookies = setCookiesOf(res);
-    expect(Object.keys(cookies).sort()).toEqual(['svc_at', 'svc_rt']);
+    expect(Object.keys(cookies).sort()).toEqual(['svc_at', 'svc_did', 'svc_rt']);
     expect(cookies.svc_at.attributes).toEqual({ 'max-age': '900', path: '/', httponly: true, samesite: 'Lax' });
     expect(cookies.svc_rt.attributes).toEqual({ 'max-age': String(REFRESH_COOKIE_MAX_AGE_SECONDS), path: '/', httponly: true, samesite: 'Lax' });
     expect(REFRESH_COOKIE_MAX_AGE_SECONDS).toBe(60 * 24 * 3600);
@@ -117,7 +117,7 @@ describe('session routes', () => {
   });
 });
 
-describe('cookie options', () => {
+describe.each(ADAPTERS)('cookie options (%s)', (adapter) => {
   let api: RealApi;
   let project: TestProject;
 
@@ -130,7 +130,7 @@ describe('cookie options', () => {
   it('adds Secure when NODE_ENV=production, and only then', async () => {
     const saved = process.env.NODE_ENV;
     process.env.NODE_ENV = 'production';
-    const production = await startProxy({ apiKey: project.live, baseUrl: api.url });
+    const production = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url });
     process.env.NODE_ENV = saved;
     const res = await postJson(production, '/api/session/signup', { email: 'prod@example.com', password: PASSWORD });
     for (const cookie of Object.values(setCookiesOf(res))) expect(cookie.attributes.secure).toBe(true);
@@ -138,10 +138,10 @@ describe('cookie options', () => {
   });
 
   it('sanitises the cookie prefix and honours routeBasePath', async () => {
-    const proxy = await startProxy({ apiKey: project.live, baseUrl: api.url, cookiePrefix: 'my-app.v2 é', routeBasePath: '/auth/' });
+    const proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url, cookiePrefix: 'my-app.v2 é', routeBasePath: '/auth/' });
     const res = await postJson(proxy, '/auth/signup', { email: 'prefix@example.com', password: PASSWORD });
     expect(res.status).toBe(201);
-    expect(Object.keys(setCookiesOf(res)).sort()).toEqual(['my_app_v2___at', 'my_app_v2___rt']);
+    expect(Object.keys(setCookiesOf(res)).sort()).toEqual(['my_app_v2___at', 'my_app_v2___did', 'my_app_v2___rt']);
     const jar = new CookieJar().store(res);
     expect((await fetch(`${proxy.url}/auth/session`, { headers: { Cookie: jar.header() } })).status).toBe(200);
     expect((await fetch(`${proxy.url}/api/session/session`, { headers: { Cookie: jar.header() } })).status).toBe(404);
