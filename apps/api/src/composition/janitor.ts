@@ -1,5 +1,5 @@
 import type { PurgeCounts } from '@svc/core';
-import type { Metrics } from './metrics';
+import type { Metrics } from '../http/metrics';
 
 /** What the janitor logs with; pino's logger fits. */
 export interface JanitorLogger {

@@ -1,12 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
 /**
  * The OpenAPI document, kept as a file beside the sources (STYLE rule 14: not in handlers). It
  * ships in the image next to `src/`; openapi-drift.test.ts holds it to the mounted routes.
+ * The package runs from one bundle in `dist/`, the sources from `src/http/`: one or two folders
+ * below the package's root, where `openapi/` is.
  */
-export const OPENAPI_FILE = join(__dirname, '..', 'openapi', 'openapi.yaml');
+const CANDIDATES = [join(__dirname, '..', 'openapi', 'openapi.yaml'), join(__dirname, '..', '..', 'openapi', 'openapi.yaml')];
+export const OPENAPI_FILE = CANDIDATES.find((file) => existsSync(file)) ?? CANDIDATES[0];
 
 /** The parts of an OpenAPI 3.1 document this service reads; the rest is passed through. */
 export interface OpenApiDocument {

@@ -6,14 +6,14 @@ import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createAuthService, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
-import { AfterAnswer } from './after-answer';
+import { AfterAnswer } from '../http/after-answer';
 import type { RuntimeConfig } from './dev-secrets';
 import { Janitor } from './janitor';
 import { createLogger } from './logger';
-import type { Metrics, OutboxDepthSource } from './metrics';
+import type { Metrics, OutboxDepthSource } from '../http/metrics';
 import { buildRateLimitStore } from './rate-limit-store';
 import { buildOidc } from './oidc-wiring';
-import type { AppOidc } from './routes/oidc-provider';
+import type { AppOidc } from '../http/routes/oidc-provider';
 
 /** The running service's parts, built from configuration. */
 export interface Container {

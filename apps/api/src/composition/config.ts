@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@svc/adapters-typeorm';
 import { DEFAULT_PLAN_USER_LIMITS, PLANS, type PlanUserLimits, type RateLimitRule } from '@svc/core';
-import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from './middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from '../http/middleware/rate-limit';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -12,7 +12,7 @@ import { bodyOf, validateBody } from '../middleware/validate';
 import { presentSignIn } from '../second-factor-presenters';
 import { answerSuccessThen } from './answer-first';
 import { keyed, limited, limitOptions } from './guards';
-import { MAGIC_LINK_VERIFY_PATH } from './keyless-edge';
+import { MAGIC_LINK_VERIFY_PATH } from './auth-magic-link-verify';
 
 /** What the request route needs beyond AppDeps (createApp fills both in). */
 export type MailRouteDeps = AppDeps & { afterAnswer: AfterAnswer; metrics: Metrics };

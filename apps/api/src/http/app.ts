@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type { Logger } from 'pino';
 import { AuthError, type AuthService, type RateLimiter } from '@svc/core';
 import { AfterAnswer } from './after-answer';
-import type { TrustProxy } from './config';
+import type { TrustProxy } from '../composition/config';
 import { hotPathFailures, installHotPaths } from './hot-path';
 import { errorBody, fromAuthError, fromTransportError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './http-errors';
 import { countRequests, createMetrics, type Metrics } from './metrics';
@@ -21,7 +21,7 @@ import { refreshRoutes } from './routes/auth-refresh';
 import { signupRoutes } from './routes/auth-signup';
 import { healthRoutes } from './routes/health';
 import { jwksRoutes } from './routes/jwks';
-import { keylessEdgeRoutes } from './routes/keyless-edge';
+import { keylessEdgeRoutes } from './routes/auth-magic-link-verify';
 import { metricsRoutes } from './routes/metrics';
 import { brandingRoutes } from './routes/sdk-branding';
 import { oauthRoutes } from './routes/auth-oauth';

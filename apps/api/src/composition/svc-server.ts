@@ -2,14 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
-import { createApp } from './app';
+import { createApp } from '../http/app';
 import { configFromObject, type SvcServerConfig } from './config-object';
 import { buildContainer, type Container } from './container';
 import { resolveSecrets, type ResolvedSecrets, type RuntimeConfig } from './dev-secrets';
 import { ConnectionDrain, Drain, type RequestListener } from './drain';
-import { errorBody, UNAVAILABLE_RETRY_AFTER_SECONDS } from './http-errors';
+import { errorBody, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/http-errors';
 import { createLogger } from './logger';
-import { createMetrics, type Metrics } from './metrics';
+import { createMetrics, type Metrics } from '../http/metrics';
 
 export interface SvcServerOptions {
   /** Where the service logs; default a pino logger at `logLevel` on stdout. */

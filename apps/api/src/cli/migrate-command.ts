@@ -1,7 +1,7 @@
 import { pendingMigrations, runMigrations } from '@svc/adapters-typeorm';
-import type { CliIo } from './cli';
-import { loadConfig } from './config';
-import { storageOptionsOf } from './container';
+import type { CliIo } from './index';
+import { loadConfig } from '../composition/config';
+import { storageOptionsOf } from '../composition/container';
 
 /** The two things `svc migrate` does to the configured database. */
 export interface Migrator {

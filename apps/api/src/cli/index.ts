@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util';
 import { AuthError, isEnvironment, type AuthService, type Environment, type PurgeCounts } from '@svc/core';
-import { ConfigError, loadConfig } from './config';
-import { buildContainer } from './container';
-import { resolveSecrets } from './dev-secrets';
-import { CreateProjectDto, ListUsersQuery, settingsOf } from './dto/admin-dtos';
-import { errorBody } from './http-errors';
-import { validateInput } from './middleware/validate';
-import { presentAdminUser, presentProject } from './presenters';
-import { idParam, projectNotFound } from './routes/params';
+import { ConfigError, loadConfig } from '../composition/config';
+import { buildContainer } from '../composition/container';
+import { resolveSecrets } from '../composition/dev-secrets';
+import { CreateProjectDto, ListUsersQuery, settingsOf } from '../http/dto/admin-dtos';
+import { errorBody } from '../http/http-errors';
+import { validateInput } from '../http/middleware/validate';
+import { presentAdminUser, presentProject } from '../http/presenters';
+import { idParam, projectNotFound } from '../http/routes/params';
 import { migratorFromEnvironment, runMigrateCommand, type Migrator } from './migrate-command';
-import { runService } from './run-service';
+import { runService } from '../composition/run-service';
 
 export const USAGE = `Usage: pnpm svc <command> [arguments]
 
