@@ -3,8 +3,9 @@ export { createSvcServer, type StartOptions, type SvcServer, type SvcServerOptio
 export { configFromObject, type SvcServerConfig } from './composition/config-object';
 export { runService } from './composition/run-service';
 export type { RequestListener } from './composition/drain';
-export { createApp, BODY_LIMIT, type AppConfig, type AppDeps } from './http/app';
-export { ConfigError, loadConfig, type Config, type DatabaseConfig, type LoadConfigOptions, type LogLevel, type TrustProxy } from './composition/config';
+export { createApp, BODY_LIMIT } from './http/app';
+export type { AppConfig, AppDeps, TrustProxy } from './http/app-deps';
+export { ConfigError, loadConfig, type Config, type DatabaseConfig, type LoadConfigOptions, type LogLevel } from './composition/config';
 export { buildContainer, type Container } from './composition/container';
 export { resolveSecrets, type RuntimeConfig } from './composition/dev-secrets';
 export { HTTP_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './http/http-errors';

@@ -10,6 +10,7 @@ import { presentAdminUser, presentProject } from '../http/presenters';
 import { idParam, projectNotFound } from '../http/routes/params';
 import { migratorFromEnvironment, runMigrateCommand, type Migrator } from './migrate-command';
 import { runService } from '../composition/run-service';
+import type { CliIo } from './cli-io';
 
 export const USAGE = `Usage: pnpm svc <command> [arguments]
 
@@ -110,11 +111,6 @@ async function scope(auth: AuthService, id: string, env: string) {
   const tenant = { projectId: projectId(id), environment: environment(env) };
   await auth.admin.getProject(tenant.projectId);
   return tenant;
-}
-
-export interface CliIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { pendingMigrations, runMigrations } from '@svc/adapters-typeorm';
-import type { CliIo } from './index';
 import { loadConfig } from '../composition/config';
 import { storageOptionsOf } from '../composition/container';
+import type { CliIo } from './cli-io';
 
 /** The two things `svc migrate` does to the configured database. */
 export interface Migrator {

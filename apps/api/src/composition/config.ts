@@ -2,13 +2,11 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@svc/adapters-typeorm';
 import { DEFAULT_PLAN_USER_LIMITS, PLANS, type PlanUserLimits, type RateLimitRule } from '@svc/core';
+import type { TrustProxy } from '../http/app-deps';
 import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from '../http/middleware/rate-limit';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** Express's `trust proxy` setting: off, on, a hop count, or addresses/subnets/names. */
-export type TrustProxy = boolean | number | string[];
 
 /** `schema`: a PostgreSQL schema to use instead of the search_path (SVC_DATABASE_SCHEMA). */
 export type DatabaseConfig = { kind: 'postgres'; url: string; schema?: string } | { kind: 'sqlite'; path: string };

@@ -13,7 +13,7 @@ import { createLogger } from './logger';
 import type { Metrics, OutboxDepthSource } from '../http/metrics';
 import { buildRateLimitStore } from './rate-limit-store';
 import { buildOidc } from './oidc-wiring';
-import type { AppOidc } from '../http/routes/oidc-provider';
+import type { AppOidc } from '../http/app-deps';
 
 /** The running service's parts, built from configuration. */
 export interface Container {

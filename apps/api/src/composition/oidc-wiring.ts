@@ -3,7 +3,7 @@ import { signingKeyContext, type KeyEncryption } from '@svc/adapters-crypto';
 import { OidcProviderHost } from '@svc/adapters-oidc-provider';
 import { createOidcService, type AuthDeps, type OidcArtifactStore, type OidcClientStore } from '@svc/core';
 import type { Logger } from 'pino';
-import type { AppOidc } from '../http/routes/oidc-provider';
+import type { AppOidc } from '../http/app-deps';
 
 /**
  * Builds the hosted OIDC provider (issue 7) over the same storage and keys as the rest of the

@@ -1,14 +1,13 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { AuthError, type AuthService, type RateLimiter } from '@svc/core';
+import { AuthError } from '@svc/core';
 import { AfterAnswer } from './after-answer';
-import type { TrustProxy } from '../composition/config';
+import type { AppDeps } from './app-deps';
 import { hotPathFailures, installHotPaths } from './hot-path';
 import { errorBody, fromAuthError, fromTransportError, UNAVAILABLE_RETRY_AFTER_SECONDS } from './http-errors';
-import { countRequests, createMetrics, type Metrics } from './metrics';
+import { countRequests, createMetrics } from './metrics';
 import { corsPreflight } from './middleware/cors';
 import { jsonBody } from './middleware/json-guard';
-import type { RateLimitRules } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
 import { requireJson } from './middleware/require-json';
@@ -30,37 +29,8 @@ import { twoFactorRoutes } from './routes/two-factor';
 import { magicLinkRoutes } from './routes/auth-magic-link';
 import { passwordRoutes } from './routes/auth-password';
 import { oidcGrantRoutes } from './routes/auth-oidc-grant';
-import { oidcProviderRoutes, type AppOidc } from './routes/oidc-provider';
+import { oidcProviderRoutes } from './routes/oidc-provider';
 import { openApiRoutes } from './routes/openapi';
-
-/** The part of the configuration the HTTP layer reads. */
-export interface AppConfig {
-  adminToken: string;
-  trustProxy: TrustProxy;
-  rateLimits: RateLimitRules;
-  /** Scrape-only bearer token for GET /metrics (the admin token works too); null = none. */
-  metricsToken?: string | null;
-  /** The bound of GET /readyz's probe, in ms (SVC_READY_TIMEOUT_MS); default 2000. */
-  readyTimeoutMs?: number;
-}
-
-/** Everything the HTTP layer needs; built by container.ts, or by tests over in-memory fakes. */
-export interface AppDeps {
-  auth: AuthService;
-  rateLimiter: RateLimiter;
-  logger: Logger;
-  config: AppConfig;
-  /** Prometheus metrics; shared with the container (limiter failures, outbox). Default: a fresh registry. */
-  metrics?: Metrics;
-  /** Resolves when the service can do its work (the database takes writes); rejects otherwise. */
-  ready(): Promise<void>;
-  /** True once the service is shutting down: /readyz then answers 503 so balancers drain it. */
-  stopping?: () => boolean;
-  /** Runs the work magic-link and reset requests leave for after their answer; default: a fresh one. */
-  afterAnswer?: AfterAnswer;
-  /** The hosted OIDC provider (issue 7); without it, /api/oidc and endpoint 13 are not mounted. */
-  oidc?: AppOidc;
-}
 
 /** Request bodies above this are refused with 413 (DESIGN §5). */
 export const BODY_LIMIT = '64kb';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { AuthError } from '@svc/core';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { CreateApiKeyDto } from '../dto/admin-dtos';
 import { bodyOf, validateBody } from '../middleware/validate';
 import { presentApiKey } from '../presenters';

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { OAuthProviderDto, OAuthProviderEnvironmentQuery } from '../dto/oauth-dtos';
 import { bodyOf, queryOf, validateBody, validateQuery } from '../middleware/validate';
 import { presentOAuthProvider } from '../oauth-presenters';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { AuthError, type OidcClient } from '@svc/core';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { CreateOidcClientDto, ListOidcClientsQuery } from '../dto/oidc-dtos';
 import { bodyOf, queryOf, validateBody, validateQuery } from '../middleware/validate';
 import { idParam, projectNotFound } from './params';

@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { AuthError } from '@svc/core';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { SandboxOutboxQuery } from '../dto/email-dtos';
 import { presentDeadMail, presentSandboxMail } from '../email-presenters';
 import { queryOf, validateQuery } from '../middleware/validate';

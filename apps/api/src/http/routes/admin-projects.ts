@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { CreateProjectDto, UpdateProjectDto, settingsOf } from '../dto/admin-dtos';
 import { bodyOf, validateBody } from '../middleware/validate';
 import { presentProject } from '../presenters';

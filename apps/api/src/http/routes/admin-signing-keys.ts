@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { scopeParam } from './params';
 
 /** DESIGN §12: rotate an environment's signing key and read its current public key (PEM). */

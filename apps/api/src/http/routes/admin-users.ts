@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { AuthError } from '@svc/core';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { ListUsersQuery } from '../dto/admin-dtos';
 import { queryOf, validateQuery } from '../middleware/validate';
 import { presentAdminUser } from '../presenters';

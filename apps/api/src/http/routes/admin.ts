@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { requireAdmin } from '../middleware/admin-auth';
 import { adminApiKeyRoutes } from './admin-api-keys';
 import { adminProjectRoutes } from './admin-projects';

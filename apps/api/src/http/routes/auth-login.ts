@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { LoginDto } from '../dto/auth-dtos';
 import { apiKeyOf } from '../middleware/api-key';
 import { signInClient } from '../middleware/client-address';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { AuthError } from '@svc/core';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { projectQueryCors } from '../middleware/cors';
 import { limited } from './guards';
 

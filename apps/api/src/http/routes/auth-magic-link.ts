@@ -1,10 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import { AuthError } from '@svc/core';
-import type { AfterAnswer } from '../after-answer';
-import type { AppDeps } from '../app';
+import type { MailRouteDeps } from '../app-deps';
 import { MagicLinkDto } from '../dto/email-dtos';
 import { presentMagicLinkUser } from '../email-presenters';
-import type { Metrics } from '../metrics';
 import { apiKeyOf } from '../middleware/api-key';
 import { deferredHit } from '../middleware/rate-limit';
 import { MAGIC_LINK_LIMITS } from '../middleware/rate-limit-rules';
@@ -13,9 +11,6 @@ import { presentSignIn } from '../second-factor-presenters';
 import { answerSuccessThen } from './answer-first';
 import { keyed, limited, limitOptions } from './guards';
 import { MAGIC_LINK_VERIFY_PATH } from './auth-magic-link-verify';
-
-/** What the request route needs beyond AppDeps (createApp fills both in). */
-export type MailRouteDeps = AppDeps & { afterAnswer: AfterAnswer; metrics: Metrics };
 
 /**
  * Contract endpoints 6 and 7. POST /api/auth/magic-link always answers success (no enumeration),

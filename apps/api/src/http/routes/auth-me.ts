@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { apiKeyOf } from '../middleware/api-key';
 import { bearerToken } from '../middleware/bearer';
 import { presentUserMe } from '../presenters';

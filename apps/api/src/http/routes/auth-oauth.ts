@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { AuthError } from '@svc/core';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { OAuthCallbackQuery, OAuthInitiateDto, OAuthTokenDto } from '../dto/oauth-dtos';
 import { apiKeyOf } from '../middleware/api-key';
 import { bodyOf, queryOf, validateBody, validateInput, validateQuery } from '../middleware/validate';

@@ -4,7 +4,7 @@ import { apiKeyOf } from '../middleware/api-key';
 import { PASSWORD_RESET_LIMITS } from '../middleware/rate-limit-rules';
 import { bodyOf, validateBody } from '../middleware/validate';
 import { answerSuccessThen } from './answer-first';
-import type { MailRouteDeps } from './auth-magic-link';
+import type { MailRouteDeps } from '../app-deps';
 import { keyed, limited } from './guards';
 
 /**

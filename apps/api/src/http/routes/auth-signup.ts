@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { SignupDto } from '../dto/auth-dtos';
 import { apiKeyOf } from '../middleware/api-key';
 import { bodyOf, validateBody } from '../middleware/validate';

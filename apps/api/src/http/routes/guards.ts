@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { checkOrigin, requireApiKey } from '../middleware/api-key';
 import { rateLimit, type RateLimitName, type RateLimitOptions } from '../middleware/rate-limit';
 

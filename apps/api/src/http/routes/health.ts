@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { AuthError } from '@svc/core';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { errorBody, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http-errors';
 
 /** The probe's own bound when the configuration gives none (SVC_READY_TIMEOUT_MS). */

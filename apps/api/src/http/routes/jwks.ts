@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { AuthError, isEnvironment } from '@svc/core';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { idParam, projectNotFound } from './params';
 
 /** Verifiers re-fetch at most every five minutes; rotation keeps old keys published far longer. */

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import type { Metrics } from '../metrics';
 import { requireAdmin } from '../middleware/admin-auth';
 

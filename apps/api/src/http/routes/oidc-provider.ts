@@ -1,13 +1,5 @@
 import { Router } from 'express';
-import type { OidcProviderHost } from '@svc/adapters-oidc-provider';
-import type { OidcService } from '@svc/core';
-import type { AppDeps } from '../app';
-
-/** The hosted OIDC provider's two faces: its issuers (HTTP) and its use cases (endpoint 13, admin). */
-export interface AppOidc {
-  provider: Pick<OidcProviderHost, 'handle'>;
-  service: OidcService;
-}
+import type { AppDeps } from '../app-deps';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { AuthError } from '@svc/core';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import { PasskeyLoginOptionsDto, PasskeyLoginVerifyDto, PasskeyRegisterDto } from '../dto/second-factor-dtos';
 import { apiKeyOf } from '../middleware/api-key';
 import { bearerToken } from '../middleware/bearer';
