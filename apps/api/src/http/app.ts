@@ -20,13 +20,13 @@ import { refreshRoutes } from './routes/auth-refresh';
 import { signupRoutes } from './routes/auth-signup';
 import { healthRoutes } from './routes/health';
 import { jwksRoutes } from './routes/jwks';
-import { keylessEdgeRoutes } from './routes/auth-magic-link-verify';
 import { metricsRoutes } from './routes/metrics';
 import { brandingRoutes } from './routes/sdk-branding';
 import { oauthRoutes } from './routes/auth-oauth';
 import { passkeyRoutes } from './routes/passkeys';
 import { twoFactorRoutes } from './routes/two-factor';
 import { magicLinkRoutes } from './routes/auth-magic-link';
+import { magicLinkVerifyRoutes } from './routes/auth-magic-link-verify';
 import { passwordRoutes } from './routes/auth-password';
 import { oidcGrantRoutes } from './routes/auth-oidc-grant';
 import { oidcProviderRoutes } from './routes/oidc-provider';
@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/auth', noStore);
   // The busiest routes first: Express tries every router mounted before the one that matches.
   app.use(refreshRoutes(deps), meRoutes(deps), loginRoutes(deps), signupRoutes(deps), logoutRoutes(deps));
-  app.use(healthRoutes(deps), jwksRoutes(deps), metricsRoutes(deps, metrics), keylessEdgeRoutes(deps));
+  app.use(healthRoutes(deps), jwksRoutes(deps), metricsRoutes(deps, metrics), magicLinkVerifyRoutes(deps));
   // The API's own description (apps/api/openapi/openapi.yaml) and its reference page; no key.
   app.use(openApiRoutes());
   app.use(brandingRoutes(deps));
