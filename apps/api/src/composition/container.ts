@@ -112,7 +112,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     oidc,
     rateLimiter: limits.limiter,
     ready: () => storage.probe(config.readyTimeoutMs),
-    isEmpty: () => hasNoProject(storage),
+    isEmpty: () => storage.projects.isEmpty(),
     outboxWorker,
     purge,
     janitor,
@@ -152,11 +152,4 @@ async function openCurrentStorage(config: RuntimeConfig): Promise<TypeormStorage
 function buildMailer(config: RuntimeConfig, logger: Logger) {
   if (config.smtpUrl) return new SmtpMailer(config.smtpUrl, { from: config.mailFrom });
   return new FileMailer(join(config.dataDir, 'mail'), logger, { from: config.mailFrom });
-}
-
-// The ProjectRepository port has no "count" or "list" (nothing in the API needs one), so this
-// first-start check asks the adapter's SQL helper directly.
-async function hasNoProject(storage: TypeormStorage): Promise<boolean> {
-  const rows = await storage.database.query('SELECT id FROM projects LIMIT 1');
-  return rows.length === 0;
 }
