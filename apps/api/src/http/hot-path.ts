@@ -7,9 +7,7 @@ import { BEARER } from './middleware/bearer';
 import { chooseRequestId } from './middleware/request-id';
 import { elapsedMs, requestLineWriter } from './middleware/request-log';
 import { setSecurityHeaders } from './middleware/security-headers';
-import { presentUserMe } from './presenters';
-
-const ME_PATH = '/api/auth/me';
+import { ME_PATH, writeMeAnswer } from './routes/auth-me';
 
 export interface HotPathDeps {
   auth: Pick<AuthService, 'resolveApiKey' | 'getMe'>;
@@ -22,11 +20,12 @@ export interface HotPathDeps {
  * (the SDK, the session proxy), answered without Express: routing, the middleware chain and
  * Express's response helpers cost more than the token check and the query together (bench/README.md).
  *
- * Only the success answer is written here, with the same headers, body, log line and metrics as
- * routes/auth-me.ts. Anything else is handed to Express untouched and answered there, errors
- * included, so there is one place that decides every failure: a request whose key, token, user or
- * session does not check out is simply run again through the app (getMe only reads). Requests
- * with an Origin (browsers: CORS), a body, a query string or another method always go to Express.
+ * Only the success answer is written here, by the route's own writer (routes/auth-me.ts), with
+ * the same headers, log line and metrics as the route. Anything else is handed to Express
+ * untouched and answered there, errors included, so there is one place that decides every
+ * failure: a request whose key, token, user or session does not check out is simply run again
+ * through the app (getMe only reads). Requests with an Origin (browsers: CORS), a body, a query
+ * string or another method always go to Express.
  */
 export function installHotPaths(app: Express, deps: HotPathDeps): void {
   const me = meHotPath(deps);
@@ -79,16 +78,13 @@ function meHotPath(deps: HotPathDeps): HotPath {
       .then((key) => deps.auth.getMe(key, token))
       .then((user) => {
         const requestId = chooseRequestId(headers['x-request-id']);
-        const body = JSON.stringify({ data: { user: presentUserMe(user) } });
-        // The order and values routes/auth-me.ts ends up with (request id, helmet, no-store, CORS vary).
+        // What the middleware in front of routes/auth-me.ts sets, in its order (request id,
+        // helmet, no-store, CORS vary); then the route's own answer.
         res.setHeader('X-Request-Id', requestId);
         setSecurityHeaders(res);
         res.setHeader('Cache-Control', 'no-store');
         res.setHeader('Vary', 'Origin');
-        res.setHeader('Content-Type', 'application/json; charset=utf-8');
-        res.setHeader('Content-Length', Buffer.byteLength(body));
-        res.statusCode = 200;
-        res.end(body);
+        writeMeAnswer(res, user);
         const route = `${(req as { baseUrl?: string }).baseUrl ?? ''}${ME_PATH}`;
         writeLine({ requestId, method: 'GET', route, status: 200, ms: elapsedMs(started) });
         countAnswer(deps.metrics, { method: 'GET', route, status: 200, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
