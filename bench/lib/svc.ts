@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { BcryptPasswordHasher } from '../../packages/adapters-crypto/src/bcrypt-password-hasher';
-import { RATE_LIMIT_NAMES } from '../../apps/api/src/middleware/rate-limit-rules';
+import { RATE_LIMIT_NAMES } from '../../apps/api/src/http/middleware/rate-limit-rules';
 import { databaseUrl, SVC_SCHEMA } from './database';
 import { ROOT, startChild, type Child } from './processes';
 

@@ -1,5 +1,5 @@
-import { ConfigError } from './config';
-import { runService } from './run-service';
+import { ConfigError } from './composition/config';
+import { runService } from './composition/run-service';
 
 // `pnpm start`: the service as configured by the environment (run-service.ts), as `svc start` runs it.
 runService().then(

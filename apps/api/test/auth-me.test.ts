@@ -20,6 +20,18 @@ describe('GET /api/auth/me', () => {
     });
   });
 
+  it('HEAD answers the headers of GET without its body', async () => {
+    const { app, http } = buildTestApp();
+    const project = await createProject(app);
+    const session = await signUp(app, project.live);
+    const get = await http.get('/api/auth/me').set('X-API-Key', project.live).set('Authorization', `Bearer ${session.accessToken}`).expect(200);
+    const head = await http.head('/api/auth/me').set('X-API-Key', project.live).set('Authorization', `Bearer ${session.accessToken}`).expect(200);
+    expect(head.text).toBeUndefined();
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    expect(head.headers['cache-control']).toBe('no-store');
+  });
+
   it('accepts a lower-case bearer scheme', async () => {
     const { app, http } = buildTestApp();
     const project = await createProject(app);

@@ -5,9 +5,9 @@ import { openStorage } from '@svc/adapters-typeorm';
 import { createAuthService, sha256Hex, type TenantScope } from '@svc/core';
 import { createInMemoryDeps, newId, seedScope, seedUser } from '@svc/core/testing';
 import { runCli, USAGE } from '../src/cli';
-import { loadConfig } from '../src/config';
-import { buildContainer, storageOptionsOf } from '../src/container';
-import { resolveSecrets } from '../src/dev-secrets';
+import { loadConfig } from '../src/composition/config';
+import { buildContainer, storageOptionsOf } from '../src/composition/container';
+import { resolveSecrets } from '../src/composition/dev-secrets';
 
 function harness() {
   const auth = createAuthService(createInMemoryDeps());

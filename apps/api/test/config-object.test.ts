@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../src/config';
-import { configFromObject } from '../src/config-object';
+import { ConfigError, loadConfig } from '../src/composition/config';
+import { configFromObject } from '../src/composition/config-object';
 
 // createSvcServer's config object: the fields of loadConfig's result, validated by loadConfig's
 // own rules, with problems that name the fields.

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import { createApp } from '../src/app';
-import { loadConfig } from '../src/config';
-import { buildContainer, type Container } from '../src/container';
-import { readDemoProject, resolveSecrets, type ResolvedSecrets } from '../src/dev-secrets';
-import { announceFirstStart } from '../src/first-start';
-import { createLogger } from '../src/logger';
+import { createApp } from '../src/http/app';
+import { loadConfig } from '../src/composition/config';
+import { buildContainer, type Container } from '../src/composition/container';
+import { readDemoProject, resolveSecrets, type ResolvedSecrets } from '../src/composition/dev-secrets';
+import { announceFirstStart } from '../src/composition/first-start';
+import { createLogger } from '../src/composition/logger';
 
 // The real composition: SQLite storage, bcrypt (lowest cost), RS256 with encrypted keys.
 describe('container over SQLite and the real crypto adapters', () => {

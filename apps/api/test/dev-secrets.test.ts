@@ -1,8 +1,8 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config';
-import { readDemoProject, resolveSecrets, writeDemoProject } from '../src/dev-secrets';
+import { loadConfig } from '../src/composition/config';
+import { readDemoProject, resolveSecrets, writeDemoProject } from '../src/composition/dev-secrets';
 
 describe('dev secrets', () => {
   let dir: string;

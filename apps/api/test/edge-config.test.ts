@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, loadConfig } from '../src/composition/config';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { linksIn, parseMail, startTestSmtpServer, type TestSmtpServer } from '@svc/adapters-smtp/testing';
-import { createApp } from '../src/app';
-import { loadConfig } from '../src/config';
-import { buildContainer, type Container } from '../src/container';
-import { resolveSecrets } from '../src/dev-secrets';
-import { createLogger } from '../src/logger';
+import { createApp } from '../src/http/app';
+import { loadConfig } from '../src/composition/config';
+import { buildContainer, type Container } from '../src/composition/container';
+import { resolveSecrets } from '../src/composition/dev-secrets';
+import { createLogger } from '../src/composition/logger';
 import { createMailProject, requestMagicLink } from './email-helpers';
 import { ADMIN_TOKEN } from './helpers';
 

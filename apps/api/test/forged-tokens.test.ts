@@ -4,9 +4,9 @@ import request from 'supertest';
 import { KeyEncryption, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
 import { createAuthService, InMemoryRateLimiter } from '@svc/core';
 import { createInMemoryDeps } from '@svc/core/testing';
-import { createApp } from '../src/app';
-import { createLogger } from '../src/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/middleware/rate-limit';
+import { createApp } from '../src/http/app';
+import { createLogger } from '../src/composition/logger';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
 import { ADMIN_TOKEN, admin, createProject, signUp } from './helpers';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

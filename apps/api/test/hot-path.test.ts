@@ -3,10 +3,10 @@ import express from 'express';
 import request from 'supertest';
 import { AuthError, createAuthService } from '@svc/core';
 import { createInMemoryDeps } from '@svc/core/testing';
-import { installHotPaths } from '../src/hot-path';
-import { createLogger } from '../src/logger';
-import { createMetrics } from '../src/metrics';
-import { SECURITY_HEADERS } from '../src/middleware/security-headers';
+import { installHotPaths } from '../src/http/hot-path';
+import { createLogger } from '../src/composition/logger';
+import { createMetrics } from '../src/http/metrics';
+import { SECURITY_HEADERS } from '../src/http/middleware/security-headers';
 import { admin, buildTestApp, createProject, signUp } from './helpers';
 
 /** Headers node adds per connection or per answer; everything else must match exactly. */

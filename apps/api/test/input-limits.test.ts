@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import { scanJson } from '../src/middleware/json-guard';
+import { scanJson } from '../src/http/middleware/json-guard';
 import { buildTestApp, createProject } from './helpers';
 
 describe('scanJson', () => {

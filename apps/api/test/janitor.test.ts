@@ -1,6 +1,6 @@
 import type { PurgeCounts } from '@svc/core';
-import { firstRunDelayMs, Janitor } from '../src/janitor';
-import { createMetrics } from '../src/metrics';
+import { firstRunDelayMs, Janitor } from '../src/composition/janitor';
+import { createMetrics } from '../src/http/metrics';
 
 const COUNTS: PurgeCounts = { refreshTokens: 3, sessions: 2, oneTimeTokens: 1, outboxMails: 0, oidcArtifacts: 4, knownDevices: 5 };
 

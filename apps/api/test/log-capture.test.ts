@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { createAuthService } from '@svc/core';
 import { createInMemoryDeps, InMemoryRateLimiter } from '@svc/core/testing';
-import { createApp } from '../src/app';
-import { createLogger } from '../src/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/middleware/rate-limit';
+import { createApp } from '../src/http/app';
+import { createLogger } from '../src/composition/logger';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
 import { ADMIN_TOKEN, createProject } from './helpers';
 
 // DESIGN §4a: logs never contain passwords, tokens, keys or full e-mail addresses. The whole

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/composition/logger';
 
 describe('logger', () => {
   it('censors secret fields and headers wherever they appear', () => {

@@ -3,9 +3,9 @@ import request from 'supertest';
 import { BcryptPasswordHasher } from '@svc/adapters-crypto';
 import { createAuthService, InMemoryRateLimiter } from '@svc/core';
 import { createInMemoryDeps } from '@svc/core/testing';
-import { createApp } from '../src/app';
-import { createLogger } from '../src/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/middleware/rate-limit';
+import { createApp } from '../src/http/app';
+import { createLogger } from '../src/composition/logger';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
 import { ADMIN_TOKEN, createProject } from './helpers';
 
 // bcrypt reads only 72 bytes; DESIGN §4 says every byte must count. Proven over HTTP with bcrypt.

@@ -1,5 +1,5 @@
 import { runCli } from '../src/cli';
-import type { Migrator } from '../src/migrate-command';
+import type { Migrator } from '../src/cli/migrate-command';
 
 // `svc migrate [--check]` through the CLI's entry, with a recording migrator: exit codes, output,
 // and that migrating never opens the service (which would itself migrate at start).

@@ -6,12 +6,12 @@ import { join, resolve } from 'node:path';
 import request from 'supertest';
 import { migrationNames, pendingMigrations, runMigrations, type OpenStorageOptions } from '@svc/adapters-typeorm';
 import { createTestSchema, describeWithPostgres, firstReleaseDataSource, type TestDatabase } from '@svc/adapters-typeorm/testing';
-import { createApp } from '../src/app';
+import { createApp } from '../src/http/app';
 import { runCli } from '../src/cli';
-import { loadConfig } from '../src/config';
-import { buildContainer } from '../src/container';
-import { resolveSecrets } from '../src/dev-secrets';
-import { createLogger } from '../src/logger';
+import { loadConfig } from '../src/composition/config';
+import { buildContainer } from '../src/composition/container';
+import { resolveSecrets } from '../src/composition/dev-secrets';
+import { createLogger } from '../src/composition/logger';
 import { createFirstReleaseDatabase, type FirstReleaseData } from './support/first-schema';
 
 // Issue 8: a database made by the first migration, with data written by that release, upgraded
@@ -79,7 +79,7 @@ describe('upgrading a first-release database on SQLite', () => {
 
     // The real command line, as `pnpm svc migrate` runs it (configuration from the environment).
     const svc = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/cli.ts', ...args], {
+      spawnSync(process.execPath, ['--import', 'tsx', 'apps/api/src/cli/index.ts', ...args], {
         cwd: ROOT,
         env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: '', ...env },
         encoding: 'utf8',

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
-import { createApp } from '../src/app';
-import { loadConfig } from '../src/config';
-import { buildContainer, type Container } from '../src/container';
-import { resolveSecrets, type ResolvedSecrets } from '../src/dev-secrets';
-import { createLogger } from '../src/logger';
+import { createApp } from '../src/http/app';
+import { loadConfig } from '../src/composition/config';
+import { buildContainer, type Container } from '../src/composition/container';
+import { resolveSecrets, type ResolvedSecrets } from '../src/composition/dev-secrets';
+import { createLogger } from '../src/composition/logger';
 import { APP_URL, browserSignIn, CLIENT, exchange, providerSettings, startProviders, type Providers } from './oauth-helpers';
 
 // The real composition (container.ts): TypeORM storage, the master-key SecretBox, the HTTP OAuth

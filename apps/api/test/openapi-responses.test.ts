@@ -6,7 +6,7 @@ import request, { type Response } from 'supertest';
 import { totpStepAt } from '@svc/core';
 import { fromBase32, hotp } from '@svc/core/testing';
 import { createSessionProxy } from '@svc/proxy';
-import { loadOpenApiDocument } from '../src/openapi';
+import { loadOpenApiDocument } from '../src/http/openapi';
 import { responseValidator } from './support/openapi-check';
 import { REAL_ADMIN_TOKEN, startRealApp, type RealApp } from './support/real-app';
 

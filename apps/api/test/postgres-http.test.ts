@@ -6,9 +6,9 @@ import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
 import { createAuthService, cryptoRandom, DEFAULT_PLAN_USER_LIMITS, InMemoryRateLimiter, systemClock } from '@svc/core';
-import { createApp } from '../src/app';
-import { createLogger } from '../src/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/middleware/rate-limit';
+import { createApp } from '../src/http/app';
+import { createLogger } from '../src/composition/logger';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
 import { ADMIN_TOKEN, admin, createProject, signUp } from './helpers';
 
 // The foundation's concurrency guarantees, end to end over HTTP with the real adapters on

@@ -5,10 +5,10 @@ import { connectRedis } from '@svc/adapters-redis';
 import { describeWithRedis } from '@svc/adapters-redis/testing';
 import { createAuthService, type RateLimiter, type UserRepository } from '@svc/core';
 import { createInMemoryDeps, InMemoryRateLimiter } from '@svc/core/testing';
-import { createApp } from '../src/app';
-import { createLogger } from '../src/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/middleware/rate-limit';
-import { buildRateLimitStore } from '../src/rate-limit-store';
+import { createApp } from '../src/http/app';
+import { createLogger } from '../src/composition/logger';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { buildRateLimitStore } from '../src/composition/rate-limit-store';
 import { ADMIN_TOKEN, createProject, signUp } from './helpers';
 
 /**

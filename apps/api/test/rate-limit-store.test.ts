@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { FixedClock } from '@svc/core/testing';
-import { createLogger } from '../src/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/middleware/rate-limit';
-import { buildRateLimitStore } from '../src/rate-limit-store';
+import { createLogger } from '../src/composition/logger';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { buildRateLimitStore } from '../src/composition/rate-limit-store';
 
 // The container's limiter with a Redis that is not there (port 1 refuses at once): never throws,
 // guessing limits count locally at half, refresh goes on, one log line for the whole outage.

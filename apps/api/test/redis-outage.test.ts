@@ -5,10 +5,10 @@ import { connectRedis } from '@svc/adapters-redis';
 import { describeWithRedis, OutageProxy, waitUntil } from '@svc/adapters-redis/testing';
 import { createAuthService } from '@svc/core';
 import { createInMemoryDeps } from '@svc/core/testing';
-import { createApp } from '../src/app';
-import { createLogger } from '../src/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/middleware/rate-limit';
-import { buildRateLimitStore, type RateLimitStore } from '../src/rate-limit-store';
+import { createApp } from '../src/http/app';
+import { createLogger } from '../src/composition/logger';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { buildRateLimitStore, type RateLimitStore } from '../src/composition/rate-limit-store';
 import { ADMIN_TOKEN, createProject, signUp } from './helpers';
 
 // DESIGN §6 / issue 3: Redis stopped in the middle of a test. The API is the real composition of

@@ -4,11 +4,11 @@ import type { Express } from 'express';
 import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
 import type { PasswordHasher } from '@svc/core';
 import { FakePasswordHasher } from '@svc/core/testing';
-import { createApp } from '../src/app';
-import { loadConfig } from '../src/config';
-import { buildContainer, type Container } from '../src/container';
-import { resolveSecrets } from '../src/dev-secrets';
-import { createLogger } from '../src/logger';
+import { createApp } from '../src/http/app';
+import { loadConfig } from '../src/composition/config';
+import { buildContainer, type Container } from '../src/composition/container';
+import { resolveSecrets } from '../src/composition/dev-secrets';
+import { createLogger } from '../src/composition/logger';
 import { ADMIN_TOKEN, admin, buildTestApp, createProject } from './helpers';
 
 // Text PostgreSQL cannot store (NUL) or that is not Unicode (a lone surrogate) is refused at the

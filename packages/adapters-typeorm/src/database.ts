@@ -3,19 +3,14 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import { DEFAULT_DATABASE_TIMEOUTS, answerMsOf, type DatabaseTimeouts } from './database-timeouts';
 import { pgProbeWrites, pgQuery, pgTransaction, type PgLimits } from './pg-statements';
 import { SqliteMutex } from './sqlite-mutex';
+import type { Row, Sql } from './sql';
 import { fromPostgresError, fromSqliteError } from './unavailable';
 
 /** The two databases this adapter speaks. */
 export type StorageKind = 'postgres' | 'sqlite';
 
-/** A raw result row, keyed by column name. */
-export type Row = Record<string, unknown>;
-
-/** Runs one parameterised statement and returns its rows (SELECT or `... RETURNING`). */
-export interface Sql {
-  /** Placeholders are PostgreSQL style (`$1`, `$2`, a number may repeat) on both databases. */
-  query<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
-}
+// Row and Sql have their own file so pg-statements.ts, which this file uses, need not import it.
+export type { Row, Sql } from './sql';
 
 /**
  * Thin layer over a TypeORM DataSource: plain parameterised SQL, one placeholder style, and

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { AuthError } from '@svc/core';
-import type { Row, Sql } from './database';
+import type { Row, Sql } from './sql';
 import { fromPostgresError, unavailable, unavailableReason, withDeadline } from './unavailable';
 
 /** How long this process waits on the pool and on each statement; 0 = no bound. */

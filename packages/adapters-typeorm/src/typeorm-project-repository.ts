@@ -94,6 +94,12 @@ export class TypeormProjectRepository implements ProjectRepository {
     );
     return rows.length ? toProject(rows[0]) : null;
   }
+
+  /** Reads at most one id: the answer costs the same however many projects there are. */
+  async isEmpty(): Promise<boolean> {
+    const rows = await this.db.query('SELECT id FROM projects LIMIT 1');
+    return rows.length === 0;
+  }
 }
 
 function toProject(row: ProjectRow): Project {

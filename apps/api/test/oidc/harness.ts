@@ -5,10 +5,10 @@ import { KeyEncryption, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc
 import type { TypeormStorage } from '@svc/adapters-typeorm';
 import { createAuthService, InMemoryRateLimiter, type AuthDeps } from '@svc/core';
 import { createInMemoryDeps, FixedClock, InMemoryOidcArtifactStore, InMemoryOidcClientStore, InMemorySigningKeyStore } from '@svc/core/testing';
-import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
-import { DEFAULT_RATE_LIMITS } from '../../src/middleware/rate-limit';
-import { buildOidc } from '../../src/oidc-wiring';
+import { createApp } from '../../src/http/app';
+import { createLogger } from '../../src/composition/logger';
+import { DEFAULT_RATE_LIMITS } from '../../src/http/middleware/rate-limit';
+import { buildOidc } from '../../src/composition/oidc-wiring';
 import { ADMIN_TOKEN } from '../helpers';
 
 /** One running API instance on an ephemeral loopback port, with the hosted OIDC provider. */

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 const ROOT = resolve(__dirname, '../../../..');
 const MAIN = resolve(ROOT, 'apps/api/src/main.ts');
 /** `svc start`: the CLI's way of running the same service. */
-export const CLI_START = [resolve(ROOT, 'apps/api/src/cli.ts'), 'start'];
+export const CLI_START = [resolve(ROOT, 'apps/api/src/cli/index.ts'), 'start'];
 
 /**
  * A real API process on a free port: `node --import tsx apps/api/src/main.ts`, i.e. tsx's loader in

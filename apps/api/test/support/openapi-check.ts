@@ -1,6 +1,6 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { OpenApiDocument } from '../../src/openapi';
+import type { OpenApiDocument } from '../../src/http/openapi';
 
 // Reading the OpenAPI document the way its tests need: operations by server, the error codes each
 // response names, and a validator of real responses against the documented schemas.

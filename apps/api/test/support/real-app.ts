@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
-import { createApp } from '../../src/app';
-import { loadConfig } from '../../src/config';
-import { buildContainer, type Container } from '../../src/container';
-import { resolveSecrets } from '../../src/dev-secrets';
-import { createLogger } from '../../src/logger';
-import { createSvcServer } from '../../src/svc-server';
+import { createApp } from '../../src/http/app';
+import { loadConfig } from '../../src/composition/config';
+import { buildContainer, type Container } from '../../src/composition/container';
+import { resolveSecrets } from '../../src/composition/dev-secrets';
+import { createLogger } from '../../src/composition/logger';
+import { createSvcServer } from '../../src/composition/svc-server';
 
 /** The admin token of every RealApp. */
 export const REAL_ADMIN_TOKEN = 'real-app-admin-token-0123456789abcdefghij';

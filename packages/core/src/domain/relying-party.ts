@@ -1,5 +1,3 @@
-import type { Project } from './project';
-
 /** A project's WebAuthn relying party as set in the admin API (`webauthn` of a project). */
 export interface WebAuthnSettings {
   /** The RP ID: a registrable domain (e.g. `example.com`), no scheme or port. */
@@ -22,7 +20,7 @@ export interface RelyingParty {
  * (RP ID = host of the first origin, every allowed origin accepted). Null when neither says
  * where passkeys may be used: we never guess a relying party from a request.
  */
-export function relyingPartyOf(project: Pick<Project, 'name' | 'allowedOrigins'> & { webauthn?: WebAuthnSettings | null }): RelyingParty | null {
+export function relyingPartyOf(project: { name: string; allowedOrigins: string[]; webauthn?: WebAuthnSettings | null }): RelyingParty | null {
   const settings = project.webauthn;
   if (settings) return { id: settings.rpId, name: settings.rpName, origins: [...settings.origins] };
   const first = project.allowedOrigins[0];

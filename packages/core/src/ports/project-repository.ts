@@ -7,4 +7,6 @@ export interface ProjectRepository {
   findById(id: string): Promise<Project | null>;
   /** Applies the given settings (undefined fields untouched) and returns the updated project, or null if unknown. */
   update(id: string, settings: ProjectSettings, updatedAt: Date): Promise<Project | null>;
+  /** True while no project is stored at all (a new database, before its first project). */
+  isEmpty(): Promise<boolean>;
 }

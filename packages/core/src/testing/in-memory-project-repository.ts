@@ -23,4 +23,8 @@ export class InMemoryProjectRepository implements ProjectRepository {
     this.projects.set(id, next);
     return structuredClone(next);
   }
+
+  async isEmpty(): Promise<boolean> {
+    return this.projects.size === 0;
+  }
 }

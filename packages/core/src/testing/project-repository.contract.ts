@@ -81,5 +81,17 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
     it('answers null when updating an unknown project', async () => {
       expect(await ports().projects.update(newId(), { name: 'x' }, new Date())).toBeNull();
     });
+
+    it('is empty until its first project is stored', async () => {
+      // A storage of its own: the suite's shared one holds the other cases' projects.
+      const fresh = await factory();
+      try {
+        expect(await fresh.ports.projects.isEmpty()).toBe(true);
+        await fresh.ports.projects.create(projectFixture());
+        expect(await fresh.ports.projects.isEmpty()).toBe(false);
+      } finally {
+        await fresh.close();
+      }
+    });
   });
 }

@@ -1,0 +1,194 @@
+import { parseArgs } from 'node:util';
+import { AuthError, isEnvironment, type AuthService, type Environment, type PurgeCounts } from '@svc/core';
+import { ConfigError, loadConfig } from '../composition/config';
+import { buildContainer } from '../composition/container';
+import { resolveSecrets } from '../composition/dev-secrets';
+import { CreateProjectDto, ListUsersQuery, settingsOf } from '../http/dto/admin-dtos';
+import { errorBody } from '../http/http-errors';
+import { validateInput } from '../http/middleware/validate';
+import { presentAdminUser, presentProject } from '../http/presenters';
+import { idParam, projectNotFound } from '../http/routes/params';
+import { migratorFromEnvironment, runMigrateCommand, type Migrator } from './migrate-command';
+import { runService } from '../composition/run-service';
+import type { CliIo } from './cli-io';
+
+export const USAGE = `Usage: pnpm svc <command> [arguments]
+
+Commands:
+  start                run the service, as \`pnpm start\` does: listens on PORT (embedded SQLite by
+                       default, or DATABASE_URL / REDIS_URL / SMTP_URL) until SIGTERM or SIGINT
+  project:create --name <name> [--plan FREE|SOLO|PRO]
+  project:show <projectId>
+  api-key:create <projectId> <production|sandbox>
+  api-key:revoke <projectId> <keyId>
+  signing-key:rotate <projectId> <production|sandbox>
+  users:list <projectId> <production|sandbox> [--email <e-mail>] [--limit <n>] [--cursor <c>]
+  users:ban <projectId> <production|sandbox> <userId>
+  users:unban <projectId> <production|sandbox> <userId>
+  users:delete <projectId> <production|sandbox> <userId>
+  migrate [--check]    run pending database migrations and list them; with --check only list
+                       them (exit 1 while any is pending, 0 when up to date; changes nothing)
+  purge                delete what nobody can use any more (expired or revoked sessions and refresh
+                       tokens, expired one-time tokens, sent and dead mails older than 7 days,
+                       expired OIDC provider artifacts, known devices unseen for 90 days), as
+                       the API's janitor does every
+                       SVC_PURGE_INTERVAL_SECONDS; prints the counts
+  help
+
+Output is JSON on stdout; errors are JSON on stderr (exit 1); usage errors exit 2.
+Configuration comes from the same environment variables as the API (DATABASE_URL, SVC_DATA_DIR, ...).
+`;
+
+type Options = { name?: string; plan?: string; email?: string; limit?: string; cursor?: string; check?: boolean };
+
+/** What a command may use: the use cases, and the container's purge (it covers the OIDC artifacts too). */
+export interface CliServices {
+  auth: AuthService;
+  purge(): Promise<PurgeCounts>;
+  close(): Promise<void>;
+}
+
+interface Command {
+  /** Number of positional arguments after the command name. */
+  arity: number;
+  run(auth: AuthService, args: string[], options: Options, services: CliServices): Promise<unknown>;
+}
+
+const userNotFound = () => new AuthError('user_not_found');
+const projectId = (value: string) => idParam(value, projectNotFound);
+
+/** Each command calls the same use cases as the admin API and shows the same shapes. */
+const COMMANDS: Record<string, Command> = {
+  'project:create': {
+    arity: 0,
+    run: async (auth, _args, options) => {
+      const body = await validateInput(CreateProjectDto, { name: options.name, ...(options.plan ? { plan: options.plan } : {}) }, 'The options');
+      const created = await auth.admin.createProject({ ...settingsOf(body), name: body.name });
+      return { project: presentProject(created.project), apiKeys: created.apiKeys, publicKeys: created.publicKeys };
+    },
+  },
+  'project:show': { arity: 1, run: async (auth, [id]) => ({ project: presentProject(await auth.admin.getProject(projectId(id))) }) },
+  'api-key:create': { arity: 2, run: (auth, [id, env]) => auth.admin.createApiKey(projectId(id), environment(env)) },
+  'api-key:revoke': {
+    arity: 2,
+    run: async (auth, [id, keyId]) => {
+      await auth.admin.revokeApiKey(projectId(id), idParam(keyId, () => new AuthError('not_found', 'API key not found.')));
+      return { success: true };
+    },
+  },
+  'signing-key:rotate': { arity: 2, run: async (auth, [id, env]) => auth.admin.rotateSigningKey(await scope(auth, id, env)) },
+  'users:list': {
+    arity: 2,
+    run: async (auth, [id, env], options) => {
+      const query = await validateInput(ListUsersQuery, { email: options.email, limit: options.limit, cursor: options.cursor }, 'The options');
+      const page = await auth.admin.listUsers(await scope(auth, id, env), { ...query });
+      return { users: page.users.map(presentAdminUser), nextCursor: page.nextCursor };
+    },
+  },
+  'users:ban': userCommand((auth, tenant, userId) => auth.admin.banUser(tenant, userId)),
+  'users:unban': userCommand((auth, tenant, userId) => auth.admin.unbanUser(tenant, userId)),
+  'users:delete': userCommand((auth, tenant, userId) => auth.admin.deleteUser(tenant, userId)),
+  purge: { arity: 0, run: async (_auth, _args, _options, services) => ({ purged: await services.purge() }) },
+};
+
+function userCommand(act: (auth: AuthService, tenant: { projectId: string; environment: Environment }, userId: string) => Promise<void>): Command {
+  return {
+    arity: 3,
+    run: async (auth, [id, env, userId]) => {
+      await act(auth, await scope(auth, id, env), idParam(userId, userNotFound));
+      return { success: true };
+    },
+  };
+}
+
+function environment(value: string): Environment {
+  if (!isEnvironment(value)) throw new AuthError('validation_error', 'environment must be one of production, sandbox.');
+  return value;
+}
+
+/** Like the admin API: an unknown project is not_found before any user lookup. */
+async function scope(auth: AuthService, id: string, env: string) {
+  const tenant = { projectId: projectId(id), environment: environment(env) };
+  await auth.admin.getProject(tenant.projectId);
+  return tenant;
+}
+
+/**
+ * Runs one command and answers the exit code. `openAuth` is called only for a valid command, so
+ * `help` and usage errors never touch the database.
+ */
+export async function runCli(
+  argv: string[],
+  io: CliIo,
+  openAuth: () => Promise<CliServices>,
+  openMigrator: () => Migrator = migratorFromEnvironment,
+): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        email: { type: 'string' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
+        check: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    io.stderr(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const [name, ...args] = parsed.positionals;
+  if (name === 'help' || name === undefined) {
+    (name === 'help' ? io.stdout : io.stderr)(USAGE);
+    return name === 'help' ? 0 : 2;
+  }
+  // Runs until a signal stops it; the exit code is the drain's (0, or 1 when it timed out).
+  if (name === 'start') {
+    if (args.length === 0) return runService();
+    io.stderr(`start takes no argument(s).\n\n${USAGE}`);
+    return 2;
+  }
+  // Migrating must not open the service (which would migrate at start): its own path.
+  if (name === 'migrate') {
+    if (args.length === 0) return runMigrateCommand(parsed.values, io, openMigrator());
+    io.stderr(`migrate takes no argument(s).\n\n${USAGE}`);
+    return 2;
+  }
+  const command = COMMANDS[name];
+  if (!command || args.length !== command.arity) {
+    io.stderr(`${command ? `${name} takes ${command.arity} argument(s).` : `Unknown command "${name}".`}\n\n${USAGE}`);
+    return 2;
+  }
+  const opened = await openAuth();
+  try {
+    io.stdout(`${JSON.stringify(await command.run(opened.auth, args, parsed.values, opened), null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof AuthError)) throw error;
+    io.stderr(`${JSON.stringify(errorBody(error.code, error.message))}\n`);
+    return 1;
+  } finally {
+    await opened.close();
+  }
+}
+
+async function openFromEnvironment() {
+  const { config } = await resolveSecrets(loadConfig());
+  return buildContainer(config);
+}
+
+if (require.main === module) {
+  const io: CliIo = { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
+  runCli(process.argv.slice(2), io, openFromEnvironment).then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `svc: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

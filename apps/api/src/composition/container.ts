@@ -1,0 +1,155 @@
+import { join } from 'node:path';
+import { BcryptPasswordHasher, CommonPasswordFile, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
+import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adapters-smtp';
+import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
+import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
+import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
+import { createAuthService, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
+import type { Logger } from 'pino';
+import { AfterAnswer } from '../http/after-answer';
+import type { RuntimeConfig } from './dev-secrets';
+import { Janitor } from './janitor';
+import { createLogger } from './logger';
+import type { Metrics, OutboxDepthSource } from '../http/metrics';
+import { buildRateLimitStore } from './rate-limit-store';
+import { buildOidc } from './oidc-wiring';
+import type { AppOidc } from '../http/app-deps';
+
+/** The running service's parts, built from configuration. */
+export interface Container {
+  auth: AuthService;
+  rateLimiter: RateLimiter;
+  /** Outbox rows per status for the `svc_outbox_depth` gauge, once there is an outbox. */
+  outboxStats?: OutboxDepthSource;
+  /** Sends queued mail; main.ts starts it, `close()` stops it. Not started for the CLI. */
+  outboxWorker: OutboxWorker;
+  /** One purge of expired rows over every tenant, OIDC artifacts included (`svc purge`). */
+  purge(): Promise<PurgeCounts>;
+  /** Runs `purge` every SVC_PURGE_INTERVAL_SECONDS; main.ts starts it, `close()` stops it. */
+  janitor: Janitor;
+  /** The hosted OIDC provider for Pro projects (issue 7). */
+  oidc: AppOidc;
+  /** Runs what magic-link and reset requests do after answering; `close()` waits for it. */
+  afterAnswer: AfterAnswer;
+  /**
+   * Readiness: resolves when the database could take this service's writes within
+   * SVC_READY_TIMEOUT_MS; rejects with `service_unavailable` (its `details.reason` says why).
+   */
+  ready(): Promise<void>;
+  /** True when the database holds no project yet (first start of the embedded default). */
+  isEmpty(): Promise<boolean>;
+  /**
+   * Waits for the work of requests already answered (magic links, resets), stops the outbox
+   * worker and the janitor, then closes the database connection(s) and Redis.
+   */
+  close(): Promise<void>;
+}
+
+/** What the composition root reports to: logs (Redis outages) and metrics (limiter store failures). */
+export interface ContainerOptions {
+  logger?: Logger;
+  metrics?: Metrics;
+}
+
+/**
+ * The composition root (STYLE rule 9): the only place that picks and builds adapters.
+ * Opening the storage also runs pending migrations, unless SVC_MIGRATE_ON_START=false.
+ */
+export async function buildContainer(config: RuntimeConfig, options: ContainerOptions = {}): Promise<Container> {
+  const logger = options.logger ?? createLogger({ level: 'silent' });
+  const storage = await openCurrentStorage(config);
+  const limits = await buildRateLimitStore({
+    redisUrl: config.redisUrl,
+    redisPrefix: config.redisPrefix,
+    redisTimeoutMs: config.redisTimeoutMs,
+    logger,
+    onStoreFailure: () => options.metrics?.limiterStoreFailures.inc(),
+  });
+  const encryption = new KeyEncryption({ masterKey: config.masterKey });
+  const secretBox = new MasterKeySecretBox({ masterKey: config.masterKey });
+  // A request's enqueue wakes the worker, so mail leaves at once rather than at the next poll.
+  let outboxWorker: OutboxWorker | undefined;
+  const outbox = withEnqueueHook(storage.outbox, () => outboxWorker?.wake());
+  const deps: AuthDeps = {
+    settings: { issuer: config.baseUrl, planUserLimits: config.planUserLimits },
+    clock: systemClock,
+    random: cryptoRandom,
+    projects: storage.projects,
+    apiKeys: storage.apiKeys,
+    users: storage.users,
+    sessions: storage.sessions,
+    signingKeys: storage.signingKeys,
+    keyFactory: new RsaSigningKeyFactory({ encryption }),
+    tokens: new Rs256AccessTokenCodec({ signingKeys: storage.signingKeys, encryption }),
+    // Hashes below the event loop's priority: a login burst cannot starve /me and refresh (bench/README.md).
+    passwords: new BcryptPasswordHasher({ cost: config.bcryptCost, lowPriorityThreads: true }),
+    twoFactor: storage.twoFactor,
+    passkeys: storage.passkeys,
+    totp: new OtpauthTotp(),
+    webauthn: new SimpleWebAuthnVerifier(),
+    oneTimeTokens: storage.oneTimeTokens,
+    secretBox,
+    outbox,
+    oauthProviders: storage.oauthProviders,
+    identities: storage.identities,
+    oauthClient: new HttpOAuthProviderClient(),
+    // The list shipped with the service, read on the first check of a project that turned it on.
+    commonPasswords: new CommonPasswordFile(),
+    knownDevices: storage.knownDevices,
+  };
+  outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
+  const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts });
+  const janitor = new Janitor({
+    purge,
+    intervalMs: config.purgeIntervalSeconds * 1000,
+    logger,
+    metrics: options.metrics,
+  });
+  const oidc = await buildOidc({ storage, deps, encryption, masterKey: config.masterKey, baseUrl: config.baseUrl, logger });
+  const afterAnswer = new AfterAnswer({ logger, metrics: options.metrics });
+  return {
+    auth: createAuthService(deps),
+    oidc,
+    rateLimiter: limits.limiter,
+    ready: () => storage.probe(config.readyTimeoutMs),
+    isEmpty: () => storage.projects.isEmpty(),
+    outboxWorker,
+    purge,
+    janitor,
+    outboxStats: () => storage.outbox.stats(),
+    afterAnswer,
+    close: async () => {
+      // Answered requests first: their mails go into the outbox the worker may still send.
+      await afterAnswer.idle();
+      await Promise.all([outboxWorker.stop(), janitor.stop()]);
+      await Promise.all([storage.close(), limits.close()]);
+    },
+  };
+}
+
+/** Where the configured database is, in the adapter's terms (also used by `svc migrate`). */
+export function storageOptionsOf(config: Pick<RuntimeConfig, 'database' | 'databaseTimeouts'>): OpenStorageOptions {
+  const { database, databaseTimeouts: timeouts } = config;
+  return database.kind === 'postgres' ? { databaseUrl: database.url, schema: database.schema, timeouts } : { sqlitePath: database.path, timeouts };
+}
+
+/**
+ * Opens the storage with migrations run at start (the default), or, when a pipeline migrates
+ * first (SVC_MIGRATE_ON_START=false), refuses to serve on a schema older than this code.
+ */
+async function openCurrentStorage(config: RuntimeConfig): Promise<TypeormStorage> {
+  const where = storageOptionsOf(config);
+  if (!config.migrateOnStart) {
+    const pending = await pendingMigrations(where);
+    if (pending.length > 0) {
+      throw new Error(`The database schema is behind this version: ${pending.length} migration(s) pending (${pending.join(', ')}). Run \`svc migrate\` first, or set SVC_MIGRATE_ON_START=true.`);
+    }
+  }
+  return openStorage({ ...where, migrationsRun: config.migrateOnStart });
+}
+
+/** SMTP_URL -> SMTP; otherwise the embedded default, a file mailbox under the data folder (DESIGN §7). */
+function buildMailer(config: RuntimeConfig, logger: Logger) {
+  if (config.smtpUrl) return new SmtpMailer(config.smtpUrl, { from: config.mailFrom });
+  return new FileMailer(join(config.dataDir, 'mail'), logger, { from: config.mailFrom });
+}

@@ -1,0 +1,39 @@
+import { Router, type Request, type Response } from 'express';
+import type { MailRouteDeps } from '../app-deps';
+import { MagicLinkDto } from '../dto/email-dtos';
+import { apiKeyOf } from '../middleware/api-key';
+import { deferredHit } from '../middleware/rate-limit';
+import { MAGIC_LINK_LIMITS } from '../middleware/rate-limit-rules';
+import { bodyOf, validateBody } from '../middleware/validate';
+import { answerSuccessThen } from './answer-first';
+import { keyed, limited, limitOptions } from './guards';
+
+/**
+ * Contract endpoint 6. POST /api/auth/magic-link always answers success (no enumeration),
+ * before it looks at any account; creating a user spends the client address's sign-up budget.
+ * Following the link, GET /api/auth/magic-link/verify, is auth-magic-link-verify.ts.
+ */
+export function magicLinkRoutes(deps: MailRouteDeps): Router {
+  return Router()
+    .post('/api/auth/magic-link', ...keyed(deps), validateBody(MagicLinkDto), limited(deps, ...MAGIC_LINK_LIMITS), async (req, res) => {
+      const work = deps.auth.magicLink.accept(apiKeyOf(res), bodyOf(res, MagicLinkDto), { mayCreateUser: creationBudget(deps, req, res) });
+      await answerSuccessThen(deps.afterAnswer, res, 'magic_link', work);
+    });
+}
+
+/**
+ * A user created by a magic link counts against the same per-address budget as a sign-up (the
+ * `signup` limit), so one client cannot fill a plan's user limit through magic links. Over it:
+ * nobody is created and no mail is sent; the caller has already heard success (the answer may not
+ * tell whether the address had an account), so the refusal is a log line and a metric.
+ */
+function creationBudget(deps: MailRouteDeps, req: Request, res: Response): () => Promise<boolean> {
+  const hit = deferredHit('signup', limitOptions(deps), req, res);
+  return async () => {
+    const decision = await hit();
+    if (!decision || decision.allowed) return true;
+    deps.metrics.magicLinkUsersRefused.inc();
+    deps.logger.warn({ requestId: res.locals.requestId, limit: 'signup' }, "magic link: the client address's sign-up budget is spent; no user created, no mail sent");
+    return false;
+  };
+}

@@ -1,0 +1,22 @@
+import { Router } from 'express';
+import { AuthError, isEnvironment } from '@svc/core';
+import type { AppDeps } from '../app-deps';
+import { idParam, projectNotFound } from './params';
+
+/** Verifiers re-fetch at most every five minutes; rotation keeps old keys published far longer. */
+const CACHE_SECONDS = 300;
+
+/**
+ * DESIGN §2: GET /api/projects/{projectId}/{environment}/jwks.json, no key needed. The body is a
+ * bare JWK Set (RFC 7517 §5), not the `{ data }` envelope: JOSE libraries (jose's
+ * createRemoteJWKSet and the like) read `keys` at the top level.
+ */
+export function jwksRoutes(deps: AppDeps): Router {
+  return Router().get('/api/projects/:projectId/:environment/jwks.json', async (req, res) => {
+    const projectId = idParam(req.params.projectId, projectNotFound);
+    const { environment } = req.params;
+    if (!isEnvironment(environment)) throw new AuthError('not_found', 'Unknown environment (use production or sandbox).');
+    const jwks = await deps.auth.jwks({ projectId, environment });
+    res.set('Cache-Control', `public, max-age=${CACHE_SECONDS}`).json(jwks);
+  });
+}
