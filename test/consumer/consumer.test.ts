@@ -1,24 +1,27 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { browserAt } from './support/browser';
+import { runInNewContext } from 'node:vm';
+import { signUpAndOpenGuardedRoute } from './support/browser';
 import { attwProblems, gzippedSize, inBatches, publintProblems, publishDryRun } from './support/checks';
 import { prepareConsumerApp, ROOT, run, runJson, type ConsumerApp } from './support/consumer-app';
 import { docSamples } from './support/doc-samples';
-import { start, type Running } from './support/processes';
+import { DOCUMENTED_ENTRIES, DOCUMENTED_EXPORTS } from './support/documented';
+import { bundleForEdge, webGlobals } from './support/edge';
+import { freePort, start, type Running } from './support/processes';
 
 // The packages as a customer gets them: every public package packed (`pnpm pack:packages`),
 // installed from the tarballs with plain `npm install` into a temporary app outside the
-// workspace, then used from plain Node (ES modules and CommonJS), tsc, the `svc` bin, a customer's
-// Express app and the SDK. test/consumer/README.md says what each part proves.
+// workspace, then used from plain Node (ES modules and CommonJS), tsc, the `svc` bin, customers'
+// Express and Hono apps, an edge bundler and the SDK. test/consumer/README.md says what each part proves.
 
 const log = (line: string) => console.log(`[consumer] ${line}`);
 let app: ConsumerApp;
 
-beforeAll(() => {
-  app = prepareConsumerApp(log);
+beforeAll(async () => {
+  app = await prepareConsumerApp(log);
   log(`tarballs: ${app.tarballs.map((tarball) => `${tarball.name} ${(tarball.size / 1024).toFixed(1)} KiB`).join(', ')}`);
 }, 900_000);
 afterAll(() => app?.remove());
@@ -111,11 +114,12 @@ describe('types', () => {
     mkdirSync(dir, { recursive: true });
     for (const sample of samples) writeFileSync(join(dir, sample.file), sample.source);
     // skipLibCheck: the packages' declarations are checked strictly by the test above.
-    tsc(dir, 'tsconfig.json', {
-      compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, target: 'ES2022', lib: ['ES2023'], types: ['node'], module: 'nodenext', moduleResolution: 'nodenext' },
-      files: samples.map((sample) => sample.file),
-    });
-    log(`type-checked ${samples.length} documentation samples`);
+    const options = { strict: true, noEmit: true, skipLibCheck: true, target: 'ES2022', lib: ['ES2023'], types: ['node'] };
+    const nodenext = samples.filter((sample) => sample.resolution === 'nodenext').map((sample) => sample.file);
+    const bundler = samples.filter((sample) => sample.resolution === 'bundler').map((sample) => sample.file);
+    tsc(dir, 'tsconfig.json', { compilerOptions: { ...options, module: 'nodenext', moduleResolution: 'nodenext' }, files: nodenext });
+    if (bundler.length) tsc(dir, 'tsconfig.bundler.json', { compilerOptions: { ...options, module: 'esnext', moduleResolution: 'bundler' }, files: bundler });
+    log(`type-checked ${samples.length} documentation samples (${bundler.length} as a Next.js app compiles them)`);
   }, 120_000);
 });
 
@@ -161,26 +165,55 @@ describe('the installed svc bin, a customer app and the SDK', () => {
     for (const asset of assets) expect({ asset, status: (await fetch(asset)).status }).toEqual({ asset, status: 200 });
   });
 
+  /** Starts a customer app of `app/` against the API; it prints its port. */
+  const startApp = (file: string) =>
+    start(process.execPath, [file], { name: file, cwd: app.dir, env: { PATH: process.env.PATH, SVC_API_KEY: project.apiKeys.sandbox, SVC_API_URL: apiUrl }, ready: /"port":(\d+)/ });
+
   it("a customer's CommonJS Express app: the session proxy signs a browser up, reads the session, opens a guarded route", async () => {
-    const express = await start(process.execPath, ['express-app.cjs'], {
-      name: 'express-app.cjs',
-      cwd: app.dir,
-      env: { PATH: process.env.PATH, SVC_API_KEY: project.apiKeys.sandbox, SVC_API_URL: apiUrl },
-      ready: /"port":(\d+)/,
-    });
+    const express = await startApp('express-app.cjs');
     try {
-      const browser = browserAt(`http://127.0.0.1:${express.match[1]}`);
-      expect((await browser.request('GET', '/api/notes')).status).toBe(401);
-      const signup = await browser.request('POST', '/api/session/signup', { email: 'ada@example.com', password: 'correct horse battery' });
-      expect(signup.status).toBe(201);
-      expect(JSON.stringify(signup.body)).not.toMatch(/accessToken|refreshToken/);
-      expect([...browser.cookies().keys()].sort()).toEqual(['svc_at', 'svc_rt']);
-      const session = await browser.request('GET', '/api/session/session');
-      expect(session).toMatchObject({ status: 200, body: { data: { user: { email: 'ada@example.com' } } } });
-      const notes = await browser.request('GET', '/api/notes');
-      expect(notes).toMatchObject({ status: 200, body: { owner: session.body.data.user.id, email: 'ada@example.com' } });
+      await signUpAndOpenGuardedRoute(`http://127.0.0.1:${express.match[1]}`, 'ada@example.com');
     } finally {
       expect(await express.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  it("a customer's Hono app (@hono/node-server): @svc/proxy/web signs a browser up, reads the session, opens a guarded route, signs out", async () => {
+    const hono = await startApp('hono-app.mjs');
+    try {
+      const origin = `http://127.0.0.1:${hono.match[1]}`;
+      const { browser } = await signUpAndOpenGuardedRoute(origin, 'grace@example.com');
+      const signedIn = [...browser.cookies()].map(([name, value]) => `${name}=${value}`).join('; ');
+      expect((await browser.request('POST', '/api/session/logout', {})).status).toBe(200);
+      expect([...browser.cookies().keys()]).toEqual(['svc_did']);
+      expect((await browser.request('GET', '/api/notes')).status).toBe(401);
+      expect((await browser.request('GET', '/api/session/session')).status).toBe(401);
+      // Sign-out ended the session at the API: the old cookies open nothing either.
+      expect((await fetch(`${origin}/api/notes`, { headers: { cookie: signedIn } })).status).toBe(401);
+    } finally {
+      expect(await hono.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  it('@svc/proxy/web as installed (dist/web.mjs and dist/web.js), bundled for an edge runtime, needs no Node and signs up with Web APIs only', async () => {
+    // The check bites: the Express entry needs Node and does not bundle so.
+    await expect(bundleForEdge(app.dir, '@svc/proxy', 'import')).rejects.toThrow(/node:|Could not resolve/);
+    for (const how of ['import', 'require'] as const) {
+      const { code, inputs } = await bundleForEdge(app.dir, '@svc/proxy/web', how);
+      expect(inputs).toContain(`node_modules/@svc/proxy/dist/web.${how === 'import' ? 'mjs' : 'js'}`);
+      expect(inputs.filter((path) => path.startsWith('node:') || /node_modules\/(express|undici|body-parser)\//.test(path))).toEqual([]);
+      const context = webGlobals();
+      runInNewContext(code, context);
+      const { createSessionHandler } = context.bundled as WebEntry;
+      const proxy = createSessionHandler({ apiKey: project.apiKeys.sandbox, baseUrl: apiUrl });
+      const origin = 'https://app.example.com';
+      const email = `edge-${how}@example.com`;
+      const signup = await proxy(new Request(`${origin}/api/session/signup`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: origin }, body: JSON.stringify({ email, password: 'correct horse battery' }) }));
+      expect({ how, status: signup.status }).toEqual({ how, status: 201 });
+      const cookie = signup.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+      const session = await proxy(new Request(`${origin}/api/session/session`, { headers: { Cookie: cookie } }));
+      expect(await session.json()).toMatchObject({ data: { user: { email } } });
+      expect(['process', 'Buffer', 'require'].filter((name) => name in context)).toEqual([]);
     }
   }, 60_000);
 
@@ -193,39 +226,49 @@ describe('the installed svc bin, a customer app and the SDK', () => {
       expect(answer.forged).toBe('invalid_token');
     }
   }, 60_000);
-
-  // Added when their features land: the web-standard session handler under Hono
-  // (@hono/node-server), and @svc/server's handler mounted under /auth in the Express app.
 });
 
-/** A port nobody listens on now (the API learns it before start, for its issuer URL). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+/** What the edge test calls of `@svc/proxy/web` (its own types are checked in the types test). */
+interface WebEntry {
+  createSessionHandler(options: { apiKey: string; baseUrl: string }): (request: Request) => Promise<Response>;
 }
 
-/** Entry points the README and the package READMEs document. */
-const DOCUMENTED_ENTRIES = [
-  '@svc/core', '@svc/core/testing', '@svc/adapters-crypto', '@svc/adapters-typeorm', '@svc/adapters-typeorm/testing', '@svc/adapters-redis',
-  '@svc/adapters-redis/testing', '@svc/adapters-smtp', '@svc/adapters-smtp/testing', '@svc/adapters-mfa', '@svc/adapters-mfa/testing',
-  '@svc/adapters-oauth', '@svc/adapters-oauth/testing', '@svc/adapters-oidc-provider', '@svc/sdk', '@svc/sdk/node', '@svc/client',
-  '@svc/client/browser', '@svc/proxy', '@svc/server',
-];
+describe("@svc/server in a customer's CommonJS Express app", () => {
+  it('mounted under /auth with createSvcServer(config): sign-up answers 201, /me the user, and stop() ends it cleanly', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-consumer-mounted-'));
+    const adminToken = randomBytes(32).toString('base64url');
+    let host: Running | undefined;
+    try {
+      host = await start(process.execPath, ['svc-mounted.cjs'], {
+        name: 'svc-mounted.cjs',
+        cwd: app.dir,
+        env: { PATH: process.env.PATH, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_ADMIN_TOKEN: adminToken },
+        ready: /^\{"port":(\d+)\}$/m,
+      });
+      expect(await (await fetch(`${base}/`)).json()).toEqual({ app: 'mine' });
+      const created = await postJson(`${base}/auth/admin/projects`, { name: 'Mounted' }, { Authorization: `Bearer ${adminToken}` });
+      expect(created.status).toBe(201);
+      const apiKey: string = created.body.data.apiKeys.sandbox;
+      const signup = await postJson(`${base}/auth/api/auth/signup`, { email: 'mounted@example.com', password: 'correct horse battery' }, { 'X-API-Key': apiKey });
+      expect(signup.status).toBe(201);
+      const { accessToken, user } = signup.body.data;
+      // Mounted under a path, the service names itself by it: the tokens' issuer.
+      expect(JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()).iss).toBe(`${base}/auth`);
+      const me = await fetch(`${base}/auth/api/auth/me`, { headers: { 'X-API-Key': apiKey, Authorization: `Bearer ${accessToken}` } });
+      expect([me.status, await me.json()]).toEqual([200, { data: { user: expect.objectContaining({ id: user.id, email: 'mounted@example.com' }) } }]);
+      // SIGTERM: svc.stop(), then the app's own server closes; the process must end by itself.
+      expect(await host.stop()).toBe(0);
+      expect(host.output()).toContain('{"stopped":{"drained":true,"afterStop":503}}');
+    } finally {
+      await host?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
 
-/** Names the documentation uses, per entry point. */
-const DOCUMENTED_EXPORTS: Record<string, string[]> = {
-  '@svc/core': ['createAuthService', 'AuthError', 'ERROR_CODES'],
-  '@svc/core/testing': ['createInMemoryDeps', 'createInMemoryStorage', 'sessionStoreContract', 'userRepositoryContract', 'rateLimiterContract'],
-  '@svc/sdk': ['createSvcClient', 'isTwoFactorChallenge', 'SvcError', 'isSvcError', 'verifyAccessToken'],
-  '@svc/sdk/node': ['undiciRequester'],
-  '@svc/client': ['createSessionClient', 'SessionError'],
-  '@svc/client/browser': ['createSessionClient', 'SessionError'],
-  '@svc/proxy': ['createSessionProxy', 'requireUser', 'startProxyServer', 'loadProxyConfig'],
-  '@svc/server': ['createApp', 'buildContainer', 'loadConfig'],
-};
+async function postJson(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, body: await response.json() };
+}

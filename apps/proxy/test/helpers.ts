@@ -6,7 +6,7 @@ import { createSvcClient, type HttpRequester, type SvcClient } from '@svc/sdk';
 import { undiciRequester } from '@svc/sdk/node';
 import { createSessionProxy, requireUser, type RequireUserOptions, type SessionProxyOptions } from '../src';
 import { normalizeBasePath } from '../src/core/options';
-import { createSessionHandler, createUserGuard, type ClientIpReader } from '../src/web';
+import { createSessionHandler, createUserGuard, type ClientIpReader } from '@svc/proxy/web';
 
 export { startRealApi, type RealApi, type TestProject } from '../../../packages/sdk/test/real-api';
 export { totpCode } from '../../../packages/sdk/test/totp-code';

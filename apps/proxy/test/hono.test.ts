@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { UserMe } from '@svc/sdk';
-import { createSessionHandler, createUserGuard } from '../src/web';
+import { createSessionHandler, createUserGuard } from '@svc/proxy/web';
 import { CookieJar, PASSWORD, postJson, startRealApi, type RealApi, json } from './helpers';
 
 // The web-standard handler and guard as a Hono app mounts them, over real HTTP (@hono/node-server)

@@ -54,7 +54,7 @@ describe('the web entry (@svc/proxy/web)', () => {
   it('runs without process, Buffer or require: the bundled handler signs up and reads the session', async () => {
     const context = webGlobals();
     runInNewContext(bundled.code, context);
-    const { createSessionHandler } = context.svcProxyWeb as typeof import('../src/web');
+    const { createSessionHandler } = context.svcProxyWeb as typeof import('@svc/proxy/web');
     const { live } = await api.createProject();
     const proxy = createSessionHandler({ apiKey: live, baseUrl: api.url });
     const origin = 'https://app.example.com';

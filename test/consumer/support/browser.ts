@@ -24,3 +24,25 @@ export function browserAt(origin: string) {
     },
   };
 }
+
+export type Browser = ReturnType<typeof browserAt>;
+
+/**
+ * The session flow of a customer's app with the session proxy under /api/session and a guarded
+ * `GET /api/notes` answering `{ owner, email }` from the user the guard found: the guarded route
+ * refuses a stranger, sign-up sets the cookies (no token in the body), the session names the
+ * user, and the guarded route opens. Answers the signed-in browser and the user's id.
+ */
+export async function signUpAndOpenGuardedRoute(origin: string, email: string): Promise<{ browser: Browser; userId: string }> {
+  const browser = browserAt(origin);
+  expect((await browser.request('GET', '/api/notes')).status).toBe(401);
+  const signup = await browser.request('POST', '/api/session/signup', { email, password: 'correct horse battery' });
+  expect(signup.status).toBe(201);
+  expect(JSON.stringify(signup.body)).not.toMatch(/accessToken|refreshToken/);
+  expect([...browser.cookies().keys()].sort()).toEqual(['svc_at', 'svc_did', 'svc_rt']);
+  const session = await browser.request('GET', '/api/session/session');
+  expect(session).toMatchObject({ status: 200, body: { data: { user: { email } } } });
+  const userId: string = session.body.data.user.id;
+  expect(await browser.request('GET', '/api/notes')).toMatchObject({ status: 200, body: { owner: userId, email } });
+  return { browser, userId };
+}

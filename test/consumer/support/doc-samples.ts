@@ -16,6 +16,10 @@ import { join } from 'node:path';
  *
  * The preamble's lines go before the sample's. There is no way to skip a sample: one that cannot
  * compile is wrong, or needs a preamble.
+ *
+ * A sample is compiled with Node's module resolution (`nodenext`), except a Next.js one (it
+ * imports `next/...`): Next.js compiles an app with its bundler's (`bundler`, as in the
+ * tsconfig.json it creates), and `next/server` resolves only so.
  */
 export interface DocSample {
   /** `README.md:212` (the fence's line). */
@@ -23,7 +27,10 @@ export interface DocSample {
   /** File name for the module: `README.md-212.mts`. */
   file: string;
   source: string;
+  resolution: 'nodenext' | 'bundler';
 }
+
+const NEXT_IMPORT = /^\s*import\b[^;]*?\bfrom\s+['"]next(\/[^'"]*)?['"]/m;
 
 const FENCE = /^(\s*)```(\w*)\s*$/;
 const PREAMBLE = /<!--\s*sample-preamble\s*\n([\s\S]*?)-->\s*$/;
@@ -54,7 +61,8 @@ function samplesOf(document: string, text: string): DocSample[] {
       const preamble = at >= 0 ? (PREAMBLE.exec(before.slice(at))?.[1] ?? '') : '';
       const where = `${document}:${i + 1}`;
       const source = `// ${where}\n${preamble}${code.join('\n')}\nexport {};\n`;
-      samples.push({ where, file: `${document.replace(/\//g, '-')}-${i + 1}.mts`, source });
+      const resolution = NEXT_IMPORT.test(source) ? 'bundler' : 'nodenext';
+      samples.push({ where, file: `${document.replace(/\//g, '-')}-${i + 1}.mts`, source, resolution });
     }
     i = end;
   }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 
 export interface Running {
   /** The first match of the `ready` pattern in the output. */
@@ -12,7 +13,8 @@ export interface Running {
 export function start(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; ready: RegExp; name: string }): Promise<Running> {
   const child: ChildProcess = spawn(command, args, { cwd: options.cwd, env: { ...options.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  // 'close', not 'exit': the output is complete by then.
+  const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
   const stop = async () => {
     if (child.exitCode !== null) return child.exitCode;
     child.kill('SIGTERM');
@@ -41,5 +43,17 @@ export function start(command: string, args: string[], options: { cwd: string; e
     };
     child.stdout!.on('data', collect);
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  });
+}
+
+/** A port nobody listens on now (a server learns it before it starts, for its issuer URL). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
   });
 }
