@@ -89,7 +89,8 @@ describeWithPostgres('a database that stops answering, locks or turns read-only'
     await api?.close();
     await relay?.down();
     await db?.drop();
-  });
+    // Stopping drains the API and dropping the database waits for its connections to close.
+  }, 30_000);
 
   it('frozen connection: quick 503s with Retry-After (pool and new connections alike), not ready, and recovery once it thaws', async () => {
     expect((await me()).status).toBe(200);
