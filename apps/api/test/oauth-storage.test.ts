@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
+import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { buildContainer, type Container } from '../src/container';
+import { buildContainer, storageOptionsOf, type Container } from '../src/container';
 import { resolveSecrets, type ResolvedSecrets } from '../src/dev-secrets';
 import { createLogger } from '../src/logger';
 import { APP_URL, browserSignIn, CLIENT, exchange, providerSettings, startProviders, type Providers } from './oauth-helpers';
@@ -27,6 +28,8 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
     let dir: string;
     let secrets: ResolvedSecrets;
     let container: Container;
+    /** The same database, read beside the service (which offers no raw ports). */
+    let storage: TypeormStorage;
     let cleanup: () => Promise<void>;
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), 'svc-oauth-'));
@@ -34,8 +37,10 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
       cleanup = extra.cleanup;
       secrets = await resolveSecrets(loadConfig({ SVC_DATA_DIR: dir, SVC_BCRYPT_COST: '4', SVC_BASE_URL: 'http://svc.test', ...extra.env }));
       container = await buildContainer(secrets.config);
+      storage = await openStorage({ ...storageOptionsOf(secrets.config), migrationsRun: false });
     }, 30_000);
     afterAll(async () => {
+      await storage?.close();
       await container?.close();
       await cleanup?.();
       await rm(dir, { recursive: true, force: true });
@@ -50,7 +55,7 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
         await request(app).put(`/admin/projects/${project.id}/oauth-providers/${slug}`).set(auth).send(body).expect(200);
       }
       const scope = { projectId: project.id, environment: 'production' as const };
-      const stored = await container.auth.deps.oauthProviders.find(scope, 'github');
+      const stored = await storage.oauthProviders.find(scope, 'github');
       expect(stored?.sealedClientSecret).not.toContain(CLIENT.clientSecret);
       const ids = new Set<string>();
       for (const provider of ['github', 'discord', 'google', 'oidc']) {
@@ -59,7 +64,7 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
         ids.add(signedIn.body.data.user.id);
       }
       expect(ids.size).toBe(1);
-      const identities = await container.auth.deps.identities.listForUser(scope, [...ids][0]);
+      const identities = await storage.identities.listForUser(scope, [...ids][0]);
       expect(identities.map((i) => i.provider)).toEqual(['discord', 'github', 'google', 'oidc']);
     }, 30_000);
   });

@@ -19,5 +19,5 @@ export function keylessEdgeRoutes(deps: AppDeps): Router {
     .head(MAGIC_LINK_VERIFY_PATH, () => {
       throw new AuthError('not_found', 'No such endpoint.');
     })
-    .get(MAGIC_LINK_VERIFY_PATH, projectQueryCors(deps.auth.deps.projects, deps.auth.deps.clock), limited(deps, 'magicLinkVerify'));
+    .get(MAGIC_LINK_VERIFY_PATH, projectQueryCors(deps.auth.magicLink.allowedOrigins), limited(deps, 'magicLinkVerify'));
 }

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { OidcProviderHost } from '@svc/adapters-oidc-provider';
-import type { OidcService } from '@svc/core';
+import { isUuid, type OidcService } from '@svc/core';
 import type { AppDeps } from '../app';
 
 /** The hosted OIDC provider's two faces: its issuers (HTTP) and its use cases (endpoint 13, admin). */
@@ -8,8 +8,6 @@ export interface AppOidc {
   provider: Pick<OidcProviderHost, 'handle'>;
   service: OidcService;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The issuer's own pages (logout confirmation, form_post) post forms to the issuer and then
@@ -30,7 +28,7 @@ export function oidcProviderRoutes(deps: AppDeps): Router {
   return router.use('/api/oidc/:projectId', async (req, res) => {
     const projectId = req.params.projectId;
     res.setHeader('Content-Security-Policy', OIDC_CSP);
-    if (typeof projectId !== 'string' || !UUID.test(projectId)) {
+    if (!isUuid(projectId)) {
       res.status(404).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'There is no OIDC issuer at this address.' });
       return;
     }

@@ -1,15 +1,13 @@
 import type { Request } from 'express';
-import { AuthError, isEnvironment, type AuthService, type Project, type TenantScope } from '@svc/core';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { AuthError, isEnvironment, isUuid, type AuthService, type Project, type TenantScope } from '@svc/core';
 
 /**
- * Ids in paths are UUIDs (core makes them with Random.uuid). Anything else is answered 404 here,
+ * Ids in paths are canonical UUIDs (core's isUuid). Anything else is answered 404 here,
  * so a malformed value never reaches a query (DESIGN §4a; PostgreSQL would also reject it with an
  * error instead of "no row").
  */
 export function idParam(value: unknown, notFound: () => AuthError): string {
-  if (typeof value !== 'string' || !UUID.test(value)) throw notFound();
+  if (!isUuid(value)) throw notFound();
   return value;
 }
 

@@ -11,3 +11,14 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 export function isStorableText(value: string): boolean {
   return !UNSTORABLE.test(value);
 }
+
+/**
+ * Characters as a person counts them, for length limits: code points, so a surrogate pair is one,
+ * and without the variation selectors (U+FE0E, U+FE0F) that only choose how the character before
+ * them looks.
+ */
+export function characterCount(value: string): number {
+  let count = 0;
+  for (const char of value) if (char !== '\ufe0e' && char !== '\ufe0f') count += 1;
+  return count;
+}

@@ -5,7 +5,7 @@ import { pkceChallenge } from '../../domain/pkce';
 import type { Project } from '../../domain/project';
 import { matchRedirectUrl } from '../../domain/redirect-url';
 import type { AuthDeps } from '../deps';
-import { newBearerSecret } from '../issue-tokens';
+import { newBearerSecret } from '../../domain/secrets';
 import { issueOAuthState } from './oauth-state';
 import { callbackUrlOf, clientConfigOf, enabledProvider } from './provider-settings';
 

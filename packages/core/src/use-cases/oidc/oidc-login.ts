@@ -2,7 +2,7 @@ import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
 import { OIDC_REQUEST_TOKEN_TTL_SECONDS, oidcLoginPageUrl, type OidcClient } from '../../domain/oidc';
 import { isBanned, type User } from '../../domain/user';
-import { sha256Hex, toBase64Url } from '../../domain/secrets';
+import { newBearerSecret, sha256Hex } from '../../domain/secrets';
 import type { OidcDeps } from './oidc-deps';
 
 /**
@@ -15,7 +15,7 @@ export async function startOidcLogin(
   deps: Pick<OidcDeps, 'clock' | 'random' | 'oneTimeTokens'>,
   request: { loginUrl: string; client: Pick<OidcClient, 'clientId' | 'projectId' | 'environment' | 'name'>; uid: string; scopes: string[] },
 ): Promise<string> {
-  const requestToken = toBase64Url(deps.random.bytes(32));
+  const requestToken = newBearerSecret(deps.random);
   const now = deps.clock.now();
   const scope: TenantScope = { projectId: request.client.projectId, environment: request.client.environment };
   await deps.oneTimeTokens.issue(scope, {
