@@ -11,7 +11,8 @@ import { idParam, projectNotFound } from './routes/params';
 import { migratorFromEnvironment, runMigrateCommand, type Migrator } from './migrate-command';
 import { runService } from './run-service';
 
-export const USAGE = `Usage: pnpm svc <command> [arguments]
+export const USAGE = `Usage: svc <command> [arguments]
+       (in a checkout of the repository: pnpm svc <command> [arguments])
 
 Commands:
   start                run the service, as \`pnpm start\` does: listens on PORT (embedded SQLite by

@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config';
 import { buildContainer, storageOptionsOf, type Container } from '../src/container';
 import { resolveSecrets, type ResolvedSecrets } from '../src/dev-secrets';
 import { createLogger } from '../src/logger';
-import { APP_URL, browserSignIn, CLIENT, exchange, providerSettings, startProviders, type Providers } from './oauth-helpers';
+import { ADA_OIDC, APP_URL, browserSignIn, CLIENT, exchange, providerSettings, startProviders, type Providers } from './oauth-helpers';
 
 // The real composition (container.ts): TypeORM storage, the master-key SecretBox, the HTTP OAuth
 // client, on SQLite and on PostgreSQL, against the loopback identity providers.
@@ -66,6 +66,21 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
       expect(ids.size).toBe(1);
       const identities = await storage.identities.listForUser(scope, [...ids][0]);
       expect(identities.map((i) => i.provider)).toEqual(['discord', 'github', 'google', 'oidc']);
+    }, 30_000);
+
+    it('a provider e-mail no database can hold (a NUL) redirects with provider_error, never a 500', async () => {
+      const app = createApp({ ...container, logger: silent, config: secrets.config });
+      const auth = { Authorization: `Bearer ${secrets.config.adminToken}` };
+      const created = await request(app).post('/admin/projects').set(auth).send({ name: 'Nul', redirectUrls: [APP_URL] }).expect(201);
+      const { project, apiKeys } = created.body.data;
+      await request(app).put(`/admin/projects/${project.id}/oauth-providers/oidc`).set(auth).send(providerSettings(providers).oidc).expect(200);
+      providers.openid.account = { ...ADA_OIDC, email: 'nul\u0000@example.com' };
+      try {
+        const landing = await browserSignIn(app, apiKeys.production, 'oidc');
+        expect(landing.searchParams.get('error')).toBe('provider_error');
+      } finally {
+        providers.openid.account = { ...ADA_OIDC };
+      }
     }, 30_000);
   });
 }

@@ -76,6 +76,7 @@ export * from './email-service';
 export * from './domain/oauth';
 export * from './domain/pkce';
 export * from './domain/redirect-url';
+export * from './domain/service-paths';
 export * from './ports/oauth-provider-store';
 export * from './ports/identity-repository';
 export * from './ports/oauth-provider-client';

@@ -1,5 +1,5 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { ENVIRONMENTS, MAX_CALLER_STATE, type Environment } from '@svc/core';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
+import { callerStateProblem, ENVIRONMENTS, type Environment } from '@svc/core';
 import { IsAppUrl, OptionalNotNull } from './checks';
 
 // Decorators read top-down as the order of checks: the error names the first one that fails.
@@ -16,7 +16,7 @@ export class OAuthInitiateDto {
 
   @OptionalNotNull()
   @IsString({ message: 'state must be a string.' })
-  @MaxLength(MAX_CALLER_STATE, { message: `state must be at most ${MAX_CALLER_STATE} characters.` })
+  @ValidateBy({ name: 'callerState', validator: { validate: (value) => callerStateProblem(String(value)) === null, defaultMessage: (args) => callerStateProblem(String(args?.value)) ?? '' } })
   state?: string;
 }
 

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { OidcProviderHost } from '@svc/adapters-oidc-provider';
-import { isUuid, type OidcService } from '@svc/core';
+import { isUuid, OIDC_ISSUER_ROUTE, type OidcService } from '@svc/core';
 import type { AppDeps } from '../app';
 
 /** The hosted OIDC provider's two faces: its issuers (HTTP) and its use cases (endpoint 13, admin). */
@@ -25,7 +25,7 @@ export function oidcProviderRoutes(deps: AppDeps): Router {
   const router = Router();
   const oidc = deps.oidc;
   if (!oidc) return router;
-  return router.use('/api/oidc/:projectId', async (req, res) => {
+  return router.use(OIDC_ISSUER_ROUTE, async (req, res) => {
     const projectId = req.params.projectId;
     res.setHeader('Content-Security-Policy', OIDC_CSP);
     if (!isUuid(projectId)) {

@@ -1,6 +1,7 @@
 import type { TenantScope } from '../../domain/environment';
 import { identitySubject, OAuthCallbackFailure, type OAuthProvider } from '../../domain/oauth';
 import type { Project } from '../../domain/project';
+import { isStorableText } from '../../domain/text';
 import { isBanned, newUser, normalizeEmail, type User } from '../../domain/user';
 import type { OAuthProfile } from '../../ports/oauth-provider-client';
 import type { AuthDeps } from '../deps';
@@ -13,7 +14,8 @@ export type ResolveDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'user
 /**
  * The user a provider account signs in as (DESIGN §8): the one it is linked to; else the account
  * with the same address, linked now, but only when the provider says the address is verified;
- * else a new user (within the plan's limit). Refusals become error redirects.
+ * else a new user (within the plan's limit). Refusals become error redirects: a profile with text
+ * that cannot be stored is `provider_error`.
  */
 export async function resolveOAuthUser(
   deps: ResolveDeps,
@@ -22,6 +24,8 @@ export async function resolveOAuthUser(
   provider: OAuthProvider,
   profile: OAuthProfile,
 ): Promise<User> {
+  // Text no database holds (a NUL, a lone surrogate) is the provider's fault, like a malformed answer.
+  if (![profile.issuer, profile.subject, profile.email ?? ''].every(isStorableText)) throw new OAuthCallbackFailure('provider_error');
   const subject = identitySubject(provider, profile);
   const linked = await linkedUser(deps, scope, provider, subject);
   if (linked) return refuseBanned(linked);

@@ -1,5 +1,6 @@
 import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
+import { hasOidcProvider, type Plan } from '../../domain/project';
 import { OIDC_REQUEST_TOKEN_TTL_SECONDS, oidcLoginPageUrl, type OidcClient } from '../../domain/oidc';
 import { isBanned, type User } from '../../domain/user';
 import { newBearerSecret, sha256Hex } from '../../domain/secrets';
@@ -39,6 +40,6 @@ export async function loadOidcAccount(deps: Pick<OidcDeps, 'users'>, scope: Tena
 }
 
 /** The plan gate of DESIGN §9, shared by endpoint 13 and the issuer's own endpoints. */
-export function assertOidcPlan(project: { plan: string }): void {
-  if (project.plan !== 'PRO') throw new AuthError('plan_upgrade_required', 'The hosted OIDC provider needs the Pro plan.');
+export function assertOidcPlan(project: { plan: Plan }): void {
+  if (!hasOidcProvider(project.plan)) throw new AuthError('plan_upgrade_required', 'The hosted OIDC provider needs the Pro plan.');
 }
