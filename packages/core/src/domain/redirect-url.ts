@@ -1,7 +1,7 @@
 // URLs the service sends browsers to, and the origins it lets call it: parsed with WHATWG URL and
 // compared exactly, so suffix tricks, userinfo and scheme games never pass (docs/security.md).
 // One rule for every such URL: project settings, OAuth provider settings, OIDC client redirect
-// URIs and the redirect URL a sign-in asks for (docs/decisions.md, "App URLs").
+// URIs and the redirect URL a sign-in asks for (docs/decisions.md, "One home per rule").
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
