@@ -2,11 +2,9 @@ import { emailTemplatesProblem } from './email-templates';
 import { isPlan, PLANS, type ProjectSettings, type TokenLifetimes } from './project';
 import { appUrlMessage, isAppUrl, isOrigin, originMessage } from './redirect-url';
 import { webAuthnSettingsProblem } from './relying-party';
-import { characterCount } from './text';
+import { displayNameProblem } from './text';
 import { userMetaProblem } from './user';
 
-/** Longest project name. */
-export const MAX_PROJECT_NAME = 200;
 /** Entries of `allowedOrigins` and of `redirectUrls`, at most. */
 export const MAX_PROJECT_LIST = 100;
 
@@ -27,7 +25,7 @@ type Check = (value: unknown, field: string) => string | null;
  * the others' checks.
  */
 const CHECKS: Readonly<Record<keyof ProjectSettings, Check>> = {
-  name: nameProblem,
+  name: displayNameProblem,
   plan: (value, field) => (isPlan(value) ? null : `${field} must be one of ${PLANS.join(', ')}.`),
   allowedOrigins: listOf(isOrigin, originMessage),
   defaultMeta: userMetaProblem,
@@ -63,13 +61,6 @@ export function projectSettingsProblem(settings: ProjectSettings, options: { cre
     if (problem) return problem;
   }
   return null;
-}
-
-function nameProblem(value: unknown, field: string): string | null {
-  if (typeof value !== 'string') return `${field} must be a string.`;
-  if (characterCount(value) > MAX_PROJECT_NAME) return `${field} must be at most ${MAX_PROJECT_NAME} characters.`;
-  if (/[\r\n]/.test(value)) return `${field} must not contain line breaks.`;
-  return value.trim() ? null : `${field} must not be empty.`;
 }
 
 function appUrlProblem(value: unknown, field: string): string | null {

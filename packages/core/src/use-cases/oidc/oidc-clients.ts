@@ -3,6 +3,7 @@ import type { Environment } from '../../domain/environment';
 import type { OidcClient } from '../../domain/oidc';
 import { appUrlMessage, isAppUrl } from '../../domain/redirect-url';
 import { newBearerSecret, sha256Hex } from '../../domain/secrets';
+import { displayNameProblem } from '../../domain/text';
 import type { OidcDeps } from './oidc-deps';
 
 /** Upper bounds that keep a client record small; a real app has a handful of URIs. */
@@ -29,8 +30,9 @@ export async function registerOidcClient(
   input: OidcClientInput,
 ): Promise<{ client: OidcClient; clientSecret: string | null }> {
   if (!(await deps.projects.findById(projectId))) throw new AuthError('not_found', 'Project not found.');
+  const nameProblem = displayNameProblem(input.name, 'name');
+  if (nameProblem) throw new AuthError('validation_error', nameProblem);
   const name = input.name.trim();
-  if (!name) throw new AuthError('validation_error', 'name must not be empty.');
   const redirectUris = checkedUris(input.redirectUris, 'redirectUris', { required: true });
   const postLogoutRedirectUris = checkedUris(input.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', { required: false });
   const clientSecret = input.public ? null : newBearerSecret(deps.random);
