@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AuthError, isEnvironment, type AuthService, type Environment, type PurgeCounts } from '@svc/core';
+import { AuthError, environmentMessage, isEnvironment, type AuthService, type Environment, type PurgeCounts } from '@svc/core';
 import { ConfigError, loadConfig } from './config';
 import { buildContainer } from './container';
 import { resolveSecrets } from './dev-secrets';
@@ -102,7 +102,7 @@ function userCommand(act: (auth: AuthService, tenant: { projectId: string; envir
 }
 
 function environment(value: string): Environment {
-  if (!isEnvironment(value)) throw new AuthError('validation_error', 'environment must be one of production, sandbox.');
+  if (!isEnvironment(value)) throw new AuthError('validation_error', environmentMessage('environment'));
   return value;
 }
 

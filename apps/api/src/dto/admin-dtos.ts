@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { Allow, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { ENVIRONMENTS, isUuid, MAX_EMAIL, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates } from '@svc/core';
-import { Trim } from './checks';
+import { Allow, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { isUuid, MAX_EMAIL, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates } from '@svc/core';
+import { IsEnvironment, Trim } from './checks';
 
 /**
  * The settings a project body may set, shared by create and update. The edge only keeps these
@@ -48,7 +48,7 @@ export function settingsOf(dto: UpdateProjectDto): ProjectSettings {
 /** Body of POST /admin/projects/{id}/api-keys. */
 export class CreateApiKeyDto {
   @IsDefined({ message: 'environment is required.' })
-  @IsIn(ENVIRONMENTS, { message: `environment must be one of ${ENVIRONMENTS.join(', ')}.` })
+  @IsEnvironment()
   environment!: Environment;
 }
 

@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { Matches, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
-import { appUrlMessage, isAppUrl, isOrigin, originMessage } from '@svc/core';
+import { appUrlMessage, environmentMessage, isAppUrl, isEnvironment, isOrigin, originMessage } from '@svc/core';
 
 /** Optional, but when present it must not be null (for fields that cannot be cleared). */
 export function OptionalNotNull(): PropertyDecorator {
@@ -16,6 +16,12 @@ export function NoLineBreaks(): PropertyDecorator {
 export function IsAppUrl(options?: ValidationOptions): PropertyDecorator {
   const message = appUrlMessage('$property', { each: options?.each });
   return ValidateBy({ name: 'isAppUrl', validator: { validate: isAppUrl, defaultMessage: () => message } }, options);
+}
+
+/** An environment (`production` or `sandbox`), with core's message. */
+export function IsEnvironment(): PropertyDecorator {
+  const message = environmentMessage('$property');
+  return ValidateBy({ name: 'isEnvironment', validator: { validate: isEnvironment, defaultMessage: () => message } });
 }
 
 /** Core's origin rule (isOrigin) and its message, as a field check. */

@@ -1,6 +1,6 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateBy } from 'class-validator';
-import { displayNameProblem, ENVIRONMENTS, MAX_OIDC_REDIRECT_URIS, type Environment } from '@svc/core';
-import { OptionalNotNull } from './checks';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsOptional, IsString, MaxLength, MinLength, ValidateBy } from 'class-validator';
+import { displayNameProblem, MAX_OIDC_REDIRECT_URIS, type Environment } from '@svc/core';
+import { IsEnvironment, OptionalNotNull } from './checks';
 
 // Decorators read top-down as the order of checks: the error names the first one that fails.
 // URI rules (https, exact, no fragment) are core's (registerOidcClient), so custom hosts get them too.
@@ -36,7 +36,7 @@ export class OidcGrantDto {
 /** Body of POST /admin/projects/{id}/oidc-clients (DESIGN §12). */
 export class CreateOidcClientDto {
   @IsDefined({ message: 'environment is required.' })
-  @IsIn(ENVIRONMENTS, { message: `environment must be one of ${ENVIRONMENTS.join(', ')}.` })
+  @IsEnvironment()
   environment!: Environment;
 
   @IsDefined({ message: 'name is required.' })
@@ -63,6 +63,6 @@ export class CreateOidcClientDto {
 /** Query of GET /admin/projects/{id}/oidc-clients. */
 export class ListOidcClientsQuery {
   @IsOptional()
-  @IsIn(ENVIRONMENTS, { message: `environment must be one of ${ENVIRONMENTS.join(', ')}.` })
+  @IsEnvironment()
   environment?: Environment;
 }

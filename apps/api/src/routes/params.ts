@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AuthError, isEnvironment, isUuid, type AuthService, type Project, type TenantScope } from '@svc/core';
+import { AuthError, isEnvironment, isUuid, type AuthService, type Environment, type Project, type TenantScope } from '@svc/core';
 
 /**
  * Ids in paths are canonical UUIDs (core's isUuid). Anything else is answered 404 here,
@@ -18,10 +18,15 @@ export async function projectParam(auth: AuthService, req: Request): Promise<Pro
   return auth.admin.getProject(idParam(req.params.id, projectNotFound));
 }
 
+/** An environment named in a path, or 404 not_found. */
+export function environmentParam(value: unknown): Environment {
+  if (!isEnvironment(value)) throw new AuthError('not_found', 'Unknown environment (use production or sandbox).');
+  return value;
+}
+
 /** The tenant named by `:id` and `:env` of an existing project, or 404 not_found. */
 export async function scopeParam(auth: AuthService, req: Request): Promise<TenantScope> {
-  const environment = req.params.env;
-  if (!isEnvironment(environment)) throw new AuthError('not_found', 'Unknown environment (use production or sandbox).');
+  const environment = environmentParam(req.params.env);
   const project = await projectParam(auth, req);
   return { projectId: project.id, environment };
 }

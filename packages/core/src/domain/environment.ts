@@ -11,6 +11,11 @@ export function isEnvironment(value: unknown): value is Environment {
   return typeof value === 'string' && (ENVIRONMENTS as readonly string[]).includes(value);
 }
 
+/** The message for a `field` that is not an environment. */
+export function environmentMessage(field: string): string {
+  return `${field} must be one of ${ENVIRONMENTS.join(', ')}.`;
+}
+
 export function sameScope(a: TenantScope, b: TenantScope): boolean {
   return a.projectId === b.projectId && a.environment === b.environment;
 }
