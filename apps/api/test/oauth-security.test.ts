@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { admin, createProject } from './helpers';
 import {
+  ADA_GITHUB,
+  ADA_OIDC,
   adminPut,
   APP_URL,
   browserSignIn,
@@ -128,6 +130,24 @@ describe('endpoint 11: callback state', () => {
     const { response, landing } = await visitCallback(app, callback);
     expect(landing?.searchParams.get('error')).toBe('provider_error');
     expect(`${response.headers.location}${response.text}`).not.toMatch(/script/i);
+  });
+
+  it.each([
+    ['an OpenID e-mail with a NUL', 'oidc', () => Object.assign(providers.openid, { account: { ...ADA_OIDC, email: 'ada\u0000@example.com' } })],
+    ['an OpenID subject with a lone surrogate', 'google', () => Object.assign(providers.openid, { account: { ...ADA_OIDC, sub: 'oidc-\ud800' } })],
+    ['a GitHub e-mail with a lone surrogate', 'github', () => Object.assign(providers.github, { account: { ...ADA_GITHUB, emails: [{ ...ADA_GITHUB.emails[0], email: 'ada\udc00@example.com' }] } })],
+  ])('a provider answering text no database holds (%s) redirects with provider_error; nobody is signed up', async (_what, provider, answer) => {
+    const { app, project } = await oauthApp(providers);
+    answer();
+    try {
+      const landing = await browserSignIn(app, project.live, provider, { state: 'mine' });
+      expect(Object.fromEntries(landing.searchParams)).toEqual({ error: 'provider_error', provider, state: 'mine' });
+      const users = await admin(app).get(`/admin/projects/${project.id}/environments/production/users`).expect(200);
+      expect(users.body.data.users).toEqual([]);
+    } finally {
+      providers.openid.account = { ...ADA_OIDC };
+      providers.github.account = structuredClone(ADA_GITHUB);
+    }
   });
 
   it('a code the provider refuses (wrong client secret) redirects with provider_error and logs why', async () => {

@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import request from 'supertest';
+import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
 import { createApp } from '../src/http/app';
 import { loadConfig } from '../src/composition/config';
-import { buildContainer, type Container } from '../src/composition/container';
+import { buildContainer, storageOptionsOf, type Container } from '../src/composition/container';
 import { resolveSecrets, type ResolvedSecrets } from '../src/composition/dev-secrets';
 import { createLogger } from '../src/composition/logger';
-import { APP_URL, browserSignIn, CLIENT, exchange, providerSettings, startProviders, type Providers } from './oauth-helpers';
+import { ADA_OIDC, APP_URL, browserSignIn, CLIENT, exchange, providerSettings, startProviders, type Providers } from './oauth-helpers';
 
 // The real composition (container.ts): TypeORM storage, the master-key SecretBox, the HTTP OAuth
 // client, on SQLite and on PostgreSQL, against the loopback identity providers.
@@ -27,6 +28,8 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
     let dir: string;
     let secrets: ResolvedSecrets;
     let container: Container;
+    /** The same database, read beside the service (which offers no raw ports). */
+    let storage: TypeormStorage;
     let cleanup: () => Promise<void>;
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), 'svc-oauth-'));
@@ -34,8 +37,10 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
       cleanup = extra.cleanup;
       secrets = await resolveSecrets(loadConfig({ SVC_DATA_DIR: dir, SVC_BCRYPT_COST: '4', SVC_BASE_URL: 'http://svc.test', ...extra.env }));
       container = await buildContainer(secrets.config);
+      storage = await openStorage({ ...storageOptionsOf(secrets.config), migrationsRun: false });
     }, 30_000);
     afterAll(async () => {
+      await storage?.close();
       await container?.close();
       await cleanup?.();
       await rm(dir, { recursive: true, force: true });
@@ -50,7 +55,7 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
         await request(app).put(`/admin/projects/${project.id}/oauth-providers/${slug}`).set(auth).send(body).expect(200);
       }
       const scope = { projectId: project.id, environment: 'production' as const };
-      const stored = await container.auth.deps.oauthProviders.find(scope, 'github');
+      const stored = await storage.oauthProviders.find(scope, 'github');
       expect(stored?.sealedClientSecret).not.toContain(CLIENT.clientSecret);
       const ids = new Set<string>();
       for (const provider of ['github', 'discord', 'google', 'oidc']) {
@@ -59,8 +64,23 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
         ids.add(signedIn.body.data.user.id);
       }
       expect(ids.size).toBe(1);
-      const identities = await container.auth.deps.identities.listForUser(scope, [...ids][0]);
+      const identities = await storage.identities.listForUser(scope, [...ids][0]);
       expect(identities.map((i) => i.provider)).toEqual(['discord', 'github', 'google', 'oidc']);
+    }, 30_000);
+
+    it('a provider e-mail no database can hold (a NUL) redirects with provider_error, never a 500', async () => {
+      const app = createApp({ ...container, logger: silent, config: secrets.config });
+      const auth = { Authorization: `Bearer ${secrets.config.adminToken}` };
+      const created = await request(app).post('/admin/projects').set(auth).send({ name: 'Nul', redirectUrls: [APP_URL] }).expect(201);
+      const { project, apiKeys } = created.body.data;
+      await request(app).put(`/admin/projects/${project.id}/oauth-providers/oidc`).set(auth).send(providerSettings(providers).oidc).expect(200);
+      providers.openid.account = { ...ADA_OIDC, email: 'nul\u0000@example.com' };
+      try {
+        const landing = await browserSignIn(app, apiKeys.production, 'oidc');
+        expect(landing.searchParams.get('error')).toBe('provider_error');
+      } finally {
+        providers.openid.account = { ...ADA_OIDC };
+      }
     }, 30_000);
   });
 }

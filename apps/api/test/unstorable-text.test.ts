@@ -1,12 +1,13 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import type { Express } from 'express';
+import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
 import type { PasswordHasher } from '@svc/core';
 import { FakePasswordHasher } from '@svc/core/testing';
 import { createApp } from '../src/http/app';
 import { loadConfig } from '../src/composition/config';
-import { buildContainer, type Container } from '../src/composition/container';
+import { buildContainer, storageOptionsOf, type Container } from '../src/composition/container';
 import { resolveSecrets } from '../src/composition/dev-secrets';
 import { createLogger } from '../src/composition/logger';
 import { ADMIN_TOKEN, admin, buildTestApp, createProject } from './helpers';
@@ -114,6 +115,8 @@ describe('NUL and lone surrogates are 400 validation_error everywhere, before ha
 
 describeWithPostgres('NUL and lone surrogates on PostgreSQL', (url) => {
   let container: Container;
+  /** The same database, read beside the service (which offers no raw ports). */
+  let storage: TypeormStorage;
   let app: Express;
   let drop: () => Promise<void>;
   const logs: string[] = [];
@@ -134,10 +137,12 @@ describeWithPostgres('NUL and lone surrogates on PostgreSQL', (url) => {
     );
     const logger = createLogger({ level: 'info', destination: new Writable({ write: (chunk, _e, done) => done(void logs.push(String(chunk))) }) });
     container = await buildContainer(config, { logger });
+    storage = await openStorage({ ...storageOptionsOf(config), migrationsRun: false });
     app = createApp({ ...container, logger, config });
   }, 60_000);
 
   afterAll(async () => {
+    await storage?.close();
     await container?.close();
     await drop?.();
   });
@@ -146,7 +151,7 @@ describeWithPostgres('NUL and lone surrogates on PostgreSQL', (url) => {
     const project = await createProject(app);
     const res = await rawPost(app, '/api/auth/signup', body, { 'X-API-Key': project.live });
     expect([res.status, res.body.error]).toEqual([400, 'validation_error']);
-    expect(await container.auth.deps.users.count({ projectId: project.id, environment: 'production' })).toBe(0);
+    expect(await storage.users.count({ projectId: project.id, environment: 'production' })).toBe(0);
     expect(logs.join('')).not.toContain(MARKER);
     expect(logs.join('')).not.toContain('22P05');
   });

@@ -60,13 +60,20 @@ export class KeyEncryption {
   }
 }
 
-/** Reads a 32-byte master key given as 64 hex characters, base64 or base64url. */
-export function parseMasterKey(value: string): Buffer {
+/** A 32-byte master key given as 64 hex characters, base64 or base64url (padding optional); null otherwise. */
+export function decodeMasterKey(value: string): Buffer | null {
   const text = value.trim();
   if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
   if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) {
     const bytes = Buffer.from(text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=$/, ''), 'base64url');
     if (bytes.length === 32) return bytes;
   }
-  throw new RangeError('The master key must be 32 bytes given as 64 hex characters, base64 or base64url.');
+  return null;
+}
+
+/** Reads a master key as {@link decodeMasterKey} does, or throws. */
+export function parseMasterKey(value: string): Buffer {
+  const key = decodeMasterKey(value);
+  if (!key) throw new RangeError('The master key must be 32 bytes given as 64 hex characters, base64 or base64url.');
+  return key;
 }

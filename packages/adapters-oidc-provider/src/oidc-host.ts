@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { OidcInteractionGateway, PendingOidcAuthorization, ProjectRepository, SigningKeyStore } from '@svc/core';
+import { hasOidcProvider, type OidcInteractionGateway, type PendingOidcAuthorization, type ProjectRepository, type SigningKeyStore } from '@svc/core';
 import { approveAuthorization, denyAuthorization, pendingAuthorization } from './interaction-gateway';
 import { IssuerRegistry } from './issuer-registry';
 import type { IssuerContext, OidcLog, ProjectIssuer } from './project-issuer';
@@ -61,7 +61,7 @@ export class OidcProviderHost implements OidcInteractionGateway {
       this.sweepExpired();
       const issuer = await this.registry.get(projectId);
       if (!issuer) return writeOAuthError(res, 404, 'invalid_request', 'There is no OIDC issuer at this address.');
-      if (issuer.project.plan !== 'PRO') {
+      if (!hasOidcProvider(issuer.project.plan)) {
         return writeOAuthError(res, 403, 'access_denied', 'The hosted OIDC provider needs the Pro plan (plan_upgrade_required).');
       }
       const routed = await routeBySigner(req, projectId, this.options.deps.oidcClients);

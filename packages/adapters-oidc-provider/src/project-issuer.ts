@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { ENVIRONMENTS, safeEqual, sha256Hex, type Environment, type OidcArtifactStore, type OidcClientStore, type Project } from '@svc/core';
+import { ENVIRONMENTS, oidcIssuerUrl, safeEqual, sha256Hex, type Environment, type OidcArtifactStore, type OidcClientStore, type Project } from '@svc/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { artifactAdapter } from './artifact-adapter';
 import type { HandoffDeps } from './login-handoff';
@@ -32,11 +32,6 @@ export interface ProjectIssuer {
   handlers: Record<Environment, (req: IncomingMessage, res: ServerResponse) => Promise<void>>;
 }
 
-/** `{baseUrl}/api/oidc/{projectId}` (DESIGN §9). */
-export function issuerUrl(baseUrl: string, projectId: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/api/oidc/${projectId}`;
-}
-
 /**
  * Builds the issuer. oidc-provider signs with one keystore per Provider, and a flow must be signed
  * with its client's environment's key (DESIGN §14), so there are two Providers sharing issuer,
@@ -44,7 +39,7 @@ export function issuerUrl(baseUrl: string, projectId: string): string {
  */
 export async function buildProjectIssuer(context: IssuerContext, project: Project, keys: IssuerKeys, fingerprint: string): Promise<ProjectIssuer> {
   const mod = await loadOidcModule();
-  const url = issuerUrl(context.baseUrl, project.id);
+  const url = oidcIssuerUrl(context.baseUrl, project.id);
   const adapter = artifactAdapter({
     projectId: project.id,
     artifacts: context.deps.oidcArtifacts,

@@ -1,5 +1,5 @@
 import { IncomingMessage, type ServerResponse } from 'node:http';
-import type { Environment, OidcClientStore } from '@svc/core';
+import { isUuid, type Environment, type OidcClientStore } from '@svc/core';
 import { OIDC_ROUTES } from './provider-configuration';
 
 /** The request as Express hands it on: its mount path stripped from `url`, kept in `originalUrl`. */
@@ -7,7 +7,6 @@ export type HostRequest = IncomingMessage & { originalUrl?: string; body?: unkno
 
 /** oidc-provider reads at most this much of a body; we read no more. */
 const MAX_FORM_BYTES = 56 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The environment whose key signs this request's output, and the request to hand on. Only the
@@ -25,7 +24,7 @@ export async function routeBySigner(req: HostRequest, projectId: string, clients
     forward = replayed(req, body);
     clientId = new URLSearchParams(body.toString('utf8')).get('client_id');
   }
-  const client = clientId && UUID.test(clientId) ? await clients.find(projectId, clientId) : null;
+  const client = isUuid(clientId) ? await clients.find(projectId, clientId) : null;
   return { environment: client?.environment ?? 'production', req: forward };
 }
 

@@ -1,14 +1,9 @@
-import { isEnvironment, isStorableText, type TenantScope } from '@svc/core';
+import { isEnvironment, isStorableText, isUuid, type TenantScope } from '@svc/core';
 
 // Every id and scope is checked before it reaches SQL (DESIGN §4a). Ids are stored as `uuid` on
 // PostgreSQL, where comparing with 'not-a-uuid' would raise a cast error instead of "not found";
-// only the canonical lower-case form is accepted so both databases find exactly the same rows.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** True for a canonical (lower-case, hyphenated) UUID string. */
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
-}
+// only core's canonical lower-case form (isUuid) is accepted so both databases find the same rows.
+export { isUuid };
 
 /**
  * True for a non-empty string (hashes, e-mails, kids) that a database can hold: with a NUL or an

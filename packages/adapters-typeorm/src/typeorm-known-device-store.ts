@@ -56,6 +56,11 @@ export class TypeormKnownDeviceStore implements KnownDeviceStore {
     return rows.length > 0;
   }
 
+  async forgetUser(scope: TenantScope, userId: string): Promise<void> {
+    if (!isScope(scope) || !isUuid(userId)) return;
+    await this.db.query('DELETE FROM known_devices WHERE project_id = $1 AND environment = $2 AND user_id = $3', [scope.projectId, scope.environment, userId]);
+  }
+
   /** By primary key from a bounded sub-select (row values: both databases take them), oldest first. */
   async deleteSeenBefore(cutoff: Date, limit: number): Promise<number> {
     assertDate(cutoff, 'cutoff');

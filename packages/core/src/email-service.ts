@@ -1,17 +1,24 @@
-import type { AuthDeps } from './use-cases/deps';
+import { isUuid } from './domain/ids';
+import type { Project } from './domain/project';
+import { cachedLookup } from './use-cases/cached-lookup';
+import type { AuthServiceDeps, MailDeps } from './use-cases/deps';
 import { listDeadMails, listSandboxOutbox } from './use-cases/email/outbox-admin';
 import { acceptMagicLinkRequest, requestMagicLink, type MagicLinkRequestInput, type MagicLinkRequestOptions } from './use-cases/email/request-magic-link';
 import { acceptPasswordResetRequest, requestPasswordReset } from './use-cases/email/request-password-reset';
 import { updatePassword, type PasswordUpdateInput } from './use-cases/email/update-password';
-import { magicLinkProject, verifyMagicLink } from './use-cases/email/verify-magic-link';
+import { magicLinkOrigins, magicLinkProject, verifyMagicLink } from './use-cases/email/verify-magic-link';
 import type { ResolvedApiKey } from './use-cases/resolve-api-key';
-import type { Project } from './domain/project';
+
+/** Same bound as API-key resolutions: a change of `allowedOrigins` reaches every instance in 10 s. */
+const ORIGINS_CACHE = { ttlSeconds: 10, maxEntries: 10_000 };
 
 /**
- * The e-mail flows (contract endpoints 6-9), bound to `deps`; part of createAuthService. The
- * requests only enqueue mail; `deliverOutbox` (run by a worker) sends it.
+ * The e-mail flows (contract endpoints 6-9), bound to `deps`; part of createAuthService with the
+ * mail capability. The requests only enqueue mail; `deliverOutbox` (run by a worker) sends it.
  */
-export function emailService(deps: AuthDeps) {
+export function emailService(deps: AuthServiceDeps & MailDeps) {
+  // Cached, so a flood of verify calls does not become a flood of project queries.
+  const origins = cachedLookup(deps.clock, (projectId) => magicLinkOrigins(deps, projectId), ORIGINS_CACHE);
   return {
     magicLink: {
       request: (key: ResolvedApiKey, input: MagicLinkRequestInput, options?: MagicLinkRequestOptions) =>
@@ -21,6 +28,8 @@ export function emailService(deps: AuthDeps) {
         acceptMagicLinkRequest(deps, key.scope, key.project, input, options),
       /** The project named by a link's `project` query (no API key on verify); unknown -> invalid_magic_link. */
       project: (projectId: string) => magicLinkProject(deps, projectId),
+      /** The origins that may call verify for that project (empty = any), or null for no such project. */
+      allowedOrigins: async (projectId: string) => (isUuid(projectId) ? origins(projectId) : null),
       verify: (project: Project, token: string) => verifyMagicLink(deps, project, token),
     },
     passwordReset: {
@@ -32,7 +41,7 @@ export function emailService(deps: AuthDeps) {
 }
 
 /** The admin side of the outbox: the sandbox mailbox and the dead letters. */
-export function emailAdminService(deps: AuthDeps) {
+export function emailAdminService(deps: AuthServiceDeps & MailDeps) {
   return {
     sandboxOutbox: (projectId: string, query: { email: string; limit?: number }) => listSandboxOutbox(deps, projectId, query),
     deadMails: (projectId: string, limit?: number) => listDeadMails(deps, projectId, limit),

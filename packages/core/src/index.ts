@@ -1,6 +1,9 @@
 export * from './errors';
 export * from './domain/environment';
+export * from './domain/ids';
+export * from './domain/plain-json';
 export * from './domain/project';
+export * from './domain/project-settings';
 export * from './domain/api-key';
 export * from './domain/user';
 export * from './domain/session';
@@ -73,6 +76,7 @@ export * from './email-service';
 export * from './domain/oauth';
 export * from './domain/pkce';
 export * from './domain/redirect-url';
+export * from './domain/service-paths';
 export * from './ports/oauth-provider-store';
 export * from './ports/identity-repository';
 export * from './ports/oauth-provider-client';

@@ -1,5 +1,5 @@
 import type { Environment } from './domain/environment';
-import type { AuthDeps } from './use-cases/deps';
+import type { AuthServiceDeps, OAuthDeps } from './use-cases/deps';
 import { configureOAuthProvider, listOAuthProviders, removeOAuthProvider, type OAuthProviderInput } from './use-cases/oauth/configure-provider';
 import { exchangeOAuthCode } from './use-cases/oauth/exchange-oauth-code';
 import { finishOAuthCallback, type OAuthCallbackQuery } from './use-cases/oauth/finish-oauth';
@@ -7,11 +7,12 @@ import { startOAuth, type StartOAuthInput } from './use-cases/oauth/start-oauth'
 import type { ResolvedApiKey } from './use-cases/resolve-api-key';
 
 /**
- * Social sign-in (contract endpoints 10-12, DESIGN §8), bound to `deps`; part of createAuthService.
+ * Social sign-in (contract endpoints 10-12, DESIGN §8), bound to `deps`; part of createAuthService
+ * with the OAuth capability.
  * The flow: `start` (API key) -> the browser visits the provider -> `callback` (no key; the
  * state names the tenant) -> the browser reaches the caller's URL -> `exchange` (API key).
  */
-export function oauthService(deps: AuthDeps) {
+export function oauthService(deps: AuthServiceDeps & OAuthDeps) {
   return {
     oauth: {
       start: (key: ResolvedApiKey, provider: string, input: StartOAuthInput) => startOAuth(deps, key.scope, key.project, provider, input),
@@ -22,7 +23,7 @@ export function oauthService(deps: AuthDeps) {
 }
 
 /** The admin side: provider settings per project and environment (DESIGN §12). */
-export function oauthAdminService(deps: AuthDeps) {
+export function oauthAdminService(deps: AuthServiceDeps & OAuthDeps) {
   return {
     configureOAuthProvider: (projectId: string, provider: string, input: OAuthProviderInput) =>
       configureOAuthProvider(deps, projectId, provider, input),

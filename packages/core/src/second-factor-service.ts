@@ -1,6 +1,6 @@
 import type { SignInClient } from './domain/known-device';
 import type { Passkey } from './domain/passkey';
-import type { AuthDeps } from './use-cases/deps';
+import type { AuthServiceDeps, PasskeyDeps, TotpDeps } from './use-cases/deps';
 import { getMe } from './use-cases/get-me';
 import { logInWithPasskey, passkeyLoginOptions } from './use-cases/passkeys/log-in-with-passkey';
 import { listPasskeys, passkeyRegistrationOptions, registerPasskey, removePasskey } from './use-cases/passkeys/register-passkey';
@@ -9,12 +9,16 @@ import { confirmTotp, disableTotp, startTotp } from './use-cases/two-factor/mana
 import { verifyTwoFactor, type VerifyTwoFactorInput } from './use-cases/two-factor/verify-two-factor';
 
 /**
- * The TOTP and passkey operations (DESIGN §5), bound to `deps`; part of createAuthService.
  * Calls that act for a signed-in user take its access token and load the live user exactly as
  * /me does (session not revoked, user not banned).
  */
-export function secondFactorService(deps: AuthDeps) {
-  const userOf = (key: ResolvedApiKey, accessToken: string) => getMe(deps, key.scope, accessToken);
+function signedInUser(deps: AuthServiceDeps) {
+  return (key: ResolvedApiKey, accessToken: string) => getMe(deps, key.scope, accessToken);
+}
+
+/** The TOTP operations (DESIGN §5), bound to `deps`; part of createAuthService with the TOTP capability. */
+export function totpService(deps: AuthServiceDeps & TotpDeps) {
+  const userOf = signedInUser(deps);
   return {
     totp: {
       start: async (key: ResolvedApiKey, accessToken: string) =>
@@ -27,6 +31,13 @@ export function secondFactorService(deps: AuthDeps) {
       verify: (key: ResolvedApiKey, input: VerifyTwoFactorInput, options?: { client?: SignInClient }) =>
         verifyTwoFactor(deps, key.scope, key.project, input, options),
     },
+  };
+}
+
+/** The passkey operations, bound to `deps`; part of createAuthService with the passkey capability. */
+export function passkeyService(deps: AuthServiceDeps & PasskeyDeps) {
+  const userOf = signedInUser(deps);
+  return {
     passkeys: {
       registrationOptions: async (key: ResolvedApiKey, accessToken: string) =>
         passkeyRegistrationOptions(deps, key.scope, key.project, await userOf(key, accessToken)),

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AuthError, isEnvironment, type AuthService, type Environment, type PurgeCounts } from '@svc/core';
+import { AuthError, environmentMessage, isEnvironment, type AuthService, type Environment, type PurgeCounts } from '@svc/core';
 import { ConfigError, loadConfig } from '../composition/config';
 import { buildContainer } from '../composition/container';
 import { resolveSecrets } from '../composition/dev-secrets';
@@ -12,7 +12,8 @@ import { migratorFromEnvironment, runMigrateCommand, type Migrator } from './mig
 import { runService } from '../composition/run-service';
 import type { CliIo } from './cli-io';
 
-export const USAGE = `Usage: pnpm svc <command> [arguments]
+export const USAGE = `Usage: svc <command> [arguments]
+       (in a checkout of the repository: pnpm svc <command> [arguments])
 
 Commands:
   start                run the service, as \`pnpm start\` does: listens on PORT (embedded SQLite by
@@ -102,7 +103,7 @@ function userCommand(act: (auth: AuthService, tenant: { projectId: string; envir
 }
 
 function environment(value: string): Environment {
-  if (!isEnvironment(value)) throw new AuthError('validation_error', 'environment must be one of production, sandbox.');
+  if (!isEnvironment(value)) throw new AuthError('validation_error', environmentMessage('environment'));
   return value;
 }
 

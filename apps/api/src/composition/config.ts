@@ -1,7 +1,8 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { decodeMasterKey } from '@svc/adapters-crypto';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@svc/adapters-typeorm';
-import { DEFAULT_PLAN_USER_LIMITS, PLANS, type PlanUserLimits, type RateLimitRule } from '@svc/core';
+import { DEFAULT_PLAN_USER_LIMITS, isPlan, PLANS, type PlanUserLimits, type RateLimitRule } from '@svc/core';
 import type { TrustProxy } from '../http/app-deps';
 import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from '../http/middleware/rate-limit';
 
@@ -195,17 +196,6 @@ function parseAdminToken(raw: string): string {
   return problem === null ? raw : invalid(problem);
 }
 
-/** 32 bytes as 64 hex digits, or as base64 / base64url (padding optional); null otherwise. */
-export function decodeMasterKey(raw: string): Buffer | null {
-  const text = raw.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
-  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) {
-    const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-    if (bytes.length === 32) return bytes;
-  }
-  return null;
-}
-
 /** The names openStorage accepts: they go into DDL and into each connection's search_path. */
 function parseSchema(raw: string): string {
   return /^[a-z_][a-z0-9_]{0,62}$/.test(raw) ? raw : invalid('must be a lower-case PostgreSQL name (letters, digits, _; at most 63).');
@@ -223,7 +213,7 @@ function parsePlanLimits(raw: string): PlanUserLimits {
   const shape = 'must be a JSON object like {"FREE":1000,"SOLO":10000,"PRO":null} (non-negative integers or null).';
   const limits: PlanUserLimits = { ...DEFAULT_PLAN_USER_LIMITS };
   for (const [plan, limit] of Object.entries(parseJsonObject(raw) ?? invalid(shape))) {
-    if (!(PLANS as readonly string[]).includes(plan)) invalid(`has an unknown plan "${plan}" (plans: ${PLANS.join(', ')}).`);
+    if (!isPlan(plan)) invalid(`has an unknown plan "${plan}" (plans: ${PLANS.join(', ')}).`);
     if (limit !== null && !(Number.isInteger(limit) && (limit as number) >= 0)) invalid(shape);
     limits[plan as keyof PlanUserLimits] = limit as number | null;
   }

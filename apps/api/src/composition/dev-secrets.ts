@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Environment } from '@svc/core';
-import { adminTokenProblem, decodeMasterKey, type Config } from './config';
+import { decodeMasterKey } from '@svc/adapters-crypto';
+import { adminTokenProblem, type Config } from './config';
 
 // The embedded default (DESIGN §11) must start with nothing configured, yet keep its secrets
 // across restarts: a new master key would make every stored signing key undecryptable. So unset

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { isAppUrl } from '@svc/core';
 import type { Container } from './container';
 import { DEMO_PROJECT_FILE, readDemoProject, writeDemoProject, type ResolvedSecrets } from './dev-secrets';
 
@@ -17,13 +18,10 @@ export async function announceFirstStart(container: Container, secrets: Resolved
   if (generated.masterKey) logger.info({ file: files.masterKey }, 'generated the master key; back it up with the database');
   if (!config.production && (await container.isEmpty())) {
     // Mail links need a page of the customer's app; the demo has none, so its links name a path
-    // on this server that only carries the token (README, "E-mail": call verify with it).
-    const created = await container.auth.admin.createProject({
-      name: 'Demo project',
-      plan: 'FREE',
-      magicLinkUrl: `${config.baseUrl}/demo/magic-link`,
-      passwordResetUrl: `${config.baseUrl}/demo/reset-password`,
-    });
+    // on this server that only carries the token (README, "E-mail": call verify with it). Only
+    // where that is a URL a project may send users to (https, or http on localhost).
+    const links = { magicLinkUrl: `${config.baseUrl}/demo/magic-link`, passwordResetUrl: `${config.baseUrl}/demo/reset-password` };
+    const created = await container.auth.admin.createProject({ name: 'Demo project', plan: 'FREE', ...(isAppUrl(links.magicLinkUrl) ? links : {}) });
     const path = await writeDemoProject(config.dataDir, {
       projectId: created.project.id,
       apiKeys: created.apiKeys,

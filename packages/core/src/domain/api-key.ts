@@ -1,9 +1,12 @@
-import type { Environment } from './environment';
+import { environmentPrefix, splitEnvironmentPrefix, type Environment } from './environment';
 import { sha256Hex, toBase64Url } from './secrets';
 
-export const API_KEY_PREFIXES: Record<Environment, string> = {
-  production: 'svc_live_',
-  sandbox: 'svc_sbx_',
+const API_KEY_KIND = 'svc';
+
+/** `svc_live_` (production) and `svc_sbx_` (sandbox). */
+export const API_KEY_PREFIXES: Readonly<Record<Environment, string>> = {
+  production: environmentPrefix(API_KEY_KIND, 'production'),
+  sandbox: environmentPrefix(API_KEY_KIND, 'sandbox'),
 };
 
 export interface ApiKeyRecord {
@@ -20,9 +23,7 @@ export interface ApiKeyRecord {
 
 /** The environment a key's prefix selects, or null for any other prefix (contract rule 5). */
 export function environmentOfApiKey(key: string): Environment | null {
-  if (key.startsWith(API_KEY_PREFIXES.production)) return 'production';
-  if (key.startsWith(API_KEY_PREFIXES.sandbox)) return 'sandbox';
-  return null;
+  return splitEnvironmentPrefix(API_KEY_KIND, key)?.environment ?? null;
 }
 
 export function formatApiKey(environment: Environment, secret: Uint8Array): string {

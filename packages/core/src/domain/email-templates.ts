@@ -80,15 +80,38 @@ export function unknownPlaceholders(text: string): string[] {
   return names.filter((name) => !(EMAIL_TEMPLATE_PLACEHOLDERS as readonly string[]).includes(name));
 }
 
+const TEMPLATE_KEYS: readonly (keyof EmailTemplates)[] = ['magicLink', 'passwordReset'];
+/** Longest text of each part: a subject is a header line; the bodies are mail, not documents. */
+const PART_LIMITS: Readonly<Record<keyof EmailTemplateOverride, number>> = { subject: 200, text: 20_000, html: 100_000 };
+const PARTS = Object.keys(PART_LIMITS) as (keyof EmailTemplateOverride)[];
+
 /**
- * Why these overrides could never make a usable mail, or null. A text or html part must carry the
- * link (a mail without it is useless), and every placeholder must be a known one.
+ * Why `value` cannot be a project's `emailTemplates` setting, or null (null itself clears it).
+ * It must be `{ magicLink?: {subject?, text?, html?}, passwordReset?: {...} }` of bounded,
+ * non-empty texts; and it must make usable mail: a text or html part carries the link (a mail
+ * without it is useless), and every placeholder is a known one.
  */
-export function emailTemplatesProblem(templates: EmailTemplates): string | null {
-  for (const key of Object.keys(TEMPLATE_SETTING_KEYS) as (keyof EmailTemplates)[]) {
+export function emailTemplatesProblem(value: unknown): string | null {
+  if (value === null) return null;
+  if (!isObject(value)) return 'emailTemplates must be an object or null.';
+  for (const [key, template] of Object.entries(value)) {
+    if (!(TEMPLATE_KEYS as readonly string[]).includes(key)) return `emailTemplates.${key} is not a template (templates: ${TEMPLATE_KEYS.join(', ')}).`;
+    if (!isObject(template)) return `emailTemplates.${key} must be an object.`;
+    for (const [part, text] of Object.entries(template)) {
+      if (!(PARTS as string[]).includes(part)) return `emailTemplates.${key}.${part} is not a template part (parts: ${PARTS.join(', ')}).`;
+      const limit = PART_LIMITS[part as keyof EmailTemplateOverride];
+      if (typeof text !== 'string' || text.length === 0) return `emailTemplates.${key}.${part} must be a non-empty string.`;
+      if (text.length > limit) return `emailTemplates.${key}.${part} must be at most ${limit} characters.`;
+    }
+  }
+  return usableTemplatesProblem(value as EmailTemplates);
+}
+
+function usableTemplatesProblem(templates: EmailTemplates): string | null {
+  for (const key of TEMPLATE_KEYS) {
     const own = templates[key];
     if (!own) continue;
-    for (const part of ['subject', 'text', 'html'] as const) {
+    for (const part of PARTS) {
       const value = own[part];
       if (value === undefined) continue;
       const unknown = unknownPlaceholders(value);
@@ -99,7 +122,9 @@ export function emailTemplatesProblem(templates: EmailTemplates): string | null 
   return null;
 }
 
-const TEMPLATE_SETTING_KEYS: Record<keyof EmailTemplates, true> = { magicLink: true, passwordReset: true };
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

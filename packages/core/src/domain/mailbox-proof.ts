@@ -9,7 +9,10 @@ export type MailboxProof =
   /** Signed in at an identity provider that vouches for the address as verified. */
   | 'verified_provider_email';
 
-/** What can be set up on an account, and so what a takeover may have left behind. */
+/**
+ * What can be set up on an account, and so what a takeover may have left behind. `sessions` are
+ * the sign-ins: the live sessions and the clients they made known (exempt from lockout).
+ */
 export type AccountSetup = 'password' | 'totp' | 'passkeys' | 'identities' | 'sessions' | 'pending_tokens';
 
 const EVERYTHING: readonly AccountSetup[] = ['password', 'totp', 'passkeys', 'identities', 'sessions', 'pending_tokens'];

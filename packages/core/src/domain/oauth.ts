@@ -50,6 +50,14 @@ export function oauthSecretContext(scope: TenantScope, provider: OAuthProvider):
   return `oauth-client-secret:${scope.projectId}:${scope.environment}:${provider}`;
 }
 
+/** Longest caller `state` kept and echoed: plenty for a CSRF token or a return path. */
+export const MAX_CALLER_STATE = 1024;
+
+/** Why the caller's own `state` (echoed at the end of a sign-in) cannot be kept, or null. */
+export function callerStateProblem(state: string): string | null {
+  return state.length > MAX_CALLER_STATE ? `state must be at most ${MAX_CALLER_STATE} characters.` : null;
+}
+
 /** A provider account linked to a user. (scope, provider, subject) is unique. */
 export interface OAuthIdentity {
   provider: OAuthProvider;

@@ -37,24 +37,6 @@ export interface OidcClient {
   createdAt: Date;
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/**
- * A redirect URI a client may register (DESIGN §4a): https, or http on a loopback host (native
- * apps and local development); no credentials, no fragment (RFC 6749 §3.1.2), no backslash.
- */
-export function isOidcRedirectUri(value: unknown): value is string {
-  if (typeof value !== 'string' || value.includes('\\') || value.length > 2000) return false;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.username || url.password || url.hash || value.includes('#')) return false;
-  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
-}
-
 /** The claims a user releases, before filtering by granted scope: `name` only when meta has one. */
 export function oidcClaimsOf(user: User): Record<string, unknown> {
   const name = typeof user.meta.name === 'string' && user.meta.name.trim() ? user.meta.name : undefined;

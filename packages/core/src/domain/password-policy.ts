@@ -1,4 +1,18 @@
 import type { Project } from './project';
+import { characterCount } from './text';
+
+/** The contract's minimum length of a new password. */
+export const MIN_PASSWORD_LENGTH = 8;
+/** Long enough for any passphrase; bounds the cost of hashing (every byte counts). */
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/** Why a new password (in `field`) is too short or too long, or null. The message never quotes it. */
+export function passwordLengthProblem(password: string, field: string): string | null {
+  const length = characterCount(password);
+  if (length < MIN_PASSWORD_LENGTH) return `${field} must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
+  if (length > MAX_PASSWORD_LENGTH) return `${field} must be at most ${MAX_PASSWORD_LENGTH} characters.`;
+  return null;
+}
 
 /**
  * The form a password is compared in against the common-password list: lower case, so `Password`

@@ -88,6 +88,11 @@ export function effectiveUserLimit(project: Project, limits: PlanUserLimits): nu
   return project.userLimit ?? limits[project.plan];
 }
 
+/** The hosted OIDC provider is a Pro feature: its issuer answers, and endpoint 13 grants, for Pro projects only. */
+export function hasOidcProvider(plan: Plan): boolean {
+  return plan === 'PRO';
+}
+
 /** Branding rule of contract endpoint 14: free projects show "powered by". */
 export function poweredByService(plan: Plan): boolean {
   return plan === 'FREE';

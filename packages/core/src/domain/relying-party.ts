@@ -1,3 +1,5 @@
+import { isOrigin } from './redirect-url';
+
 /** A project's WebAuthn relying party as set in the admin API (`webauthn` of a project). */
 export interface WebAuthnSettings {
   /** The RP ID: a registrable domain (e.g. `example.com`), no scheme or port. */
@@ -41,12 +43,30 @@ export function originBelongsTo(origin: string, rpId: string): boolean {
 }
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const MAX_RP_ORIGINS = 100;
+const MAX_RP_ID = 253;
+const MAX_RP_NAME = 200;
 
-/** Why `settings` cannot work as a relying party, or null when it can. */
-export function webAuthnSettingsProblem(settings: WebAuthnSettings): string | null {
-  if (!HOSTNAME.test(settings.rpId)) return 'webauthn.rpId must be a lower-case domain name without scheme or port.';
-  if (!settings.rpName.trim()) return 'webauthn.rpName must not be empty.';
-  if (settings.origins.length === 0) return 'webauthn.origins must list at least one origin.';
-  const foreign = settings.origins.find((origin) => !originBelongsTo(origin, settings.rpId));
+/**
+ * Why `value` cannot be a project's `webauthn` setting, or null when it can: exactly
+ * `{ rpId, rpName, origins }`, with origins on the RP ID. A relying party that could never
+ * verify a ceremony is refused when it is set, not at sign-in.
+ */
+export function webAuthnSettingsProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'webauthn must be an object or null.';
+  const { rpId, rpName, origins, ...rest } = value as Partial<WebAuthnSettings> & Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined) return `webauthn.${extra} is not a known field (rpId, rpName, origins).`;
+  if (typeof rpId !== 'string' || rpId.length === 0 || rpId.length > MAX_RP_ID) return 'webauthn.rpId must be a domain name.';
+  if (typeof rpName !== 'string' || rpName.length === 0 || rpName.length > MAX_RP_NAME) {
+    return `webauthn.rpName must be a string of 1 to ${MAX_RP_NAME} characters.`;
+  }
+  if (!Array.isArray(origins) || origins.length === 0 || origins.length > MAX_RP_ORIGINS) {
+    return `webauthn.origins must list 1 to ${MAX_RP_ORIGINS} origins.`;
+  }
+  if (!origins.every(isOrigin)) return 'each webauthn.origins entry must be an origin such as https://app.example.com.';
+  if (!HOSTNAME.test(rpId)) return 'webauthn.rpId must be a lower-case domain name without scheme or port.';
+  if (!rpName.trim()) return 'webauthn.rpName must not be empty.';
+  const foreign = origins.find((origin) => !originBelongsTo(origin, rpId));
   return foreign === undefined ? null : 'each webauthn.origins entry must be on webauthn.rpId or one of its subdomains.';
 }

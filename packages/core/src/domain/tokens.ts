@@ -23,12 +23,14 @@ export interface TokenBundle {
   expiresIn: number;
 }
 
-/** Lifetimes of the one-time tokens, in seconds (DESIGN §3). */
+/**
+ * Lifetimes of the mailed links and the OAuth tokens, in seconds (DESIGN §3). The challenges have
+ * theirs beside their rules: TWO_FACTOR_CHALLENGE_TTL_SECONDS, WEBAUTHN_CHALLENGE_TTL_SECONDS,
+ * OIDC_REQUEST_TOKEN_TTL_SECONDS.
+ */
 export const ONE_TIME_TOKEN_TTL_SECONDS = {
   magicLink: 15 * 60,
   passwordReset: 60 * 60,
   oauthExchangeCode: 60,
   oauthState: 10 * 60,
-  twoFactorChallenge: 5 * 60,
-  webauthnChallenge: 5 * 60,
 } as const;

@@ -1,6 +1,14 @@
+import { jsonObjectProblem } from './plain-json';
+
 export type UserMeta = Record<string, unknown>;
 
 export const DEFAULT_ROLE = 'user';
+
+/** RFC 5321 caps a forward path at 256 octets, i.e. an address at 254. */
+export const MAX_EMAIL = 254;
+
+/** Meta is application data for the token holder, not a document store: at most this deep. */
+export const MAX_META_DEPTH = 5;
 
 export interface User {
   id: string;
@@ -18,6 +26,43 @@ export interface User {
 /** E-mails are trimmed and lower-cased before storage and lookup (DESIGN §4). */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/**
+ * Why `meta` (a user's, or a project's default meta, named `field`) cannot be kept: not a JSON
+ * object, a prototype-reaching key, or nested deeper than {@link MAX_META_DEPTH}; or null.
+ */
+export function userMetaProblem(meta: unknown, field: string): string | null {
+  return jsonObjectProblem(meta, field, MAX_META_DEPTH);
+}
+
+/** What a new account is made of; everything else starts the same for every way of signing up. */
+export interface NewUserFields {
+  id: string;
+  email: string;
+  /** null for passwordless users (magic link, social sign-in). */
+  passwordHash: string | null;
+  /** Verified from the start only when the address was proved on the way in (a provider vouched). */
+  emailVerified: boolean;
+  /** The project's default meta, and the request's own meta over it. */
+  defaultMeta: UserMeta;
+  meta?: UserMeta;
+  createdAt: Date;
+}
+
+/** A new account: the default role, not banned, never signed in, the e-mail normalised. */
+export function newUser(fields: NewUserFields): User {
+  return {
+    id: fields.id,
+    email: normalizeEmail(fields.email),
+    passwordHash: fields.passwordHash,
+    role: DEFAULT_ROLE,
+    meta: mergeMeta(fields.defaultMeta, fields.meta),
+    emailVerified: fields.emailVerified,
+    bannedAt: null,
+    createdAt: fields.createdAt,
+    lastLoginAt: null,
+  };
 }
 
 /** Sign-up meta: the request's meta over the project's default meta; the request wins (DESIGN §14). */

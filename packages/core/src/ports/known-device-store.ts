@@ -13,6 +13,11 @@ export interface KnownDeviceStore {
   remember(scope: TenantScope, userId: string, fingerprints: readonly string[], options: { at: Date; keep: number }): Promise<void>;
   /** True when any of `fingerprints` is recorded for the user with a last sign-in at or after `seenSince`. */
   isKnown(scope: TenantScope, userId: string, fingerprints: readonly string[], options: { seenSince: Date }): Promise<boolean>;
+  /**
+   * Forgets every client known to the user in this scope (the account changed hands, or its
+   * password was set anew); other users and tenants keep theirs.
+   */
+  forgetUser(scope: TenantScope, userId: string): Promise<void>;
   /** Deletes up to `limit` entries last seen before `cutoff`, over every tenant; answers how many. */
   deleteSeenBefore(cutoff: Date, limit: number): Promise<number>;
 }

@@ -31,6 +31,10 @@ export class InMemoryKnownDeviceStore implements KnownDeviceStore {
     });
   }
 
+  async forgetUser(scope: TenantScope, userId: string): Promise<void> {
+    this.entries = this.entries.filter((e) => !this.owns(e, scope, userId));
+  }
+
   async deleteSeenBefore(cutoff: Date, limit: number): Promise<number> {
     const old = new Set(this.entries.filter((e) => e.lastSeenAt.getTime() < cutoff.getTime()).slice(0, limit));
     this.entries = this.entries.filter((e) => !old.has(e));

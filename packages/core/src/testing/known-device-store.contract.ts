@@ -87,6 +87,26 @@ export function knownDeviceStoreContract(label: string, factory: KnownDeviceStor
       expect(await store().isKnown(scope, userId, [b], { seenSince: LONG_AGO })).toBe(true);
     });
 
+    it("forgets every client of one user, and only that user's", async () => {
+      const { scope, userId } = await seeded();
+      const other = await seedUser(subject.ports, scope);
+      const sandbox = { ...scope, environment: 'sandbox' as const };
+      const sandboxUser = await seedUser(subject.ports, sandbox);
+      const [a, b, c, d] = [fingerprint(), fingerprint(), fingerprint(), fingerprint()];
+      await store().remember(scope, userId, [a, b], { at: T0, keep: 20 });
+      await store().remember(scope, other.id, [c], { at: T0, keep: 20 });
+      await store().remember(sandbox, sandboxUser.id, [d], { at: T0, keep: 20 });
+      await store().forgetUser(scope, userId);
+      expect(await store().isKnown(scope, userId, [a, b], { seenSince: LONG_AGO })).toBe(false);
+      expect(await store().isKnown(scope, other.id, [c], { seenSince: LONG_AGO })).toBe(true);
+      expect(await store().isKnown(sandbox, sandboxUser.id, [d], { seenSince: LONG_AGO })).toBe(true);
+      // Forgetting nobody, or a malformed id, is no error; the user can be known again afterwards.
+      await store().forgetUser(scope, userId);
+      await store().forgetUser(scope, 'not-a-user-id');
+      await store().remember(scope, userId, [a], { at: T1, keep: 20 });
+      expect(await store().isKnown(scope, userId, [a], { seenSince: LONG_AGO })).toBe(true);
+    });
+
     it('purges entries last seen before a cutoff, over every tenant, in batches', async () => {
       const old = at('2020-06-01T00:00:00.000Z');
       const cutoff = at('2020-07-01T00:00:00.000Z');

@@ -1,12 +1,12 @@
 import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
-import { sha256Hex } from '../domain/secrets';
+import { newBearerSecret, sha256Hex } from '../domain/secrets';
 import type { TokenBundle } from '../domain/tokens';
 import { TWO_FACTOR_CHALLENGE_TTL_SECONDS, type SecondFactorMethod } from '../domain/two-factor';
 import { isBanned, type User } from '../domain/user';
-import type { AuthDeps } from './deps';
-import { newBearerSecret, startSession } from './issue-tokens';
+import { hasCapability, type AuthDeps, type OptionalDeps } from './deps';
+import { startSession } from './issue-tokens';
 
 /** A finished sign-in: the user as signed in and the first token bundle of a new session. */
 export type SignedIn = { user: User } & TokenBundle;
@@ -23,7 +23,8 @@ export interface TwoFactorChallenge {
 export type SignInResult = ({ twoFactorRequired: false } & SignedIn) | TwoFactorChallenge;
 
 type SessionDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens'>;
-export type FirstFactorDeps = SessionDeps & Pick<AuthDeps, 'twoFactor' | 'oneTimeTokens'>;
+/** Without the TOTP capability no user has a second factor to ask for. */
+export type FirstFactorDeps = SessionDeps & OptionalDeps<'twoFactor' | 'totp' | 'secretBox' | 'oneTimeTokens'>;
 
 /** Records lastLoginAt and starts a session: the last step of every successful sign-in. */
 export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User): Promise<SignedIn> {
@@ -45,8 +46,9 @@ export async function completeFirstFactor(
   user: User,
 ): Promise<SignInResult> {
   if (isBanned(user)) throw new AuthError('user_banned');
-  const totp = await deps.twoFactor.findTotp(scope, user.id);
-  if (totp?.status === 'enabled') return issueTwoFactorChallenge(deps, scope, user);
+  if (hasCapability(deps, 'totp') && (await deps.twoFactor.findTotp(scope, user.id))?.status === 'enabled') {
+    return issueTwoFactorChallenge(deps, scope, user);
+  }
   return { twoFactorRequired: false, ...(await finishSignIn(deps, scope, project, user)) };
 }
 

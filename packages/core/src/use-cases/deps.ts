@@ -27,8 +27,11 @@ export interface AuthSettings {
   planUserLimits: PlanUserLimits;
 }
 
-/** Everything the use cases may need. Each use case picks only the members it uses. */
-export interface AuthDeps {
+/**
+ * What every host supplies: enough for password sign-up and sign-in, refresh, /me, log-out, the
+ * JWKS and the admin API. Everything else is a capability (docs/architecture.md, "Capabilities").
+ */
+export interface CoreDeps {
   settings: AuthSettings;
   clock: Clock;
   random: Random;
@@ -40,21 +43,93 @@ export interface AuthDeps {
   keyFactory: SigningKeyFactory;
   tokens: AccessTokenCodec;
   passwords: PasswordHasher;
-  oneTimeTokens: OneTimeTokenStore;
-  secretBox: SecretBox;
-  // Second factor and passkeys (issue 5).
+}
+
+/** TOTP second factor: enrolment, and the challenge a password-equivalent sign-in then asks for. */
+export interface TotpDeps {
   twoFactor: TwoFactorStore;
-  passkeys: PasskeyStore;
   totp: TotpAlgorithm;
+  secretBox: SecretBox;
+  oneTimeTokens: OneTimeTokenStore;
+}
+
+/** Passkeys: registration and sign-in. */
+export interface PasskeyDeps {
+  passkeys: PasskeyStore;
   webauthn: WebAuthnVerifier;
-  // E-mail flows (issue 4): requests only enqueue; the outbox worker sends.
+  oneTimeTokens: OneTimeTokenStore;
+}
+
+/** Magic links and password resets. Requests only enqueue; the outbox worker sends. */
+export interface MailDeps {
   outbox: MailOutbox;
-  // Social sign-in (issue 9): provider settings, linked identities, the protocol client.
+  secretBox: SecretBox;
+  oneTimeTokens: OneTimeTokenStore;
+}
+
+/** Social sign-in: provider settings, linked identities, the protocol client. */
+export interface OAuthDeps {
   oauthProviders: OAuthProviderStore;
   identities: IdentityRepository;
   oauthClient: OAuthProviderClient;
-  /** The most common passwords, refused where a project's `rejectCommonPasswords` is on. */
-  commonPasswords: CommonPasswordList;
-  // Clients that completed a sign-in, so failures from elsewhere do not lock them out.
+  secretBox: SecretBox;
+  oneTimeTokens: OneTimeTokenStore;
+}
+
+/** Clients that completed a sign-in, so failures from elsewhere do not lock them out. */
+export interface KnownDeviceDeps {
   knownDevices: KnownDeviceStore;
+}
+
+/** The most common passwords, refused where a project's `rejectCommonPasswords` is on. */
+export interface CommonPasswordDeps {
+  commonPasswords: CommonPasswordList;
+}
+
+/** Every part of every capability. Each use case picks only the members it uses. */
+export type AuthDeps = CoreDeps & TotpDeps & PasskeyDeps & MailDeps & OAuthDeps & KnownDeviceDeps & CommonPasswordDeps;
+
+/** The parts of `K` a use case works without (it skips what they are for). */
+export type OptionalDeps<K extends keyof AuthDeps> = Partial<Pick<AuthDeps, K>>;
+
+/**
+ * The parts of each capability. A capability is on when all its parts are given; its own parts
+ * (not shared with another capability) come first: given one of those, the rest are required.
+ */
+export const CAPABILITY_PARTS = {
+  totp: ['twoFactor', 'totp', 'secretBox', 'oneTimeTokens'],
+  passkeys: ['passkeys', 'webauthn', 'oneTimeTokens'],
+  mail: ['outbox', 'secretBox', 'oneTimeTokens'],
+  oauth: ['oauthProviders', 'identities', 'oauthClient', 'secretBox', 'oneTimeTokens'],
+  knownDevices: ['knownDevices'],
+  commonPasswords: ['commonPasswords'],
+} as const satisfies Record<string, readonly (keyof AuthDeps)[]>;
+
+export type Capability = keyof typeof CAPABILITY_PARTS;
+
+/** The parts of one capability. */
+export type CapabilityDeps<C extends Capability> = Pick<AuthDeps, (typeof CAPABILITY_PARTS)[C][number]>;
+
+/** What createAuthService takes: the core parts, and the parts of any capabilities wanted. */
+export type AuthServiceDeps = CoreDeps & Partial<Omit<AuthDeps, keyof CoreDeps>>;
+
+const SHARED_PARTS: ReadonlySet<keyof AuthDeps> = new Set(['secretBox', 'oneTimeTokens']);
+
+/** True when `deps` holds every part of `capability`. */
+export function hasCapability<D extends Partial<AuthDeps>, C extends Capability>(deps: D, capability: C): deps is D & CapabilityDeps<C> {
+  return CAPABILITY_PARTS[capability].every((part) => deps[part] !== undefined);
+}
+
+/**
+ * Throws when a capability is given in part: one of its own parts without the others. Left
+ * unnoticed, a half-given TOTP would sign users in without the second factor they enrolled.
+ */
+export function assertWholeCapabilities(deps: Partial<AuthDeps>): void {
+  for (const [capability, parts] of Object.entries(CAPABILITY_PARTS) as [Capability, readonly (keyof AuthDeps)[]][]) {
+    const ownGiven = parts.some((part) => !SHARED_PARTS.has(part) && deps[part] !== undefined);
+    const missing = parts.filter((part) => deps[part] === undefined);
+    if (ownGiven && missing.length > 0) {
+      throw new TypeError(`createAuthService: the ${capability} capability needs ${parts.join(', ')}; missing: ${missing.join(', ')}.`);
+    }
+  }
 }

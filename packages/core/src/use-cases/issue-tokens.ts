@@ -1,17 +1,12 @@
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
-import { sha256Hex, toBase64Url } from '../domain/secrets';
+import { newBearerSecret, sha256Hex } from '../domain/secrets';
 import { refreshTokenExpiry } from '../domain/session';
 import type { AccessTokenClaims, TokenBundle } from '../domain/tokens';
 import type { User } from '../domain/user';
 import type { AuthDeps } from './deps';
 
 type SignDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'tokens'>;
-
-/** Bearer secrets are 256 random bits, base64url (DESIGN §4a asks for at least 128). */
-export function newBearerSecret(random: AuthDeps['random']): string {
-  return toBase64Url(random.bytes(32));
-}
 
 export async function signAccessToken(
   deps: SignDeps,

@@ -4,7 +4,7 @@ import type { Project } from '../domain/project';
 import type { SignInClient } from '../domain/known-device';
 import { normalizeEmail } from '../domain/user';
 import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from './complete-first-factor';
-import type { AuthDeps } from './deps';
+import type { AuthDeps, OptionalDeps } from './deps';
 import { isKnownClient, rememberClient } from './known-clients';
 
 export interface LogInInput {
@@ -28,7 +28,7 @@ export interface LogInOptions {
  * answer time does not tell whether an account exists, and the message is the same either way.
  */
 export async function logIn(
-  deps: FirstFactorDeps & Pick<AuthDeps, 'passwords' | 'knownDevices'>,
+  deps: FirstFactorDeps & Pick<AuthDeps, 'passwords'> & OptionalDeps<'knownDevices'>,
   scope: TenantScope,
   project: Project,
   input: LogInInput,

@@ -2,9 +2,11 @@ import type { TenantScope } from '../domain/environment';
 import { mailboxClaim, type AccountSetup, type MailboxProof } from '../domain/mailbox-proof';
 import type { OneTimePurpose } from '../domain/one-time-token';
 import type { User } from '../domain/user';
-import type { AuthDeps } from './deps';
+import type { AuthDeps, OptionalDeps } from './deps';
 
-export type MailboxProofDeps = Pick<AuthDeps, 'clock' | 'users' | 'sessions' | 'oneTimeTokens' | 'twoFactor' | 'passkeys' | 'identities'>;
+/** A capability the service was built without has set nothing up, so there is nothing of it to end. */
+export type MailboxProofDeps = Pick<AuthDeps, 'clock' | 'users' | 'sessions'> &
+  OptionalDeps<'oneTimeTokens' | 'twoFactor' | 'passkeys' | 'identities' | 'knownDevices'>;
 
 /** Every one-time token that acts for a user: a link, a challenge, an exchange code. */
 const USER_TOKENS: OneTimePurpose[] = ['magic_link', 'password_reset', 'two_factor', 'webauthn_challenge', 'oauth_exchange'];
@@ -31,19 +33,22 @@ async function end(deps: MailboxProofDeps, scope: TenantScope, userId: string, s
       await deps.users.clearPassword(scope, userId);
       return;
     case 'totp':
-      await deps.twoFactor.removeTotp(scope, userId);
+      await deps.twoFactor?.removeTotp(scope, userId);
       return;
     case 'passkeys':
+      if (!deps.passkeys) return;
       for (const passkey of await deps.passkeys.listForUser(scope, userId)) await deps.passkeys.remove(scope, userId, passkey.id);
       return;
     case 'identities':
+      if (!deps.identities) return;
       for (const identity of await deps.identities.listForUser(scope, userId)) await deps.identities.unlink(scope, identity.provider, identity.subject);
       return;
     case 'sessions':
       await deps.sessions.revokeAllForUser(scope, userId, now);
+      await deps.knownDevices?.forgetUser(scope, userId);
       return;
     case 'pending_tokens':
-      await deps.oneTimeTokens.revokeForUser(scope, userId, USER_TOKENS, now);
+      await deps.oneTimeTokens?.revokeForUser(scope, userId, USER_TOKENS, now);
       return;
   }
 }

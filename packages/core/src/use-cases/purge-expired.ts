@@ -1,6 +1,6 @@
 import { knownSince } from '../domain/known-device';
 import type { OidcArtifactStore } from '../ports/oidc-artifact-store';
-import type { AuthDeps } from './deps';
+import type { AuthDeps, OptionalDeps } from './deps';
 
 /** Rows deleted by one purge, per kind. A session's remaining tokens go with it and are not counted. */
 export interface PurgeCounts {
@@ -25,8 +25,9 @@ export interface PurgeOptions {
 export const DEFAULT_PURGE_BATCH_SIZE = 1000;
 export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
-/** The OIDC artifact store is optional: hosts without the provider (DESIGN §9) have none. */
-type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions' | 'oneTimeTokens' | 'outbox' | 'knownDevices'> & { oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'> };
+/** Stores of capabilities a host left out, and the OIDC provider's (DESIGN §9), are optional: nothing to purge. */
+type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions'> &
+  OptionalDeps<'oneTimeTokens' | 'outbox' | 'knownDevices'> & { oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'> };
 
 /**
  * Deletes what nobody can use any more, over every tenant: revoked sessions, expired refresh
@@ -46,12 +47,12 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}):
     counts.sessions += batch.sessions;
     return batch.refreshTokens;
   });
-  counts.oneTimeTokens = await inBatches(limit, () => deps.oneTimeTokens.deleteExpired(now, limit));
-  counts.outboxMails = await inBatches(limit, () => deps.outbox.deleteFinishedBefore(cutoff, limit));
+  const { oneTimeTokens, outbox, knownDevices, oidcArtifacts } = deps;
+  if (oneTimeTokens) counts.oneTimeTokens = await inBatches(limit, () => oneTimeTokens.deleteExpired(now, limit));
+  if (outbox) counts.outboxMails = await inBatches(limit, () => outbox.deleteFinishedBefore(cutoff, limit));
   const unknownFrom = knownSince(now);
-  counts.knownDevices = await inBatches(limit, () => deps.knownDevices.deleteSeenBefore(unknownFrom, limit));
-  const artifacts = deps.oidcArtifacts;
-  if (artifacts) counts.oidcArtifacts = await inBatches(limit, () => artifacts.deleteExpired(now, limit));
+  if (knownDevices) counts.knownDevices = await inBatches(limit, () => knownDevices.deleteSeenBefore(unknownFrom, limit));
+  if (oidcArtifacts) counts.oidcArtifacts = await inBatches(limit, () => oidcArtifacts.deleteExpired(now, limit));
   return counts;
 }
 

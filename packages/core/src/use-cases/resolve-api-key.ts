@@ -2,6 +2,7 @@ import { AuthError } from '../errors';
 import { environmentOfApiKey, hashApiKey } from '../domain/api-key';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
+import { cachedLookup } from './cached-lookup';
 import type { AuthDeps } from './deps';
 
 export interface ResolvedApiKey {
@@ -37,16 +38,10 @@ export function createApiKeyResolver(
   deps: Pick<AuthDeps, 'apiKeys' | 'projects' | 'clock'>,
   options: { ttlSeconds?: number; maxEntries?: number } = {},
 ): (key: string | undefined) => Promise<ResolvedApiKey> {
-  const ttlMs = (options.ttlSeconds ?? 10) * 1000;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const cache = new Map<string, { value: ResolvedApiKey; until: number }>();
-  return async (key) => {
-    const now = deps.clock.now().getTime();
-    const hit = key ? cache.get(key) : undefined;
-    if (hit && hit.until > now) return hit.value;
-    const value = await resolveApiKey(deps, key);
-    if (cache.size >= maxEntries) cache.clear();
-    cache.set(key as string, { value, until: now + ttlMs });
-    return value;
-  };
+  const cached = cachedLookup(deps.clock, (key) => resolveApiKey(deps, key), {
+    ttlSeconds: options.ttlSeconds ?? 10,
+    maxEntries: options.maxEntries ?? 10_000,
+  });
+  // No key at all is refused without touching the cache.
+  return (key) => (key ? cached(key) : resolveApiKey(deps, key));
 }

@@ -2,8 +2,8 @@ import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import { effectiveUserLimit, type Project } from '../domain/project';
 import type { TokenBundle } from '../domain/tokens';
-import { DEFAULT_ROLE, isBanned, mergeMeta, normalizeEmail, type User, type UserMeta } from '../domain/user';
-import type { AuthDeps } from './deps';
+import { isBanned, newUser, normalizeEmail, userMetaProblem, type User, type UserMeta } from '../domain/user';
+import type { AuthDeps, OptionalDeps } from './deps';
 import { startSession } from './issue-tokens';
 import { acceptNewPassword } from './accept-new-password';
 
@@ -15,26 +15,25 @@ export interface SignUpInput {
 
 /** Contract endpoint 1: creates the user in the key's scope and signs them in at once. */
 export async function signUp(
-  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords' | 'commonPasswords'>,
+  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'> & OptionalDeps<'commonPasswords'>,
   scope: TenantScope,
   project: Project,
   input: SignUpInput,
 ): Promise<{ user: User } & TokenBundle> {
   acceptNewPassword(deps, project, input.password, 'password');
+  const metaProblem = input.meta === undefined ? null : userMetaProblem(input.meta, 'meta');
+  if (metaProblem) throw new AuthError('validation_error', metaProblem);
   const email = normalizeEmail(input.email);
   await refuseExisting(deps, scope, email);
-  const now = deps.clock.now();
-  const user: User = {
+  const user = newUser({
     id: deps.random.uuid(),
     email,
     passwordHash: await deps.passwords.hash(input.password),
-    role: DEFAULT_ROLE,
-    meta: mergeMeta(project.defaultMeta, input.meta),
     emailVerified: false,
-    bannedAt: null,
-    createdAt: now,
-    lastLoginAt: null,
-  };
+    defaultMeta: project.defaultMeta,
+    meta: input.meta,
+    createdAt: deps.clock.now(),
+  });
   const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
   if (created.status === 'limit_reached') throw new AuthError('plan_limit_reached');
   if (created.status === 'exists') await refuseExisting(deps, scope, email, { racing: true });

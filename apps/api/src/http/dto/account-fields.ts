@@ -1,10 +1,6 @@
-import { IsDefined, IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsDefined, IsEmail, IsString, MaxLength, MinLength, ValidateBy } from 'class-validator';
+import { MAX_EMAIL, passwordLengthProblem } from '@svc/core';
 import { NoLineBreaks, Trim } from './checks';
-
-/** RFC 5321 caps a forward path at 256 octets, i.e. an address at 254. */
-export const MAX_EMAIL = 254;
-/** Long enough for any passphrase; bounds the cost of hashing (every byte counts, DESIGN §4). */
-export const MAX_PASSWORD = 1024;
 
 /**
  * Applies decorators as if they were written one above the other in this order. TypeScript runs
@@ -18,11 +14,11 @@ function stacked(...decorators: PropertyDecorator[]): PropertyDecorator {
 }
 
 /** A required string field with a length range, named in its messages. */
-export function RequiredString(field: string, length: { min: number; max: number; minMessage?: string }): PropertyDecorator {
+export function RequiredString(field: string, length: { min: number; max: number }): PropertyDecorator {
   return stacked(
     IsDefined({ message: `${field} is required.` }),
     IsString({ message: `${field} must be a string.` }),
-    MinLength(length.min, { message: length.minMessage ?? `${field} must not be empty.` }),
+    MinLength(length.min, { message: `${field} must not be empty.` }),
     MaxLength(length.max, { message: `${field} must be at most ${length.max} characters.` }),
   );
 }
@@ -39,7 +35,12 @@ export function AccountEmail(): PropertyDecorator {
   );
 }
 
-/** A password being set (sign-up, reset): 8 to 1,024 characters (contract: minimum 8). */
+/** A password being set (sign-up, reset): a string, then core's length rule (passwordLengthProblem). */
 export function NewPassword(field = 'password'): PropertyDecorator {
-  return RequiredString(field, { min: 8, max: MAX_PASSWORD, minMessage: `${field} must be at least 8 characters long.` });
+  const problemOf = (value: unknown) => (typeof value === 'string' ? passwordLengthProblem(value, field) : `${field} must be a string.`);
+  return stacked(
+    IsDefined({ message: `${field} is required.` }),
+    IsString({ message: `${field} must be a string.` }),
+    ValidateBy({ name: 'isNewPassword', validator: { validate: (value) => problemOf(value) === null, defaultMessage: (args) => problemOf(args?.value) ?? '' } }),
+  );
 }

@@ -1,12 +1,9 @@
 import { IsOptional } from 'class-validator';
-import type { UserMeta } from '@svc/core';
-import { AccountEmail, MAX_PASSWORD, NewPassword, RequiredString } from './account-fields';
+import { MAX_META_DEPTH, MAX_PASSWORD_LENGTH, type UserMeta } from '@svc/core';
+import { AccountEmail, NewPassword, RequiredString } from './account-fields';
 import { IsPlainJsonObject } from './plain-object';
 
 // Decorators read top-down as the order of checks: the error names the first one that fails.
-
-/** Meta is application data for the token holder, not a document store. */
-export const MAX_META_DEPTH = 5;
 
 /** SignupRequest of the contract. */
 export class SignupDto {
@@ -26,7 +23,7 @@ export class LoginDto {
   @AccountEmail()
   email!: string;
 
-  @RequiredString('password', { min: 1, max: MAX_PASSWORD })
+  @RequiredString('password', { min: 1, max: MAX_PASSWORD_LENGTH })
   password!: string;
 }
 

@@ -1,6 +1,6 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { ENVIRONMENTS, MAX_CALLER_STATE, type Environment } from '@svc/core';
-import { IsAppUrl, OptionalNotNull } from './checks';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
+import { callerStateProblem, type Environment } from '@svc/core';
+import { IsAppUrl, IsEnvironment, OptionalNotNull } from './checks';
 
 // Decorators read top-down as the order of checks: the error names the first one that fails.
 // Redirect URLs are only typed and bounded here: core parses them and matches the allow-list.
@@ -16,7 +16,7 @@ export class OAuthInitiateDto {
 
   @OptionalNotNull()
   @IsString({ message: 'state must be a string.' })
-  @MaxLength(MAX_CALLER_STATE, { message: `state must be at most ${MAX_CALLER_STATE} characters.` })
+  @ValidateBy({ name: 'callerState', validator: { validate: (value) => callerStateProblem(String(value)) === null, defaultMessage: (args) => callerStateProblem(String(args?.value)) ?? '' } })
   state?: string;
 }
 
@@ -57,7 +57,7 @@ const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]{1,200}$/; // RFC 6749 scope-token
 /** Body of `PUT /admin/projects/{id}/oauth-providers/{provider}` (DESIGN §12). */
 export class OAuthProviderDto {
   @OptionalNotNull()
-  @IsIn(ENVIRONMENTS, { message: `environment must be one of ${ENVIRONMENTS.join(', ')}.` })
+  @IsEnvironment()
   environment?: Environment;
 
   @IsDefined({ message: 'enabled is required.' })
@@ -106,6 +106,6 @@ export class OAuthProviderDto {
 /** `?environment=` of the provider list and delete (default production). */
 export class OAuthProviderEnvironmentQuery {
   @IsOptional()
-  @IsIn(ENVIRONMENTS, { message: `environment must be one of ${ENVIRONMENTS.join(', ')}.` })
+  @IsEnvironment()
   environment?: Environment;
 }

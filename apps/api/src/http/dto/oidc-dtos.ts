@@ -1,11 +1,12 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { ENVIRONMENTS, type Environment } from '@svc/core';
-import { NoLineBreaks, OptionalNotNull } from './checks';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsOptional, IsString, MaxLength, MinLength, ValidateBy } from 'class-validator';
+import { displayNameProblem, MAX_OIDC_REDIRECT_URIS, type Environment } from '@svc/core';
+import { IsEnvironment, OptionalNotNull } from './checks';
 
 // Decorators read top-down as the order of checks: the error names the first one that fails.
 // URI rules (https, exact, no fragment) are core's (registerOidcClient), so custom hosts get them too.
 
-const MAX_URIS = 20;
+const MAX_SCOPES = 20;
+const MAX_URIS = MAX_OIDC_REDIRECT_URIS;
 
 /** OidcGrantRequest of the contract (endpoint 13). */
 export class OidcGrantDto {
@@ -26,7 +27,7 @@ export class OidcGrantDto {
 
   @IsOptional()
   @IsArray({ message: 'scopes must be an array of strings.' })
-  @ArrayMaxSize(MAX_URIS, { message: `scopes may hold at most ${MAX_URIS} entries.` })
+  @ArrayMaxSize(MAX_SCOPES, { message: `scopes may hold at most ${MAX_SCOPES} entries.` })
   @IsString({ each: true, message: 'scopes must be an array of strings.' })
   @MaxLength(64, { each: true, message: 'each scope must be at most 64 characters.' })
   scopes?: string[];
@@ -35,14 +36,11 @@ export class OidcGrantDto {
 /** Body of POST /admin/projects/{id}/oidc-clients (DESIGN §12). */
 export class CreateOidcClientDto {
   @IsDefined({ message: 'environment is required.' })
-  @IsIn(ENVIRONMENTS, { message: `environment must be one of ${ENVIRONMENTS.join(', ')}.` })
+  @IsEnvironment()
   environment!: Environment;
 
   @IsDefined({ message: 'name is required.' })
-  @IsString({ message: 'name must be a string.' })
-  @MinLength(1, { message: 'name must not be empty.' })
-  @MaxLength(200, { message: 'name must be at most 200 characters.' })
-  @NoLineBreaks()
+  @ValidateBy({ name: 'displayName', validator: { validate: (value) => displayNameProblem(value, 'name') === null, defaultMessage: (args) => displayNameProblem(args?.value, 'name') ?? '' } })
   name!: string;
 
   @IsDefined({ message: 'redirectUris is required.' })
@@ -65,6 +63,6 @@ export class CreateOidcClientDto {
 /** Query of GET /admin/projects/{id}/oidc-clients. */
 export class ListOidcClientsQuery {
   @IsOptional()
-  @IsIn(ENVIRONMENTS, { message: `environment must be one of ${ENVIRONMENTS.join(', ')}.` })
+  @IsEnvironment()
   environment?: Environment;
 }

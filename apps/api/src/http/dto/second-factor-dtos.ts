@@ -1,6 +1,7 @@
-import { IsDefined, IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsDefined, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { MAX_PASSKEY_NAME } from '@svc/core';
-import { NoLineBreaks, Trim } from './checks';
+import { AccountEmail } from './account-fields';
+import { NoLineBreaks } from './checks';
 import { IsPlainJsonObject } from './plain-object';
 
 // Decorators read top-down as the order of checks: the error names the first one that fails.
@@ -45,12 +46,7 @@ export class PasskeyRegisterDto {
 
 /** Body of POST /api/auth/passkeys/login/options. */
 export class PasskeyLoginOptionsDto {
-  @Trim()
-  @IsDefined({ message: 'email is required.' })
-  @IsString({ message: 'email must be a string.' })
-  @NoLineBreaks()
-  @MaxLength(254, { message: 'email must be at most 254 characters.' })
-  @IsEmail({}, { message: 'email must be a valid e-mail address.' })
+  @AccountEmail()
   email!: string;
 }
 

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AuthError, systemClock, type Clock, type ProjectRepository } from '@svc/core';
+import { AuthError } from '@svc/core';
 
 /** Request headers a browser may send to the API (preflight answer). */
 export const CORS_ALLOWED_HEADERS = ['X-API-Key', 'Content-Type', 'Authorization', 'X-Request-Id'] as const;
@@ -62,27 +62,14 @@ export function originGuard(allowedOriginsOf: AllowedOriginsOf): RequestHandler 
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Same bound as API-key resolutions (DESIGN §14): a settings change reaches every instance in 10 s. */
-const PROJECT_CACHE_MS = 10_000;
-const PROJECT_CACHE_MAX = 10_000;
-
 /**
  * CORS for the key-less GET /api/auth/magic-link/verify: the project comes from its `project`
- * query (contract endpoint 7). Only a UUID is looked up (DESIGN §4a); lookups are cached for 10 s
- * so a flood of verify calls does not become a flood of project queries.
+ * query (contract endpoint 7); `allowedOrigins` is the service's cached lookup of it (null for
+ * an id that names no project).
  */
-export function projectQueryCors(projects: Pick<ProjectRepository, 'findById'>, clock: Clock = systemClock): RequestHandler {
-  const cache = new Map<string, { origins: readonly string[] | null; until: number }>();
+export function projectQueryCors(allowedOrigins: (projectId: string) => Promise<readonly string[] | null>): RequestHandler {
   return originGuard(async (req) => {
     const id = req.query.project;
-    if (typeof id !== 'string' || !UUID.test(id)) return null;
-    const now = clock.now().getTime();
-    const hit = cache.get(id);
-    if (hit && hit.until > now) return hit.origins;
-    const origins = (await projects.findById(id))?.allowedOrigins ?? null;
-    if (cache.size >= PROJECT_CACHE_MAX) cache.clear();
-    cache.set(id, { origins, until: now + PROJECT_CACHE_MS });
-    return origins;
+    return typeof id === 'string' ? allowedOrigins(id) : null;
   });
 }

@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express';
-import { AuthError } from '@svc/core';
-import { FORBIDDEN_KEYS, MAX_BODY_DEPTH } from '../dto/plain-object';
+import { AuthError, FORBIDDEN_KEYS } from '@svc/core';
+import { MAX_BODY_DEPTH } from '../dto/plain-object';
 import { unstorableTextProblem } from '../dto/storable-text';
 
 /** Request bodies above this are refused with 413 (DESIGN §5). */

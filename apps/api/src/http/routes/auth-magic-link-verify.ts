@@ -21,7 +21,7 @@ export function magicLinkVerifyRoutes(deps: AppDeps): Router {
     .head(MAGIC_LINK_VERIFY_PATH, () => {
       throw new AuthError('not_found', 'No such endpoint.');
     })
-    .get(MAGIC_LINK_VERIFY_PATH, projectQueryCors(deps.auth.deps.projects, deps.auth.deps.clock), limited(deps, 'magicLinkVerify'), async (req, res) => {
+    .get(MAGIC_LINK_VERIFY_PATH, projectQueryCors(deps.auth.magicLink.allowedOrigins), limited(deps, 'magicLinkVerify'), async (req, res) => {
       const { project, token } = linkQuery(req);
       const result = await deps.auth.magicLink.verify(await deps.auth.magicLink.project(project), token);
       res.json({ data: presentSignIn(result, presentMagicLinkUser) });

@@ -1,14 +1,11 @@
 import { Router, type RequestHandler } from 'express';
-import { AuthError } from '@svc/core';
+import { AuthError, OAUTH_CALLBACK_ROUTE } from '@svc/core';
 import type { AppDeps } from '../app-deps';
 import { OAuthCallbackQuery, OAuthInitiateDto, OAuthTokenDto } from '../dto/oauth-dtos';
 import { apiKeyOf } from '../middleware/api-key';
 import { bodyOf, queryOf, validateBody, validateInput, validateQuery } from '../middleware/validate';
 import { presentOAuthExchange } from '../oauth-presenters';
 import { keyed } from './guards';
-
-/** Contract endpoint 11, reached by the browser from the identity provider (no API key). */
-export const OAUTH_CALLBACK_PATH = '/api/auth/oauth/:provider/callback';
 
 /**
  * Social sign-in, contract endpoints 10-12 (DESIGN §8). The exchange route is registered before
@@ -26,10 +23,11 @@ export function oauthRoutes(deps: AppDeps): Router {
       res.json({ data: { provider: started.provider, authorizationUrl: started.authorizationUrl } });
     })
     // A link checker's HEAD must not burn the single-use state (Express answers HEAD with GET routes).
-    .head(OAUTH_CALLBACK_PATH, () => {
+    // Contract endpoint 11, reached by the browser from the identity provider (no API key).
+    .head(OAUTH_CALLBACK_ROUTE, () => {
       throw new AuthError('not_found', 'No such endpoint.');
     })
-    .get(OAUTH_CALLBACK_PATH, validateQuery(OAuthCallbackQuery), async (req, res) => {
+    .get(OAUTH_CALLBACK_ROUTE, validateQuery(OAuthCallbackQuery), async (req, res) => {
       const provider = String(req.params.provider);
       const result = await oauth.callback(provider, queryOf(res, OAuthCallbackQuery));
       if (result.error) logRefusal(deps, res.locals.requestId, provider, result.error, result.cause);

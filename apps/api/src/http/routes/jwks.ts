@@ -1,7 +1,6 @@
 import { Router } from 'express';
-import { AuthError, isEnvironment } from '@svc/core';
 import type { AppDeps } from '../app-deps';
-import { idParam, projectNotFound } from './params';
+import { environmentParam, idParam, projectNotFound } from './params';
 
 /** Verifiers re-fetch at most every five minutes; rotation keeps old keys published far longer. */
 const CACHE_SECONDS = 300;
@@ -14,8 +13,7 @@ const CACHE_SECONDS = 300;
 export function jwksRoutes(deps: AppDeps): Router {
   return Router().get('/api/projects/:projectId/:environment/jwks.json', async (req, res) => {
     const projectId = idParam(req.params.projectId, projectNotFound);
-    const { environment } = req.params;
-    if (!isEnvironment(environment)) throw new AuthError('not_found', 'Unknown environment (use production or sandbox).');
+    const environment = environmentParam(req.params.environment);
     const jwks = await deps.auth.jwks({ projectId, environment });
     res.set('Cache-Control', `public, max-age=${CACHE_SECONDS}`).json(jwks);
   });

@@ -1,7 +1,6 @@
 import { Router } from 'express';
+import { isUuid, OIDC_ISSUER_ROUTE } from '@svc/core';
 import type { AppDeps } from '../app-deps';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The issuer's own pages (logout confirmation, form_post) post forms to the issuer and then
@@ -19,10 +18,10 @@ export function oidcProviderRoutes(deps: AppDeps): Router {
   const router = Router();
   const oidc = deps.oidc;
   if (!oidc) return router;
-  return router.use('/api/oidc/:projectId', async (req, res) => {
+  return router.use(OIDC_ISSUER_ROUTE, async (req, res) => {
     const projectId = req.params.projectId;
     res.setHeader('Content-Security-Policy', OIDC_CSP);
-    if (typeof projectId !== 'string' || !UUID.test(projectId)) {
+    if (!isUuid(projectId)) {
       res.status(404).set('Cache-Control', 'no-store').json({ error: 'invalid_request', error_description: 'There is no OIDC issuer at this address.' });
       return;
     }

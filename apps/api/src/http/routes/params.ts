@@ -1,15 +1,13 @@
 import type { Request } from 'express';
-import { AuthError, isEnvironment, type AuthService, type Project, type TenantScope } from '@svc/core';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { AuthError, isEnvironment, isUuid, type AuthService, type Environment, type Project, type TenantScope } from '@svc/core';
 
 /**
- * Ids in paths are UUIDs (core makes them with Random.uuid). Anything else is answered 404 here,
+ * Ids in paths are canonical UUIDs (core's isUuid). Anything else is answered 404 here,
  * so a malformed value never reaches a query (DESIGN §4a; PostgreSQL would also reject it with an
  * error instead of "no row").
  */
 export function idParam(value: unknown, notFound: () => AuthError): string {
-  if (typeof value !== 'string' || !UUID.test(value)) throw notFound();
+  if (!isUuid(value)) throw notFound();
   return value;
 }
 
@@ -20,10 +18,15 @@ export async function projectParam(auth: AuthService, req: Request): Promise<Pro
   return auth.admin.getProject(idParam(req.params.id, projectNotFound));
 }
 
+/** An environment named in a path, or 404 not_found. */
+export function environmentParam(value: unknown): Environment {
+  if (!isEnvironment(value)) throw new AuthError('not_found', 'Unknown environment (use production or sandbox).');
+  return value;
+}
+
 /** The tenant named by `:id` and `:env` of an existing project, or 404 not_found. */
 export async function scopeParam(auth: AuthService, req: Request): Promise<TenantScope> {
-  const environment = req.params.env;
-  if (!isEnvironment(environment)) throw new AuthError('not_found', 'Unknown environment (use production or sandbox).');
+  const environment = environmentParam(req.params.env);
   const project = await projectParam(auth, req);
   return { projectId: project.id, environment };
 }

@@ -1,9 +1,7 @@
-import { AuthError } from '../../errors';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment';
 import { DEFAULT_TOKEN_LIFETIMES, type Project, type ProjectSettings } from '../../domain/project';
-import type { AuthDeps } from '../deps';
-import { assertWebAuthnSettings } from './update-project';
-import { assertEmailTemplates } from '../email/email-template-settings';
+import type { AuthDeps, OptionalDeps } from '../deps';
+import { assertProjectSettings } from './update-project';
 import { createApiKey } from './create-api-key';
 import { rotateSigningKey } from './rotate-signing-key';
 
@@ -15,12 +13,10 @@ export interface CreatedProject {
 
 /** Creates a project with one API key and one signing key per environment (DESIGN §12). */
 export async function createProject(
-  deps: Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'apiKeys' | 'signingKeys' | 'keyFactory'>,
+  deps: Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'apiKeys' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'commonPasswords'>,
   settings: ProjectSettings & { name: string },
 ): Promise<CreatedProject> {
-  if (!settings.name.trim()) throw new AuthError('validation_error', 'name must not be empty.');
-  assertWebAuthnSettings(settings.webauthn);
-  assertEmailTemplates(settings.emailTemplates);
+  assertProjectSettings(deps, settings, { creating: true });
   const now = deps.clock.now();
   const project: Project = {
     id: deps.random.uuid(),

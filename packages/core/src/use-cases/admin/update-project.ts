@@ -1,8 +1,7 @@
 import { AuthError } from '../../errors';
 import type { Project, ProjectSettings } from '../../domain/project';
-import { webAuthnSettingsProblem, type WebAuthnSettings } from '../../domain/relying-party';
-import type { AuthDeps } from '../deps';
-import { assertEmailTemplates } from '../email/email-template-settings';
+import { projectSettingsProblem } from '../../domain/project-settings';
+import type { AuthDeps, OptionalDeps } from '../deps';
 
 export async function getProject(deps: Pick<AuthDeps, 'projects'>, projectId: string): Promise<Project> {
   const project = await deps.projects.findById(projectId);
@@ -11,22 +10,24 @@ export async function getProject(deps: Pick<AuthDeps, 'projects'>, projectId: st
 }
 
 export async function updateProject(
-  deps: Pick<AuthDeps, 'clock' | 'projects'>,
+  deps: Pick<AuthDeps, 'clock' | 'projects'> & OptionalDeps<'commonPasswords'>,
   projectId: string,
   settings: ProjectSettings,
 ): Promise<Project> {
-  if (settings.name !== undefined && !settings.name.trim()) {
-    throw new AuthError('validation_error', 'name must not be empty.');
-  }
-  assertWebAuthnSettings(settings.webauthn);
-  assertEmailTemplates(settings.emailTemplates);
+  assertProjectSettings(deps, settings, { creating: false });
   const project = await deps.projects.update(projectId, settings, deps.clock.now());
   if (!project) throw new AuthError('not_found', 'Project not found.');
   return project;
 }
 
-/** A relying party that could never verify a ceremony is refused when it is set, not at sign-in. */
-export function assertWebAuthnSettings(settings: WebAuthnSettings | null | undefined): void {
-  const problem = settings ? webAuthnSettingsProblem(settings) : null;
+/**
+ * Settings that break a rule (projectSettingsProblem) are refused before anything is written, and
+ * so is the common-password check on a service built without the list to check against.
+ */
+export function assertProjectSettings(deps: OptionalDeps<'commonPasswords'>, settings: ProjectSettings, options: { creating: boolean }): void {
+  const problem = projectSettingsProblem(settings, options);
   if (problem) throw new AuthError('validation_error', problem);
+  if (settings.rejectCommonPasswords === true && !deps.commonPasswords) {
+    throw new AuthError('validation_error', 'rejectCommonPasswords cannot be turned on: this service has no common-password list.');
+  }
 }

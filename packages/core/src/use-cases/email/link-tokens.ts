@@ -1,8 +1,8 @@
 import { AuthError } from '../../errors';
-import type { Environment } from '../../domain/environment';
+import { environmentPrefix, splitEnvironmentPrefix, type Environment } from '../../domain/environment';
 import type { MailTemplate } from '../../domain/mail';
 import type { Project } from '../../domain/project';
-import { toBase64Url } from '../../domain/secrets';
+import { isBearerSecret, newBearerSecret } from '../../domain/secrets';
 import type { Random } from '../../ports/random';
 
 /**
@@ -13,8 +13,6 @@ import type { Random } from '../../ports/random';
  * so editing the marker yields a token that matches nothing.
  */
 const KIND: Readonly<Record<MailTemplate, string>> = { magic_link: 'ml', password_reset: 'pr' };
-const MARKER: Readonly<Record<Environment, string>> = { production: 'live', sandbox: 'sbx' };
-const SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 /** The project setting each link is built from (DESIGN §7: configured URLs only). */
 export const LINK_SETTING: Readonly<Record<MailTemplate, 'magicLinkUrl' | 'passwordResetUrl'>> = {
@@ -23,16 +21,13 @@ export const LINK_SETTING: Readonly<Record<MailTemplate, 'magicLinkUrl' | 'passw
 };
 
 export function newLinkToken(random: Random, template: MailTemplate, environment: Environment): string {
-  return `${KIND[template]}_${MARKER[environment]}_${toBase64Url(random.bytes(32))}`;
+  return environmentPrefix(KIND[template], environment) + newBearerSecret(random);
 }
 
 /** The environment a well-formed link token names, or null for anything else. */
 export function environmentOfLinkToken(token: string, template: MailTemplate): Environment | null {
-  for (const environment of ['production', 'sandbox'] as const) {
-    const prefix = `${KIND[template]}_${MARKER[environment]}_`;
-    if (token.startsWith(prefix) && SECRET.test(token.slice(prefix.length))) return environment;
-  }
-  return null;
+  const split = splitEnvironmentPrefix(KIND[template], token);
+  return split && isBearerSecret(split.rest) ? split.environment : null;
 }
 
 /**

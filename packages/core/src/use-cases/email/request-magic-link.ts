@@ -1,6 +1,6 @@
 import type { TenantScope } from '../../domain/environment';
 import type { Project } from '../../domain/project';
-import { DEFAULT_ROLE, isBanned, mergeMeta, normalizeEmail, type User } from '../../domain/user';
+import { isBanned, newUser, normalizeEmail, type User } from '../../domain/user';
 import type { AuthDeps } from '../deps';
 import { userLimitFor } from '../sign-up';
 import { enqueueLinkMail, type LinkMailDeps } from './enqueue-link-mail';
@@ -75,17 +75,7 @@ async function createPasswordless(
   options: MagicLinkRequestOptions,
 ): Promise<User | null> {
   if (options.mayCreateUser && !(await options.mayCreateUser())) return null;
-  const user: User = {
-    id: deps.random.uuid(),
-    email,
-    passwordHash: null,
-    role: DEFAULT_ROLE,
-    meta: mergeMeta(project.defaultMeta, undefined),
-    emailVerified: false,
-    bannedAt: null,
-    createdAt: deps.clock.now(),
-    lastLoginAt: null,
-  };
+  const user = newUser({ id: deps.random.uuid(), email, passwordHash: null, emailVerified: false, defaultMeta: project.defaultMeta, createdAt: deps.clock.now() });
   const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
   if (created.status === 'created') return user;
   // A concurrent request created the same address first: send to that user.

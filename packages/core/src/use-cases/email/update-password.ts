@@ -2,7 +2,7 @@ import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
 import type { Project } from '../../domain/project';
 import { sha256Hex } from '../../domain/secrets';
-import type { AuthDeps } from '../deps';
+import type { AuthDeps, OptionalDeps } from '../deps';
 import { acceptNewPassword } from '../accept-new-password';
 import { proveMailbox, type MailboxProofDeps } from '../prove-mailbox';
 
@@ -14,14 +14,14 @@ export interface PasswordUpdateInput {
 
 /**
  * Contract endpoint 9. Consumes the reset token (single use, this scope only), sets the new
- * password, and then ends everything the old password may have opened: every refresh session and
- * every open reset and magic-link token of the user. A second factor stays on (docs/security.md) once
+ * password, and then ends everything the old password may have opened: every refresh session, the
+ * clients known from earlier sign-ins, and every open reset and magic-link token of the user. A second factor stays on (docs/security.md) once
  * the address is verified. The reset link proves the mailbox: on an unverified account that proof
  * also ends whatever else was set up before it (TOTP, passkeys, identities; see proveMailbox),
  * keeping only the password set here.
  */
 export async function updatePassword(
-  deps: Pick<AuthDeps, 'passwords' | 'commonPasswords'> & MailboxProofDeps,
+  deps: Pick<AuthDeps, 'passwords' | 'oneTimeTokens'> & OptionalDeps<'commonPasswords'> & MailboxProofDeps,
   scope: TenantScope,
   project: Pick<Project, 'rejectCommonPasswords'>,
   input: PasswordUpdateInput,
@@ -40,5 +40,7 @@ export async function updatePassword(
   // with the earlier holder's password.
   await proveMailbox(deps, scope, user, 'password_reset');
   await deps.sessions.revokeAllForUser(scope, user.id, now);
+  // The clients that signed in with the old password are no longer exempt from the lockout.
+  await deps.knownDevices?.forgetUser(scope, user.id);
   await deps.oneTimeTokens.revokeForUser(scope, user.id, ['magic_link', 'password_reset'], now);
 }

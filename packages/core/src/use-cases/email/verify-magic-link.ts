@@ -1,4 +1,5 @@
 import { AuthError } from '../../errors';
+import { isUuid } from '../../domain/ids';
 import type { Project } from '../../domain/project';
 import { sha256Hex } from '../../domain/secrets';
 import { isBanned } from '../../domain/user';
@@ -7,16 +8,22 @@ import type { AuthDeps } from '../deps';
 import { proveMailbox, type MailboxProofDeps } from '../prove-mailbox';
 import { environmentOfLinkToken } from './link-tokens';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * The project a magic link names (its `project` query). The verify call has no API key, so an
  * unknown or malformed id is just another invalid link.
  */
 export async function magicLinkProject(deps: Pick<AuthDeps, 'projects'>, projectId: string): Promise<Project> {
-  const project = UUID.test(projectId) ? await deps.projects.findById(projectId) : null;
+  const project = isUuid(projectId) ? await deps.projects.findById(projectId) : null;
   if (!project) throw new AuthError('invalid_magic_link');
   return project;
+}
+
+/**
+ * The origins that may call verify for links of `projectId` (its `allowedOrigins`; empty = any), or
+ * null when no project has that id: CORS of the key-less verify call.
+ */
+export async function magicLinkOrigins(deps: Pick<AuthDeps, 'projects'>, projectId: string): Promise<readonly string[] | null> {
+  return isUuid(projectId) ? ((await deps.projects.findById(projectId))?.allowedOrigins ?? null) : null;
 }
 
 /**
@@ -27,7 +34,11 @@ export async function magicLinkProject(deps: Pick<AuthDeps, 'projects'>, project
  * whatever was set up before (password, TOTP, sessions...; see proveMailbox) and verifies the
  * address. Then the rule of every password-equivalent path applies: TOTP on -> the challenge.
  */
-export async function verifyMagicLink(deps: FirstFactorDeps & MailboxProofDeps, project: Project, token: string): Promise<SignInResult> {
+export async function verifyMagicLink(
+  deps: FirstFactorDeps & MailboxProofDeps & Pick<AuthDeps, 'oneTimeTokens'>,
+  project: Project,
+  token: string,
+): Promise<SignInResult> {
   const environment = environmentOfLinkToken(token, 'magic_link');
   if (!environment) throw new AuthError('invalid_magic_link');
   const scope = { projectId: project.id, environment };

@@ -9,7 +9,7 @@ import {
   type OAuthProvider,
   type OAuthProviderConfig,
 } from '../../domain/oauth';
-import { matchRedirectUrl, parseAppUrl } from '../../domain/redirect-url';
+import { appUrlMessage, isAppUrl, matchRedirectUrl } from '../../domain/redirect-url';
 import type { AuthDeps } from '../deps';
 import { getProject } from '../admin/update-project';
 
@@ -88,9 +88,7 @@ async function resolveTarget(deps: Deps, projectId: string, provider: string, en
 function assertEndpoints(provider: OAuthProvider, input: OAuthProviderInput, scopes: string[]): void {
   for (const field of ENDPOINT_FIELDS) {
     const value = input[field];
-    if (value && !parseAppUrl(value)) {
-      throw new AuthError('validation_error', `${field} must be an https URL (http only for localhost) without credentials or fragment.`);
-    }
+    if (value && !isAppUrl(value)) throw new AuthError('validation_error', appUrlMessage(field));
   }
   if (provider === 'oidc' && !input.issuer) throw new AuthError('validation_error', 'issuer is required for the oidc provider.');
   if (isOpenIdProvider(provider) && !scopes.includes('openid')) {

@@ -2,11 +2,10 @@ import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
 import type { OAuthProvider } from '../../domain/oauth';
 import type { Project } from '../../domain/project';
-import { sha256Hex } from '../../domain/secrets';
+import { newBearerSecret, sha256Hex } from '../../domain/secrets';
 import { ONE_TIME_TOKEN_TTL_SECONDS } from '../../domain/tokens';
 import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from '../complete-first-factor';
 import type { AuthDeps } from '../deps';
-import { newBearerSecret } from '../issue-tokens';
 
 /** Stores a single-use exchange code for the user (60 s, DESIGN §3) and returns the raw code. */
 export async function issueExchangeCode(
@@ -35,7 +34,7 @@ export async function issueExchangeCode(
  * password-equivalent path applies: banned -> 403, TOTP on -> the second-factor challenge.
  */
 export async function exchangeOAuthCode(
-  deps: FirstFactorDeps,
+  deps: FirstFactorDeps & Pick<AuthDeps, 'oneTimeTokens'>,
   scope: TenantScope,
   project: Project,
   code: string,

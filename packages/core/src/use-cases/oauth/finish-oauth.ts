@@ -26,7 +26,7 @@ export interface OAuthCallbackResult {
   cause?: unknown;
 }
 
-type CallbackDeps = ResolveDeps & Pick<AuthDeps, 'projects' | 'secretBox' | 'oauthProviders' | 'oauthClient'>;
+type CallbackDeps = ResolveDeps & Pick<AuthDeps, 'projects' | 'secretBox' | 'oneTimeTokens' | 'oauthProviders' | 'oauthClient'>;
 
 /**
  * Contract endpoint 11. The state is checked first: without a valid one nothing is trusted and

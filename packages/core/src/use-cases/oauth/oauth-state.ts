@@ -1,8 +1,9 @@
 import { AuthError } from '../../errors';
-import type { Environment, TenantScope } from '../../domain/environment';
+import { environmentPrefix, splitEnvironmentPrefix, type TenantScope } from '../../domain/environment';
+import { isUuid, UUID_LENGTH } from '../../domain/ids';
 import type { OAuthProvider } from '../../domain/oauth';
 import type { Project } from '../../domain/project';
-import { sha256Hex, toBase64Url } from '../../domain/secrets';
+import { isBearerSecret, newBearerSecret, sha256Hex } from '../../domain/secrets';
 import { ONE_TIME_TOKEN_TTL_SECONDS } from '../../domain/tokens';
 import type { AuthDeps } from '../deps';
 
@@ -13,8 +14,7 @@ import type { AuthDeps } from '../deps';
  * environment, provider, redirect URL, nonce, PKCE verifier): unforgeable like a signature, and
  * unlike one it can be consumed once. Editing any part yields a hash that matches nothing.
  */
-const STATE = /^os_(live|sbx)_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
-const MARKER: Readonly<Record<Environment, string>> = { production: 'live', sandbox: 'sbx' };
+const STATE_KIND = 'os';
 
 /** What a state binds; kept server-side only. */
 export interface OAuthStateData {
@@ -41,7 +41,7 @@ export async function issueOAuthState(
   scope: TenantScope,
   data: Omit<OAuthStateData, 'sealedCodeVerifier'> & { codeVerifier: string },
 ): Promise<string> {
-  const token = `os_${MARKER[scope.environment]}_${scope.projectId}_${toBase64Url(deps.random.bytes(32))}`;
+  const token = `${environmentPrefix(STATE_KIND, scope.environment)}${scope.projectId}_${newBearerSecret(deps.random)}`;
   const tokenHash = sha256Hex(token);
   const { codeVerifier, ...bound } = data;
   const now = deps.clock.now();
@@ -66,15 +66,24 @@ export async function consumeOAuthState(
   provider: OAuthProvider,
   token: string | undefined,
 ): Promise<OpenedOAuthState> {
-  const match = token === undefined ? null : STATE.exec(token);
-  if (!match || !token) throw invalidState();
-  const scope: TenantScope = { projectId: match[2], environment: match[1] === 'live' ? 'production' : 'sandbox' };
+  const scope = token === undefined ? null : stateScope(token);
+  if (!scope || !token) throw invalidState();
   const consumed = await deps.oneTimeTokens.consume(scope, 'oauth_state', sha256Hex(token), deps.clock.now());
   const data = consumed?.data as OAuthStateData | undefined;
   if (!data || data.provider !== provider) throw invalidState();
   const project = await deps.projects.findById(scope.projectId);
   if (!project) throw invalidState();
   return { ...data, scope, project, token };
+}
+
+/** The tenant a well-formed state names, or null. */
+function stateScope(token: string): TenantScope | null {
+  const split = splitEnvironmentPrefix(STATE_KIND, token);
+  if (!split) return null;
+  const projectId = split.rest.slice(0, UUID_LENGTH);
+  const separator = split.rest.charAt(UUID_LENGTH);
+  const secret = split.rest.slice(UUID_LENGTH + 1);
+  return isUuid(projectId) && separator === '_' && isBearerSecret(secret) ? { projectId, environment: split.environment } : null;
 }
 
 function invalidState(): AuthError {

@@ -1,6 +1,7 @@
 import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
 import { isOAuthProvider, oauthSecretContext, type OAuthProvider, type OAuthProviderConfig } from '../../domain/oauth';
+import { oauthCallbackUrl } from '../../domain/service-paths';
 import type { OAuthClientConfig } from '../../ports/oauth-provider-client';
 import type { AuthDeps } from '../deps';
 
@@ -39,5 +40,5 @@ export function clientConfigOf(deps: Pick<AuthDeps, 'secretBox'>, scope: TenantS
  * configured base URL, never the request's Host header.
  */
 export function callbackUrlOf(deps: Pick<AuthDeps, 'settings'>, provider: OAuthProvider): string {
-  return `${deps.settings.issuer.replace(/\/+$/, '')}/api/auth/oauth/${provider}/callback`;
+  return oauthCallbackUrl(deps.settings.issuer, provider);
 }

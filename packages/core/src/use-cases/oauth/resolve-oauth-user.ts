@@ -1,21 +1,21 @@
 import type { TenantScope } from '../../domain/environment';
 import { identitySubject, OAuthCallbackFailure, type OAuthProvider } from '../../domain/oauth';
 import type { Project } from '../../domain/project';
-import { DEFAULT_ROLE, isBanned, mergeMeta, normalizeEmail, type User } from '../../domain/user';
+import { isStorableText } from '../../domain/text';
+import { isBanned, newUser, normalizeEmail, type User } from '../../domain/user';
 import type { OAuthProfile } from '../../ports/oauth-provider-client';
 import type { AuthDeps } from '../deps';
+import type { MailboxProofDeps } from '../prove-mailbox';
 import { userLimitFor } from '../sign-up';
 import { proveMailbox } from '../prove-mailbox';
 
-export type ResolveDeps = Pick<
-  AuthDeps,
-  'settings' | 'clock' | 'random' | 'users' | 'identities' | 'sessions' | 'oneTimeTokens' | 'twoFactor' | 'passkeys'
->;
+export type ResolveDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'identities' | 'sessions'> & MailboxProofDeps;
 
 /**
  * The user a provider account signs in as (DESIGN §8): the one it is linked to; else the account
  * with the same address, linked now, but only when the provider says the address is verified;
- * else a new user (within the plan's limit). Refusals become error redirects.
+ * else a new user (within the plan's limit). Refusals become error redirects: a profile with text
+ * that cannot be stored is `provider_error`.
  */
 export async function resolveOAuthUser(
   deps: ResolveDeps,
@@ -24,6 +24,8 @@ export async function resolveOAuthUser(
   provider: OAuthProvider,
   profile: OAuthProfile,
 ): Promise<User> {
+  // Text no database holds (a NUL, a lone surrogate) is the provider's fault, like a malformed answer.
+  if (![profile.issuer, profile.subject, profile.email ?? ''].every(isStorableText)) throw new OAuthCallbackFailure('provider_error');
   const subject = identitySubject(provider, profile);
   const linked = await linkedUser(deps, scope, provider, subject);
   if (linked) return refuseBanned(linked);
@@ -50,17 +52,8 @@ async function linkedUser(deps: ResolveDeps, scope: TenantScope, provider: OAuth
 }
 
 async function createUser(deps: ResolveDeps, scope: TenantScope, project: Project, email: string): Promise<User> {
-  const user: User = {
-    id: deps.random.uuid(),
-    email,
-    passwordHash: null,
-    role: DEFAULT_ROLE,
-    meta: mergeMeta(project.defaultMeta, undefined),
-    emailVerified: true,
-    bannedAt: null,
-    createdAt: deps.clock.now(),
-    lastLoginAt: null,
-  };
+  // The provider vouched for the address, so the account starts verified.
+  const user = newUser({ id: deps.random.uuid(), email, passwordHash: null, emailVerified: true, defaultMeta: project.defaultMeta, createdAt: deps.clock.now() });
   // OAuth users count toward the plan's limit like any other production user.
   const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
   if (created.status === 'limit_reached') throw new OAuthCallbackFailure('plan_limit_reached');

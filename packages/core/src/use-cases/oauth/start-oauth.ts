@@ -1,16 +1,13 @@
 import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
-import type { OAuthProvider, OAuthProviderConfig } from '../../domain/oauth';
+import { callerStateProblem, type OAuthProvider, type OAuthProviderConfig } from '../../domain/oauth';
 import { pkceChallenge } from '../../domain/pkce';
 import type { Project } from '../../domain/project';
 import { matchRedirectUrl } from '../../domain/redirect-url';
 import type { AuthDeps } from '../deps';
-import { newBearerSecret } from '../issue-tokens';
+import { newBearerSecret } from '../../domain/secrets';
 import { issueOAuthState } from './oauth-state';
 import { callbackUrlOf, clientConfigOf, enabledProvider } from './provider-settings';
-
-/** Longest caller `state` kept and echoed: plenty for a CSRF token or a return path. */
-export const MAX_CALLER_STATE = 1024;
 
 export interface StartOAuthInput {
   /** Where the browser returns; must be in the project's redirectUrls. Default: provider's, then project's first. */
@@ -33,9 +30,8 @@ export async function startOAuth(
 ): Promise<{ provider: OAuthProvider; authorizationUrl: string }> {
   const config = await enabledProvider(deps, scope, provider);
   const redirectUrl = allowedRedirectUrl(project, config, input.redirectUrl ?? null);
-  if (input.state !== undefined && input.state.length > MAX_CALLER_STATE) {
-    throw new AuthError('validation_error', `state must be at most ${MAX_CALLER_STATE} characters.`);
-  }
+  const stateProblem = input.state === undefined ? null : callerStateProblem(input.state);
+  if (stateProblem) throw new AuthError('validation_error', stateProblem);
   const codeVerifier = newBearerSecret(deps.random);
   const nonce = newBearerSecret(deps.random);
   const state = await issueOAuthState(deps, scope, { provider: config.provider, redirectUrl, callerState: input.state, nonce, codeVerifier });

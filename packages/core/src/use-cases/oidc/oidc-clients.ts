@@ -1,7 +1,9 @@
 import { AuthError } from '../../errors';
 import type { Environment } from '../../domain/environment';
-import { isOidcRedirectUri, type OidcClient } from '../../domain/oidc';
-import { sha256Hex, toBase64Url } from '../../domain/secrets';
+import type { OidcClient } from '../../domain/oidc';
+import { appUrlMessage, isAppUrl } from '../../domain/redirect-url';
+import { newBearerSecret, sha256Hex } from '../../domain/secrets';
+import { displayNameProblem } from '../../domain/text';
 import type { OidcDeps } from './oidc-deps';
 
 /** Upper bounds that keep a client record small; a real app has a handful of URIs. */
@@ -28,11 +30,12 @@ export async function registerOidcClient(
   input: OidcClientInput,
 ): Promise<{ client: OidcClient; clientSecret: string | null }> {
   if (!(await deps.projects.findById(projectId))) throw new AuthError('not_found', 'Project not found.');
+  const nameProblem = displayNameProblem(input.name, 'name');
+  if (nameProblem) throw new AuthError('validation_error', nameProblem);
   const name = input.name.trim();
-  if (!name) throw new AuthError('validation_error', 'name must not be empty.');
   const redirectUris = checkedUris(input.redirectUris, 'redirectUris', { required: true });
   const postLogoutRedirectUris = checkedUris(input.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris', { required: false });
-  const clientSecret = input.public ? null : toBase64Url(deps.random.bytes(32));
+  const clientSecret = input.public ? null : newBearerSecret(deps.random);
   const client: OidcClient = {
     clientId: deps.random.uuid(),
     projectId,
@@ -66,9 +69,7 @@ function checkedUris(uris: string[], field: string, options: { required: boolean
   const unique = [...new Set(uris)];
   if (options.required && unique.length === 0) throw new AuthError('validation_error', `${field} must hold at least one URI.`);
   if (unique.length > MAX_OIDC_REDIRECT_URIS) throw new AuthError('validation_error', `${field} may hold at most ${MAX_OIDC_REDIRECT_URIS} URIs.`);
-  const bad = unique.find((uri) => !isOidcRedirectUri(uri));
-  if (bad !== undefined) {
-    throw new AuthError('validation_error', `each entry of ${field} must be an https URL (http only for localhost) without credentials or fragment.`);
-  }
+  // A client's redirect URIs follow the rule of every URL the service sends a browser to.
+  if (!unique.every(isAppUrl)) throw new AuthError('validation_error', appUrlMessage(field, { each: true }));
   return unique;
 }

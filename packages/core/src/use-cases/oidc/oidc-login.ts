@@ -1,8 +1,9 @@
 import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
+import { hasOidcProvider, type Plan } from '../../domain/project';
 import { OIDC_REQUEST_TOKEN_TTL_SECONDS, oidcLoginPageUrl, type OidcClient } from '../../domain/oidc';
 import { isBanned, type User } from '../../domain/user';
-import { sha256Hex, toBase64Url } from '../../domain/secrets';
+import { newBearerSecret, sha256Hex } from '../../domain/secrets';
 import type { OidcDeps } from './oidc-deps';
 
 /**
@@ -15,7 +16,7 @@ export async function startOidcLogin(
   deps: Pick<OidcDeps, 'clock' | 'random' | 'oneTimeTokens'>,
   request: { loginUrl: string; client: Pick<OidcClient, 'clientId' | 'projectId' | 'environment' | 'name'>; uid: string; scopes: string[] },
 ): Promise<string> {
-  const requestToken = toBase64Url(deps.random.bytes(32));
+  const requestToken = newBearerSecret(deps.random);
   const now = deps.clock.now();
   const scope: TenantScope = { projectId: request.client.projectId, environment: request.client.environment };
   await deps.oneTimeTokens.issue(scope, {
@@ -39,6 +40,6 @@ export async function loadOidcAccount(deps: Pick<OidcDeps, 'users'>, scope: Tena
 }
 
 /** The plan gate of DESIGN §9, shared by endpoint 13 and the issuer's own endpoints. */
-export function assertOidcPlan(project: { plan: string }): void {
-  if (project.plan !== 'PRO') throw new AuthError('plan_upgrade_required', 'The hosted OIDC provider needs the Pro plan.');
+export function assertOidcPlan(project: { plan: Plan }): void {
+  if (!hasOidcProvider(project.plan)) throw new AuthError('plan_upgrade_required', 'The hosted OIDC provider needs the Pro plan.');
 }

@@ -5,8 +5,8 @@ import { isBanned, normalizeEmail } from '../../domain/user';
 import type { SignInClient } from '../../domain/known-device';
 import { finishSignIn, type SignedIn } from '../complete-first-factor';
 import { rememberClient } from '../known-clients';
-import type { AuthDeps } from '../deps';
-import { newBearerSecret } from '../issue-tokens';
+import type { AuthDeps, OptionalDeps } from '../deps';
+import { newBearerSecret } from '../../domain/secrets';
 import { credentialIdOf, requireRelyingParty, storeChallenge, takeChallenge } from './webauthn-challenges';
 
 /**
@@ -29,10 +29,8 @@ export async function passkeyLoginOptions(
   return { challengeId, options: await deps.webauthn.authenticationOptions({ rp, challenge }) };
 }
 
-type LoginDeps = Pick<
-  AuthDeps,
-  'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'passkeys' | 'webauthn' | 'knownDevices'
->;
+type LoginDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'passkeys' | 'webauthn'> &
+  OptionalDeps<'knownDevices'>;
 
 /**
  * POST /api/auth/passkeys/login/verify: the assertion must answer this challenge (single use),

@@ -4,7 +4,7 @@ import { MAX_PASSKEY_NAME, type Passkey } from '../../domain/passkey';
 import type { Project } from '../../domain/project';
 import type { User } from '../../domain/user';
 import type { AuthDeps } from '../deps';
-import { newBearerSecret } from '../issue-tokens';
+import { newBearerSecret } from '../../domain/secrets';
 import { echoedChallenge, requireRelyingParty, storeChallenge, takeChallenge } from './webauthn-challenges';
 
 type RegisterDeps = Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens' | 'passkeys' | 'webauthn'>;

@@ -7,7 +7,7 @@ import { isBanned } from '../../domain/user';
 import type { SignInClient } from '../../domain/known-device';
 import { finishSignIn, type SignedIn } from '../complete-first-factor';
 import { rememberClient } from '../known-clients';
-import type { AuthDeps } from '../deps';
+import type { AuthDeps, OptionalDeps } from '../deps';
 import { acceptSecondFactorCode } from './second-factor-codes';
 
 export interface VerifyTwoFactorInput {
@@ -16,10 +16,8 @@ export interface VerifyTwoFactorInput {
   code: string;
 }
 
-type VerifyDeps = Pick<
-  AuthDeps,
-  'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'twoFactor' | 'secretBox' | 'totp' | 'knownDevices'
->;
+type VerifyDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'twoFactor' | 'secretBox' | 'totp'> &
+  OptionalDeps<'knownDevices'>;
 
 const invalidToken = () => new AuthError('invalid_two_factor_token');
 
