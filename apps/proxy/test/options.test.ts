@@ -1,5 +1,5 @@
 import { cookieNamesOf, loadProxyConfig, ProxyConfigError, sanitizeCookiePrefix } from '../src';
-import { parseCookies, readRequestCookies } from '../src/core/cookies';
+import { parseCookies, readRequestCookies } from '../src/core/request-cookies';
 import { normalizeBasePath, sessionCookieNames, usesHostPrefix } from '../src/core/options';
 
 describe('options', () => {

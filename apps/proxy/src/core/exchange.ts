@@ -1,5 +1,5 @@
 import type { CallOptions } from '@svc/sdk';
-import { readRequestCookies, type RequestCookies } from './cookies';
+import { readRequestCookies, type RequestCookies } from './request-cookies';
 import type { CookieNames } from './options';
 import { randomId } from './random';
 

@@ -1,5 +1,5 @@
 import { isSvcError, type SvcClient, type UserMe } from '@svc/sdk';
-import { readRequestCookies } from './cookies';
+import { readRequestCookies } from './request-cookies';
 import { sessionCookieNames, usesHostPrefix } from './options';
 
 /** Options of the request guard (Express `requireUser`, web `createUserGuard`). */
