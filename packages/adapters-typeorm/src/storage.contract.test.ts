@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId, passkeyFixture, seedScope, seedUser, storageContracts } from '@svc/core/testing';
+import { Client } from 'pg';
 import { openStorage, type TypeormStorage } from './open-storage';
 import { createTestSchema, describeWithPostgres } from './testing';
 
@@ -55,6 +56,7 @@ const databases: { name: string; describe(body: (open: Open) => void): void }[] 
       describeWithPostgres('TypeORM storage on PostgreSQL', (url) => {
         body(postgresSchema(url));
         sharedOutboxCase(url);
+        hotPathCase(postgresSchema(url));
       }),
   },
 ];
@@ -146,6 +148,37 @@ function sharedOutboxCase(url: string): void {
       await a.close();
       await b.close();
       await drop();
+    }
+  });
+}
+
+/**
+ * The round trips of the hot paths on PostgreSQL (bench/README.md): `/me` reads the user and its
+ * session in one statement, refresh reads the token with its holder in one and rotates in one.
+ * Counted as the statements the pool's connections send.
+ */
+function hotPathCase(open: Open): void {
+  it('answers /me and refresh with one statement per step', async () => {
+    const { storage, close } = await open();
+    const sent = jest.spyOn(Client.prototype, 'query');
+    try {
+      const scope = await seedScope(storage);
+      const user = await seedUser(storage, scope);
+      const session = { id: newId(), userId: user.id, rotationKey: newId(), createdAt: T0, refreshTokenHash: newId(), refreshExpiresAt: new Date('2026-03-01T00:00:00.000Z') };
+      await storage.sessions.create(scope, session);
+      const statementsOf = async (work: () => Promise<unknown>) => {
+        sent.mockClear();
+        await work();
+        return sent.mock.calls.length;
+      };
+      expect(await statementsOf(() => storage.sessions.findLiveSession(scope, user.id, session.id))).toBe(1);
+      expect(await statementsOf(() => storage.sessions.findRefreshTokenWithHolder(scope, session.refreshTokenHash))).toBe(1);
+      const rotation = { presentedHash: session.refreshTokenHash, successorHash: newId(), now: new Date('2026-01-02T00:00:00.000Z'), expiresAt: new Date('2026-03-01T00:00:00.000Z'), reuseGraceSeconds: 0 };
+      expect(await statementsOf(() => storage.sessions.rotate(scope, rotation))).toBe(1);
+      expect(await storage.sessions.findRefreshToken(scope, rotation.successorHash)).not.toBeNull();
+    } finally {
+      sent.mockRestore();
+      await close();
     }
   });
 }
