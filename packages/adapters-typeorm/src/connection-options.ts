@@ -104,7 +104,7 @@ export async function postgresOptions(options: OpenStorageOptions, createSchema:
  * What every PostgreSQL connection starts with, in TypeORM's pool (through `extra`) and in the
  * serving pool alike.
  */
-function connectionSettings(options: OpenStorageOptions): PoolConfig {
+function connectionSettings(options: Pick<OpenStorageOptions, 'schema' | 'timeouts'>): PoolConfig {
   const timeouts = timeoutsOf(options);
   return {
     // Our SQL names tables without a schema, so each pooled connection starts with search_path
@@ -118,8 +118,11 @@ function connectionSettings(options: OpenStorageOptions): PoolConfig {
   };
 }
 
+/** What the pool serving the ports' statements is opened with (see Database). */
+export type PoolSettings = Pick<OpenStorageOptions, 'databaseUrl' | 'schema' | 'poolSize' | 'timeouts'>;
+
 /** The pg pool the ports' statements go to: the DataSource's connection settings, `poolSize` connections. */
-export function servingPool(options: OpenStorageOptions): Pool {
+export function servingPool(options: PoolSettings): Pool {
   const pool = new Pool({
     connectionString: options.databaseUrl,
     connectionTimeoutMillis: timeoutsOf(options).connectMs,
@@ -132,7 +135,7 @@ export function servingPool(options: OpenStorageOptions): Pool {
   return pool;
 }
 
-function timeoutsOf(options: OpenStorageOptions): DatabaseTimeouts {
+function timeoutsOf(options: Pick<OpenStorageOptions, 'timeouts'>): DatabaseTimeouts {
   return { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
 }
 

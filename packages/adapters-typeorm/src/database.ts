@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { servingPool, type PoolSettings } from './connection-options';
 import { DEFAULT_DATABASE_TIMEOUTS, answerMsOf, type DatabaseTimeouts } from './database-timeouts';
 import { pgProbeWrites, pgQuery, pgTransaction, type PgLimits } from './pg-statements';
 import { SqliteMutex } from './sqlite-mutex';
@@ -24,11 +25,12 @@ export interface Sql {
 export class Database implements Sql {
   private readonly mutex = new SqliteMutex();
   /**
-   * PostgreSQL statements go straight to this pg pool when there is one (openStorage opens it
-   * with the DataSource's connection settings, search_path and timeouts included). A TypeORM
-   * QueryRunner per statement (pool checkout through callbacks, query events, QueryResult
-   * mapping) cost about a tenth of a /me request (bench/README.md). Without a pool (openStorage
-   * opens none with TypeORM logging on) statements go through TypeORM, which logs them.
+   * PostgreSQL statements go straight to a pg pool of this Database's own when it is given
+   * `pool` settings (openStorage gives the DataSource's, search_path and timeouts included). A
+   * TypeORM QueryRunner per statement (pool checkout through callbacks, query events,
+   * QueryResult mapping) cost about a tenth of a /me request (bench/README.md). Without one
+   * (openStorage asks for none with TypeORM logging on) statements go through TypeORM, which
+   * logs them.
    */
   private readonly pool: Pool | null;
   /** The timeouts the connections were opened with (database-timeouts.ts); the pool waits and answers are bounded here. */
@@ -36,14 +38,14 @@ export class Database implements Sql {
   private readonly limits: PgLimits;
   private closed: Promise<void> | undefined;
 
-  /** `pool` (PostgreSQL only) becomes this Database's: `close` ends it. */
+  /** `pool` (PostgreSQL only): open a pg pool with these settings for the statements; `close` ends it. */
   constructor(
     readonly dataSource: DataSource,
     readonly kind: StorageKind,
-    options: { timeouts?: Partial<DatabaseTimeouts>; pool?: Pool } = {},
+    options: { timeouts?: Partial<DatabaseTimeouts>; pool?: PoolSettings } = {},
   ) {
     if (options.pool && kind !== 'postgres') throw new TypeError('a pg pool serves PostgreSQL only');
-    this.pool = options.pool ?? null;
+    this.pool = options.pool ? servingPool(options.pool) : null;
     this.timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
     this.limits = { acquireMs: this.timeouts.acquireMs, answerMs: answerMsOf(this.timeouts) };
   }

@@ -1,6 +1,7 @@
 export { openDataSource, openStorage } from './open-storage';
 export { migrationNames, pendingMigrations, runMigrations } from './migrate';
 export type { OpenStorageOptions, StoragePorts, TypeormStorage } from './open-storage';
+export type { PoolSettings } from './connection-options';
 export { Database } from './database';
 export type { Row, Sql, StorageKind } from './database';
 export { TypeormProjectRepository } from './typeorm-project-repository';

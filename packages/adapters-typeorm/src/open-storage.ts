@@ -4,7 +4,7 @@ import type { AuthDeps } from '@svc/core';
 import { DataSource } from 'typeorm';
 import { Database, type StorageKind } from './database';
 import { MIGRATION_TIMEOUTS } from './database-timeouts';
-import { postgresOptions, servingPool, sqliteOptions, type OpenStorageOptions } from './connection-options';
+import { postgresOptions, sqliteOptions, type OpenStorageOptions } from './connection-options';
 
 export type { OpenStorageOptions } from './connection-options';
 import { unavailable } from './unavailable';
@@ -83,8 +83,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
   // to log every statement; the DataSource then keeps only a small pool for tooling.
   const ownPool = kind === 'postgres' && !options.logging;
   const dataSource = await openDataSource(ownPool ? { ...options, poolSize: TOOLING_POOL_SIZE } : options);
-  const pool = ownPool ? servingPool(options) : undefined;
-  const db = new Database(dataSource, kind, { timeouts: options.timeouts, pool });
+  const db = new Database(dataSource, kind, { timeouts: options.timeouts, pool: ownPool ? options : undefined });
   return {
     dataSource,
     database: db,
