@@ -78,9 +78,7 @@ describe('GET /api/auth/me on the hot path', () => {
       calls += 1;
       throw new AuthError('service_unavailable');
     };
-    const users = deps.users as unknown as Record<string, unknown>;
-    users.findById = unavailable;
-    if (users.findWithSessionState) users.findWithSessionState = unavailable;
+    deps.sessions.findLiveSession = unavailable;
     const res = await me().expect(503);
     expect(res.body).toEqual({ error: 'service_unavailable', message: expect.any(String) });
     expect(res.headers['retry-after']).toBe('5');

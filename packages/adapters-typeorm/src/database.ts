@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { servingPool, type PoolSettings } from './connection-options';
 import { DEFAULT_DATABASE_TIMEOUTS, answerMsOf, type DatabaseTimeouts } from './database-timeouts';
 import { pgProbeWrites, pgQuery, pgTransaction, type PgLimits } from './pg-statements';
 import { SqliteMutex } from './sqlite-mutex';
@@ -19,23 +20,27 @@ export type { Row, Sql } from './sql';
 export class Database implements Sql {
   private readonly mutex = new SqliteMutex();
   /**
-   * PostgreSQL statements go straight to the pg pool TypeORM opened (same connections, same
-   * search_path). A TypeORM QueryRunner per statement (pool checkout through callbacks, query
-   * events, QueryResult mapping) cost about a tenth of a /me request (bench/README.md). With
-   * TypeORM logging on, statements keep going through TypeORM so they are logged.
+   * PostgreSQL statements go straight to a pg pool of this Database's own when it is given
+   * `pool` settings (openStorage gives the DataSource's, search_path and timeouts included). A
+   * TypeORM QueryRunner per statement (pool checkout through callbacks, query events,
+   * QueryResult mapping) cost about a tenth of a /me request (bench/README.md). Without one
+   * (openStorage asks for none with TypeORM logging on) statements go through TypeORM, which
+   * logs them.
    */
   private readonly pool: Pool | null;
   /** The timeouts the connections were opened with (database-timeouts.ts); the pool waits and answers are bounded here. */
   readonly timeouts: DatabaseTimeouts;
   private readonly limits: PgLimits;
+  private closed: Promise<void> | undefined;
 
+  /** `pool` (PostgreSQL only): open a pg pool with these settings for the statements; `close` ends it. */
   constructor(
     readonly dataSource: DataSource,
     readonly kind: StorageKind,
-    options: { timeouts?: Partial<DatabaseTimeouts> } = {},
+    options: { timeouts?: Partial<DatabaseTimeouts>; pool?: PoolSettings } = {},
   ) {
-    const master = (dataSource.driver as unknown as { master?: Pool }).master;
-    this.pool = kind === 'postgres' && !dataSource.options.logging && master ? master : null;
+    if (options.pool && kind !== 'postgres') throw new TypeError('a pg pool serves PostgreSQL only');
+    this.pool = options.pool ? servingPool(options.pool) : null;
     this.timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
     this.limits = { acquireMs: this.timeouts.acquireMs, answerMs: answerMsOf(this.timeouts) };
   }
@@ -80,8 +85,14 @@ export class Database implements Sql {
     return this.kind === 'sqlite' ? this.sqliteTransaction(work) : this.postgresTransaction(work, options.lock);
   }
 
-  /** Waits for queued SQLite work, then closes the connection (pool) for good. */
+  /** Waits for queued SQLite work, then closes the connection (pools) for good. */
   async close(): Promise<void> {
+    this.closed ??= this.closeOnce();
+    return this.closed;
+  }
+
+  private async closeOnce(): Promise<void> {
+    await this.pool?.end();
     if (!this.dataSource.isInitialized) return;
     if (this.kind === 'sqlite') await this.mutex.run(() => this.dataSource.destroy());
     else await this.dataSource.destroy();

@@ -1,6 +1,7 @@
 export { openDataSource, openStorage } from './open-storage';
 export { migrationNames, pendingMigrations, runMigrations } from './migrate';
 export type { OpenStorageOptions, StoragePorts, TypeormStorage } from './open-storage';
+export type { PoolSettings } from './connection-options';
 export { Database } from './database';
 export type { Row, Sql, StorageKind } from './database';
 export { TypeormProjectRepository } from './typeorm-project-repository';
@@ -17,7 +18,6 @@ export { TypeormOAuthProviderStore } from './typeorm-oauth-provider-store';
 export { TypeormIdentityRepository } from './typeorm-identity-repository';
 export { TypeormOidcClientStore } from './typeorm-oidc-client-store';
 export { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
-export { entitiesFor } from './entities';
 export { migrations } from './migrations';
 export { DEFAULT_DATABASE_TIMEOUTS, MIGRATION_TIMEOUTS, type DatabaseTimeouts } from './database-timeouts';
 export { fromPostgresError, fromSqliteError, unavailableReason, type UnavailableReason } from './unavailable';

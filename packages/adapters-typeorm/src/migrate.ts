@@ -4,7 +4,8 @@ import { MigrationExecutor } from 'typeorm';
 import { MIGRATION_TIMEOUTS } from './database-timeouts';
 import { migrations } from './migrations';
 import { runMigrationsLocked } from './migration-lock';
-import { createSchemaIfMissing, kindOf, openDataSource, type OpenStorageOptions } from './open-storage';
+import { createSchemaIfMissing } from './connection-options';
+import { kindOf, openDataSource, type OpenStorageOptions } from './open-storage';
 
 // `svc migrate` and `svc migrate --check` (deploy pipelines that migrate before rolling out).
 // Both open the database without running anything at open, then either only read the

@@ -1,14 +1,13 @@
-import { mkdirSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { AuthDeps } from '@svc/core';
-import { Client } from 'pg';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Database, type StorageKind } from './database';
-import { DEFAULT_DATABASE_TIMEOUTS, MIGRATION_TIMEOUTS, type DatabaseTimeouts } from './database-timeouts';
+import { MIGRATION_TIMEOUTS } from './database-timeouts';
+import { postgresOptions, sqliteOptions, type OpenStorageOptions } from './connection-options';
+
+export type { OpenStorageOptions } from './connection-options';
 import { unavailable } from './unavailable';
-import { entitiesFor } from './entities';
-import { migrations } from './migrations';
 import { runMigrationsLocked } from './migration-lock';
 import { TypeormApiKeyRepository } from './typeorm-api-key-repository';
 import { TypeormProjectRepository } from './typeorm-project-repository';
@@ -38,8 +37,9 @@ export type TypeormStorage = StoragePorts & Pick<AuthDeps, 'twoFactor' | 'passke
   oidcClients: TypeormOidcClientStore;
   oidcArtifacts: TypeormOidcArtifactStore;
   /**
-   * The underlying DataSource, for tooling and inspection. On SQLite, statements sent through it
-   * bypass the write queue below; for application SQL use `database`.
+   * The underlying DataSource (migrations, tooling, inspection). On SQLite, statements sent
+   * through it bypass the write queue below; on PostgreSQL its pool is a small one of its own.
+   * For application SQL use `database`.
    */
   dataSource: DataSource;
   /** Plain SQL with this adapter's transaction rules (SQLite write queue, PostgreSQL advisory locks). */
@@ -57,31 +57,6 @@ export type TypeormStorage = StoragePorts & Pick<AuthDeps, 'twoFactor' | 'passke
   close(): Promise<void>;
 };
 
-export interface OpenStorageOptions {
-  /** `postgres://` or `postgresql://` selects PostgreSQL; leave unset for SQLite. */
-  databaseUrl?: string;
-  /** SQLite file (its folder is created) or ':memory:'. Required when `databaseUrl` is unset. */
-  sqlitePath?: string;
-  /** PostgreSQL schema to use (created if missing); default: the server's search_path. */
-  schema?: string;
-  /** Log every SQL statement (TypeORM logging). */
-  logging?: boolean;
-  /** Maximum PostgreSQL connections (pg pool default otherwise). Ignored for SQLite. */
-  poolSize?: number;
-  /** Bounds on waiting for the database (database-timeouts.ts); each field defaults to DEFAULT_DATABASE_TIMEOUTS. */
-  timeouts?: Partial<DatabaseTimeouts>;
-  /** SQLite: below this many free bytes where the file lives, `probe` reports the disk full. Default 8 MiB. */
-  sqliteMinFreeBytes?: number;
-  /**
-   * Run pending migrations while opening (default true). With false nothing is created or
-   * changed (not even a missing PostgreSQL schema): for deploy pipelines that migrate first
-   * (`svc migrate`) and for read-only checks (`pendingMigrations`).
-   */
-  migrationsRun?: boolean;
-}
-
-/** SQLite's busy_timeout when lock waits are not bounded (lockMs 0): the largest it takes. */
-const SQLITE_UNBOUNDED_BUSY_MS = 2_147_483_647;
 /**
  * Below this much free space where the SQLite file lives the instance says it is not ready: a
  * write that needs a page more fails with SQLITE_FULL, and the WAL grows before it is checkpointed.
@@ -95,7 +70,8 @@ const WRITE_TABLES = [
   { name: 'one_time_tokens', key: 'token_hash' },
   { name: 'mail_outbox', key: 'id' },
 ];
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Connections of the DataSource's own PostgreSQL pool when the ports are served by another (tooling, inspection). */
+const TOOLING_POOL_SIZE = 1;
 
 /**
  * Opens PostgreSQL or SQLite, brings the schema up to date with the bundled migrations (never
@@ -103,8 +79,11 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  */
 export async function openStorage(options: OpenStorageOptions): Promise<TypeormStorage> {
   const kind = kindOf(options);
-  const dataSource = await openDataSource(options);
-  const db = new Database(dataSource, kind, { timeouts: options.timeouts });
+  // PostgreSQL: the ports are served by a pg pool of our own (see Database), unless TypeORM is
+  // to log every statement; the DataSource then keeps only a small pool for tooling.
+  const ownPool = kind === 'postgres' && !options.logging;
+  const dataSource = await openDataSource(ownPool ? { ...options, poolSize: TOOLING_POOL_SIZE } : options);
+  const db = new Database(dataSource, kind, { timeouts: options.timeouts, pool: ownPool ? options : undefined });
   return {
     dataSource,
     database: db,
@@ -178,79 +157,6 @@ export function kindOf(options: OpenStorageOptions): StorageKind {
   return 'sqlite';
 }
 
-/** Options both databases share: our entities and migrations (run by openDataSource), no synchronize. */
-function commonOptions(kind: StorageKind, options: OpenStorageOptions) {
-  return {
-    entities: entitiesFor(kind),
-    migrations,
-    // openDataSource runs them itself, so that PostgreSQL can take a lock first.
-    migrationsRun: false,
-    migrationsTransactionMode: 'all' as const,
-    synchronize: false,
-    logging: options.logging ?? false,
-    // TypeORM 1.x already throws on null/undefined in find `where`; stated so it stays that way.
-    invalidWhereValuesBehavior: { null: 'throw' as const, undefined: 'throw' as const },
-  };
-}
-
-function sqliteOptions(options: OpenStorageOptions): DataSourceOptions {
-  const path = options.sqlitePath!;
-  const inMemory = path === ':memory:';
-  if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
-  const lockMs = timeoutsOf(options).lockMs;
-  const busyMs = lockMs > 0 ? lockMs : SQLITE_UNBOUNDED_BUSY_MS;
-  return {
-    type: 'better-sqlite3',
-    database: inMemory ? path : resolve(path),
-    ...commonOptions('sqlite', options),
-    // How long a statement waits for another process's write lock before failing (SQLITE_BUSY).
-    timeout: busyMs,
-    // WAL lets readers in other processes (CLI, backups) run while the API writes. TypeORM also
-    // switches foreign keys on; we state it here so it holds before the first statement.
-    enableWAL: !inMemory,
-    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
-      db.pragma(`busy_timeout = ${busyMs}`);
-      db.pragma('foreign_keys = ON');
-      // Safe with WAL (a crash can lose the last commits, never corrupt) and much faster.
-      if (!inMemory) db.pragma('synchronous = NORMAL');
-    },
-  };
-}
-
-async function postgresOptions(options: OpenStorageOptions, createSchema: boolean): Promise<DataSourceOptions> {
-  const { databaseUrl, schema } = options;
-  if (schema !== undefined) {
-    // Only plain lower-case names: the name goes into DDL and into the connection's options.
-    if (!SCHEMA_NAME.test(schema)) throw new Error('schema must match /^[a-z_][a-z0-9_]{0,62}$/');
-    if (createSchema) await createSchemaIfMissing(databaseUrl!, schema, timeoutsOf(options).connectMs);
-  }
-  const timeouts = timeoutsOf(options);
-  return {
-    type: 'postgres',
-    url: databaseUrl,
-    ...commonOptions('postgres', options),
-    ...(schema !== undefined ? { schema } : {}),
-    ...(options.poolSize !== undefined ? { poolSize: options.poolSize } : {}),
-    connectTimeoutMS: timeouts.connectMs,
-    extra: {
-      // Our SQL names tables without a schema, so each pooled connection starts with search_path
-      // set to the chosen schema (the migration creates its tables there too).
-      ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
-      // Sent at connection start, so they hold for every statement; 0 is not sent (no bound).
-      ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
-      ...(timeouts.lockMs > 0 ? { lock_timeout: timeouts.lockMs } : {}),
-      keepAlive: timeouts.keepAliveMs > 0,
-      ...(timeouts.keepAliveMs > 0 ? { keepAliveInitialDelayMillis: timeouts.keepAliveMs } : {}),
-    },
-    // No generated uuid columns: ids come from the application, so no extension is needed.
-    installExtensions: false,
-  };
-}
-
-function timeoutsOf(options: OpenStorageOptions): DatabaseTimeouts {
-  return { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
-}
-
 /** SQLite's part of readiness that no statement shows: room on the disk for the next writes. */
 async function checkFreeSpace(sqlitePath: string, minFreeBytes: number): Promise<void> {
   if (sqlitePath === ':memory:') return;
@@ -258,19 +164,3 @@ async function checkFreeSpace(sqlitePath: string, minFreeBytes: number): Promise
   if (disk.bavail * disk.bsize < minFreeBytes) throw unavailable('disk_full', new Error(`less than ${minFreeBytes} bytes free`));
 }
 
-/** Runs before TypeORM connects: its migrations table must be created inside the schema. */
-export async function createSchemaIfMissing(url: string, schema: string, connectMs = DEFAULT_DATABASE_TIMEOUTS.connectMs): Promise<void> {
-  // Checked here too: the name is interpolated into DDL below.
-  if (!SCHEMA_NAME.test(schema)) throw new Error('schema must match /^[a-z_][a-z0-9_]{0,62}$/');
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: connectMs });
-  await client.connect();
-  try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  } catch (error) {
-    // Two processes starting at once can both pass IF NOT EXISTS; the loser's error is harmless.
-    const code = (error as { code?: string }).code;
-    if (code !== '23505' && code !== '42P06') throw error;
-  } finally {
-    await client.end();
-  }
-}

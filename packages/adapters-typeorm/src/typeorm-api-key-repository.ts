@@ -1,6 +1,6 @@
 import type { ApiKeyRecord, ApiKeyRepository, Environment } from '@svc/core';
 import type { Database } from './database';
-import type { ApiKeyRow } from './entities';
+import type { ApiKeyRow } from './rows';
 import { assertDate, assertText, assertUuid, isText, isUuid } from './guards';
 import { dateParam, nullableDateParam, readDate, readNullableDate } from './row-values';
 

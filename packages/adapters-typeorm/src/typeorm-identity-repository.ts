@@ -1,16 +1,10 @@
 import type { IdentityRepository, OAuthIdentity, OAuthProvider, TenantScope } from '@svc/core';
 import { compareIdentities, isOAuthProvider } from '@svc/core';
-import type { Database, Row } from './database';
+import type { Database } from './database';
+import type { OAuthIdentityRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readDate } from './row-values';
 
-interface IdentityRow extends Row {
-  provider: string;
-  subject: string;
-  user_id: string;
-  email: string | null;
-  created_at: unknown;
-}
 
 const COLUMNS = 'provider, subject, user_id, email, created_at';
 
@@ -35,7 +29,7 @@ export class TypeormIdentityRepository implements IdentityRepository {
 
   async find(scope: TenantScope, provider: OAuthProvider, subject: string): Promise<OAuthIdentity | null> {
     if (!isScope(scope) || !isOAuthProvider(provider) || !isText(subject)) return null;
-    const rows = await this.db.query<IdentityRow>(
+    const rows = await this.db.query<OAuthIdentityRow>(
       `SELECT ${COLUMNS} FROM oauth_identities WHERE project_id = $1 AND environment = $2 AND provider = $3 AND subject = $4`,
       [scope.projectId, scope.environment, provider, subject],
     );
@@ -45,7 +39,7 @@ export class TypeormIdentityRepository implements IdentityRepository {
   /** Sorted here rather than by ORDER BY: database collations differ, code-unit order does not. */
   async listForUser(scope: TenantScope, userId: string): Promise<OAuthIdentity[]> {
     if (!isScope(scope) || !isUuid(userId)) return [];
-    const rows = await this.db.query<IdentityRow>(
+    const rows = await this.db.query<OAuthIdentityRow>(
       `SELECT ${COLUMNS} FROM oauth_identities WHERE project_id = $1 AND environment = $2 AND user_id = $3`,
       [scope.projectId, scope.environment, userId],
     );
@@ -62,7 +56,7 @@ export class TypeormIdentityRepository implements IdentityRepository {
   }
 }
 
-function toIdentity(row: IdentityRow): OAuthIdentity {
+function toIdentity(row: OAuthIdentityRow): OAuthIdentity {
   return {
     provider: row.provider as OAuthProvider,
     subject: row.subject,

@@ -10,28 +10,12 @@ import {
   type TenantScope,
 } from '@svc/core';
 import { assertLimit, deleteBounded } from './bounded-delete';
-import type { Database, Row } from './database';
+import type { Database } from './database';
+import type { MailOutboxRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readCount, readDate, readNullableDate } from './row-values';
 import { insertOneTimeToken } from './typeorm-one-time-token-store';
 
-interface MailRow extends Row {
-  id: string;
-  project_id: string;
-  environment: string;
-  recipient: string;
-  template: string;
-  sealed_payload: string | null;
-  status: string;
-  attempts: number | string;
-  next_attempt_at: unknown;
-  lease_until: unknown;
-  last_error: string | null;
-  message_id: string | null;
-  created_at: unknown;
-  expires_at: unknown;
-  sent_at: unknown;
-}
 
 const COLUMN_NAMES = [
   'id', 'project_id', 'environment', 'recipient', 'template', 'sealed_payload', 'status', 'attempts',
@@ -81,7 +65,7 @@ export class TypeormMailOutbox implements MailOutbox {
     const set = "status = 'sending', attempts = attempts + 1, lease_until = $2";
     const rows =
       this.db.kind === 'postgres'
-        ? await this.db.query<MailRow>(
+        ? await this.db.query<MailOutboxRow>(
             `WITH due AS MATERIALIZED (
                SELECT id FROM mail_outbox WHERE ${DUE} ORDER BY next_attempt_at, created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
              UPDATE mail_outbox m SET ${set} FROM due WHERE m.id = due.id
@@ -89,7 +73,7 @@ export class TypeormMailOutbox implements MailOutbox {
             params,
           )
         : await this.db.transaction((tx) =>
-            tx.query<MailRow>(
+            tx.query<MailOutboxRow>(
               `UPDATE mail_outbox SET ${set}
                WHERE id IN (SELECT id FROM mail_outbox WHERE ${DUE} ORDER BY next_attempt_at, created_at LIMIT $3)
                RETURNING ${COLUMNS}`,
@@ -132,7 +116,7 @@ export class TypeormMailOutbox implements MailOutbox {
   async listForAddress(scope: TenantScope, to: string, limit: number): Promise<OutboxMail[]> {
     assertLimit(limit);
     if (!isScope(scope) || !isText(to)) return [];
-    const rows = await this.db.query<MailRow>(
+    const rows = await this.db.query<MailOutboxRow>(
       `SELECT ${COLUMNS} FROM mail_outbox WHERE project_id = $1 AND environment = $2 AND recipient = $3
        ORDER BY created_at DESC, id DESC LIMIT $4`,
       [scope.projectId, scope.environment, to, limit],
@@ -145,7 +129,7 @@ export class TypeormMailOutbox implements MailOutbox {
     if (!isUuid(query.projectId)) return [];
     const params: unknown[] = [query.projectId, query.limit];
     const environment = query.environment === undefined ? '' : `AND environment = $${params.push(query.environment)}`;
-    const rows = await this.db.query<MailRow>(
+    const rows = await this.db.query<MailOutboxRow>(
       `SELECT ${COLUMNS} FROM mail_outbox WHERE status = 'dead' AND project_id = $1 ${environment}
        ORDER BY created_at DESC, id DESC LIMIT $2`,
       params,
@@ -171,7 +155,7 @@ export class TypeormMailOutbox implements MailOutbox {
   }
 }
 
-function toMail(row: MailRow): OutboxMail {
+function toMail(row: MailOutboxRow): OutboxMail {
   return {
     id: row.id,
     projectId: row.project_id,

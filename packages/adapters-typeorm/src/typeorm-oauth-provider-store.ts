@@ -1,23 +1,10 @@
 import type { OAuthProvider, OAuthProviderConfig, OAuthProviderStore, TenantScope } from '@svc/core';
 import { isOAuthProvider } from '@svc/core';
-import type { Database, Row } from './database';
+import type { Database } from './database';
+import type { OAuthProviderRow } from './rows';
 import { assertDate, assertScope, assertText, isScope } from './guards';
 import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-values';
 
-interface ProviderRow extends Row {
-  provider: string;
-  enabled: unknown;
-  client_id: string;
-  sealed_client_secret: string;
-  scopes: unknown;
-  redirect_url: string | null;
-  issuer: string | null;
-  authorization_url: string | null;
-  token_url: string | null;
-  user_info_url: string | null;
-  created_at: unknown;
-  updated_at: unknown;
-}
 
 const COLUMNS = `provider, enabled, client_id, sealed_client_secret, scopes, redirect_url, issuer, authorization_url,
   token_url, user_info_url, created_at, updated_at`;
@@ -63,7 +50,7 @@ export class TypeormOAuthProviderStore implements OAuthProviderStore {
 
   async find(scope: TenantScope, provider: OAuthProvider): Promise<OAuthProviderConfig | null> {
     if (!isScope(scope) || !isOAuthProvider(provider)) return null;
-    const rows = await this.db.query<ProviderRow>(
+    const rows = await this.db.query<OAuthProviderRow>(
       `SELECT ${COLUMNS} FROM oauth_providers WHERE project_id = $1 AND environment = $2 AND provider = $3`,
       [scope.projectId, scope.environment, provider],
     );
@@ -72,7 +59,7 @@ export class TypeormOAuthProviderStore implements OAuthProviderStore {
 
   async list(scope: TenantScope): Promise<OAuthProviderConfig[]> {
     if (!isScope(scope)) return [];
-    const rows = await this.db.query<ProviderRow>(
+    const rows = await this.db.query<OAuthProviderRow>(
       `SELECT ${COLUMNS} FROM oauth_providers WHERE project_id = $1 AND environment = $2 ORDER BY provider`,
       [scope.projectId, scope.environment],
     );
@@ -89,7 +76,7 @@ export class TypeormOAuthProviderStore implements OAuthProviderStore {
   }
 }
 
-function toConfig(row: ProviderRow): OAuthProviderConfig {
+function toConfig(row: OAuthProviderRow): OAuthProviderConfig {
   return {
     provider: row.provider as OAuthProvider,
     enabled: readBoolean(row.enabled),

@@ -1,19 +1,10 @@
 import type { NewOidcArtifact, OidcArtifact, OidcArtifactStore } from '@svc/core';
 import { assertLimit } from './bounded-delete';
-import type { Database, Row } from './database';
+import type { Database } from './database';
+import type { OidcArtifactRow } from './rows';
 import { assertDate, assertText, assertUuid, isText, isUuid } from './guards';
 import { dateParam, jsonParam, nullableDateParam, readJson, readNullableDate } from './row-values';
 
-interface ArtifactRow extends Row {
-  model: string;
-  id: string;
-  payload: unknown;
-  grant_id: string | null;
-  uid: string | null;
-  user_code: string | null;
-  expires_at: unknown;
-  consumed_at: unknown;
-}
 
 const COLUMNS = 'model, id, payload, grant_id, uid, user_code, expires_at, consumed_at';
 /** $1 project, $2 model; `now` is the last parameter: expired rows are never answered. */
@@ -94,7 +85,7 @@ export class TypeormOidcArtifactStore implements OidcArtifactStore {
   private async findOne(projectId: string, model: string, column: 'id' | 'uid' | 'user_code', value: string, now: Date): Promise<OidcArtifact | null> {
     if (!isUuid(projectId) || !isText(model) || !isText(value)) return null;
     assertDate(now, 'now');
-    const rows = await this.db.query<ArtifactRow>(
+    const rows = await this.db.query<OidcArtifactRow>(
       `SELECT ${COLUMNS} FROM oidc_artifacts WHERE ${LIVE('$4')} AND ${column} = $3 LIMIT 1`,
       [projectId, model, value, dateParam(now)],
     );
@@ -102,7 +93,7 @@ export class TypeormOidcArtifactStore implements OidcArtifactStore {
   }
 }
 
-function toArtifact(row: ArtifactRow): OidcArtifact {
+function toArtifact(row: OidcArtifactRow): OidcArtifact {
   return {
     model: row.model,
     id: row.id,

@@ -1,20 +1,10 @@
 import type { Environment, OidcClient, OidcClientStore, TenantScope } from '@svc/core';
 import { isEnvironment } from '@svc/core';
-import type { Database, Row } from './database';
+import type { Database } from './database';
+import type { OidcClientRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isUuid } from './guards';
 import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-values';
 
-interface OidcClientRow extends Row {
-  id: string;
-  project_id: string;
-  environment: string;
-  name: string;
-  redirect_uris: unknown;
-  post_logout_redirect_uris: unknown;
-  is_public: unknown;
-  secret_hash: string | null;
-  created_at: unknown;
-}
 
 const COLUMNS = 'id, project_id, environment, name, redirect_uris, post_logout_redirect_uris, is_public, secret_hash, created_at';
 

@@ -1,19 +1,10 @@
 import { ONE_TIME_PURPOSES, type NewOneTimeToken, type OneTimePurpose, type OneTimeToken, type OneTimeTokenStore, type TenantScope } from '@svc/core';
 import { deleteBounded } from './bounded-delete';
-import type { Database, Row, Sql } from './database';
+import type { Database, Sql } from './database';
+import type { OneTimeTokenRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, jsonParam, readDate, readJson, readNullableDate } from './row-values';
 
-interface OneTimeTokenRow extends Row {
-  token_hash: string;
-  purpose: string;
-  user_id: string | null;
-  data: unknown;
-  created_at: unknown;
-  expires_at: unknown;
-  consumed_at: unknown;
-  failed_attempts: number | string;
-}
 
 const COLUMNS = 'token_hash, purpose, user_id, data, created_at, expires_at, consumed_at, failed_attempts';
 /** $1 project, $2 environment, $3 purpose, $4 hash: the token in its scope, of its purpose. */

@@ -1,19 +1,9 @@
 import type { Passkey, PasskeyStore, TenantScope } from '@svc/core';
-import type { Database, Row } from './database';
+import type { Database } from './database';
+import type { PasskeyRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, jsonParam, readDate, readJson, readNullableDate } from './row-values';
 
-interface PasskeyRow extends Row {
-  id: string;
-  user_id: string;
-  credential_id: string;
-  public_key: string;
-  counter: number | string;
-  transports: unknown;
-  name: string;
-  created_at: unknown;
-  last_used_at: unknown;
-}
 
 const COLUMNS = 'id, user_id, credential_id, public_key, counter, transports, name, created_at, last_used_at';
 const MAX_COUNTER = 0xffffffff;

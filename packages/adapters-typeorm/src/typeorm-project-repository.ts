@@ -1,6 +1,6 @@
 import type { EmailTemplates, Plan, Project, ProjectRepository, ProjectSettings, WebAuthnSettings } from '@svc/core';
 import type { Database } from './database';
-import type { ProjectRow } from './entities';
+import type { ProjectRow } from './rows';
 import { assertDate, assertText, assertUuid, isUuid } from './guards';
 import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-values';
 

@@ -1,50 +1,29 @@
-import { unclaimedRotationResult, type NewSession, type RefreshTokenRecord, type Rotation, type RotationResult, type SessionStore, type TenantScope } from '@svc/core';
+import {
+  unclaimedRotationResult,
+  type NewSession,
+  type RefreshTokenRecord,
+  type RefreshTokenWithHolder,
+  type Rotation,
+  type RotationResult,
+  type SessionStore,
+  type TenantScope,
+  type UserWithSessionState,
+} from '@svc/core';
 import { deleteBounded } from './bounded-delete';
-import type { Database, Row, Sql } from './database';
+import type { Database, Sql } from './database';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
-import { dateParam, readDate, readNullableDate } from './row-values';
-
-export interface TokenWithSessionRow extends Row {
-  token_hash: string;
-  session_id: string;
-  user_id: string;
-  rotation_key: string;
-  created_at: unknown;
-  expires_at: unknown;
-  used_at: unknown;
-  successor_hash: string | null;
-  session_revoked_at: unknown;
-  session_created_at: unknown;
-}
-
-/** The token joined with its session, both pinned to the scope. $1 project, $2 environment, $3 hash. */
-const TOKEN_IN_SCOPE = `
-  SELECT t.token_hash, t.session_id, s.user_id, s.rotation_key, t.created_at, t.expires_at,
-         t.used_at, t.successor_hash, s.revoked_at AS session_revoked_at, s.created_at AS session_created_at
-  FROM refresh_tokens t
-  JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id
-  WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3`;
-
-/**
- * A token with its session and its successor, for a rotation whose claim failed (same parameters).
- * Only that path reads it; a claim that succeeds never does.
- */
-const UNCLAIMED_IN_SCOPE = `
-  SELECT t.used_at, t.successor_hash, s.revoked_at AS session_revoked_at,
-         n.token_hash AS next_hash, n.used_at AS next_used_at, n.expires_at AS next_expires_at
-  FROM refresh_tokens t
-  JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id
-  LEFT JOIN refresh_tokens n ON n.project_id = t.project_id AND n.environment = t.environment AND n.token_hash = t.successor_hash
-  WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3`;
-
-interface UnclaimedRow extends Row {
-  used_at: unknown;
-  successor_hash: string | null;
-  session_revoked_at: unknown;
-  next_hash: string | null;
-  next_used_at: unknown;
-  next_expires_at: unknown;
-}
+import { dateParam, readBoolean, readDate, readNullableDate } from './row-values';
+import {
+  TOKEN_IN_SCOPE,
+  TOKEN_WITH_HOLDER,
+  UNCLAIMED_IN_SCOPE,
+  USER_WITH_SESSION_STATE,
+  type TokenWithHolderRow,
+  type TokenWithSessionRow,
+  type UnclaimedRow,
+  type UserWithSessionStateRow,
+} from './session-statements';
+import { toUser } from './typeorm-user-repository';
 
 /** SessionStore on PostgreSQL or SQLite; `rotate` is a single conditional UPDATE. */
 export class TypeormSessionStore implements SessionStore {
@@ -84,6 +63,13 @@ export class TypeormSessionStore implements SessionStore {
     if (!isScope(scope) || !isText(tokenHash)) return null;
     const rows = await this.db.query<TokenWithSessionRow>(TOKEN_IN_SCOPE, [scope.projectId, scope.environment, tokenHash]);
     return rows.length ? toRecord(rows[0]) : null;
+  }
+
+  async findRefreshTokenWithHolder(scope: TenantScope, tokenHash: string): Promise<RefreshTokenWithHolder | null> {
+    if (!isScope(scope) || !isText(tokenHash)) return null;
+    const [row] = await this.db.query<TokenWithHolderRow>(TOKEN_WITH_HOLDER, [scope.projectId, scope.environment, tokenHash]);
+    if (!row) return null;
+    return { token: toRecord({ ...row, user_id: row.id, created_at: row.token_created_at }), user: toUser(row) };
   }
 
   /**
@@ -158,6 +144,14 @@ export class TypeormSessionStore implements SessionStore {
       [scope.projectId, scope.environment, sessionId],
     );
     return rows.length === 1;
+  }
+
+  async findLiveSession(scope: TenantScope, userId: string, sessionId: string): Promise<UserWithSessionState | null> {
+    if (!isScope(scope) || !isUuid(userId)) return null;
+    // PostgreSQL would refuse to compare a uuid column with text that is no uuid: NULL matches nothing.
+    const session = isUuid(sessionId) ? sessionId : null;
+    const [row] = await this.db.query<UserWithSessionStateRow>(USER_WITH_SESSION_STATE, [scope.projectId, scope.environment, userId, session]);
+    return row ? { user: toUser(row), sessionActive: readBoolean(row.session_active) } : null;
   }
 
   /** Idempotent: COALESCE keeps the first revocation time; true whenever the session exists. */
@@ -253,7 +247,7 @@ async function deleteUnrefreshable(tx: Sql, now: Date, ids: string[]): Promise<n
   return rows.length;
 }
 
-export function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
+function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
   return {
     tokenHash: row.token_hash,
     sessionId: row.session_id,

@@ -1,6 +1,6 @@
 import type { Environment, SigningKeyRecord, SigningKeyStore, TenantScope } from '@svc/core';
 import type { Database } from './database';
-import type { SigningKeyRow } from './entities';
+import type { SigningKeyRow } from './rows';
 import { assertDate, assertScope, assertText, isScope, isText } from './guards';
 import { dateParam, readDate, readNullableDate } from './row-values';
 

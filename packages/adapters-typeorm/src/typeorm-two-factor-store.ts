@@ -1,16 +1,9 @@
 import type { TenantScope, TotpEnrollment, TwoFactorStore } from '@svc/core';
-import type { Database, Row } from './database';
+import type { Database } from './database';
+import type { TotpEnrollmentRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readDate, readNullableDate } from './row-values';
 
-interface EnrollmentRow extends Row {
-  user_id: string;
-  sealed_secret: string;
-  status: string;
-  last_used_step: number | string | null;
-  created_at: unknown;
-  enabled_at: unknown;
-}
 
 /** $1 project, $2 environment, $3 user: one user's rows in its scope. */
 const USER_IN_SCOPE = 'project_id = $1 AND environment = $2 AND user_id = $3';
@@ -21,7 +14,7 @@ export class TypeormTwoFactorStore implements TwoFactorStore {
 
   async findTotp(scope: TenantScope, userId: string): Promise<TotpEnrollment | null> {
     if (!isScope(scope) || !isUuid(userId)) return null;
-    const rows = await this.db.query<EnrollmentRow>(
+    const rows = await this.db.query<TotpEnrollmentRow>(
       `SELECT user_id, sealed_secret, status, last_used_step, created_at, enabled_at FROM totp_enrollments WHERE ${USER_IN_SCOPE}`,
       [scope.projectId, scope.environment, userId],
     );
@@ -122,7 +115,7 @@ export class TypeormTwoFactorStore implements TwoFactorStore {
   }
 }
 
-function toEnrollment(row: EnrollmentRow): TotpEnrollment {
+function toEnrollment(row: TotpEnrollmentRow): TotpEnrollment {
   return {
     userId: row.user_id,
     sealedSecret: row.sealed_secret,

@@ -1,23 +1,14 @@
-import type { CreateUserResult, RefreshTokenRecord, TenantScope, User, UserPage, UserRepository } from '@svc/core';
+import type { CreateUserResult, TenantScope, User, UserPage, UserRepository } from '@svc/core';
 import type { Database } from './database';
-import type { UserRow } from './entities';
+import type { UserRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
-import { toRecord, type TokenWithSessionRow } from './typeorm-session-store';
 import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDate, readJson, readNullableDate } from './row-values';
 
-const COLUMNS = `id, email, password_hash, role, meta, email_verified, banned_at, created_at, last_login_at`;
+/** The columns `toUser` reads (the session store's joined reads select them too). */
+export const USER_COLUMNS = ['id', 'email', 'password_hash', 'role', 'meta', 'email_verified', 'banned_at', 'created_at', 'last_login_at'] as const;
+const COLUMNS = USER_COLUMNS.join(', ');
 
 /** UserRepository on PostgreSQL or SQLite. Every statement filters on (project_id, environment). */
-/** A refresh token with its session and the session's user; $1 project, $2 environment, $3 hash. */
-const TOKEN_HOLDER = `
-  SELECT ${COLUMNS.split(', ').map((column) => `u.${column}`).join(', ')},
-         t.token_hash, t.session_id, s.rotation_key, t.created_at AS token_created_at, t.expires_at, t.used_at,
-         t.successor_hash, s.revoked_at AS session_revoked_at, s.created_at AS session_created_at
-  FROM refresh_tokens t
-  JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id
-  JOIN users u ON u.project_id = s.project_id AND u.environment = s.environment AND u.id = s.user_id
-  WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3`;
-
 export class TypeormUserRepository implements UserRepository {
   constructor(private readonly db: Database) {}
 
@@ -93,38 +84,6 @@ export class TypeormUserRepository implements UserRepository {
       [scope.projectId, scope.environment, id],
     );
     return rows.length ? toUser(rows[0]) : null;
-  }
-
-  /**
-   * One statement: the token joined with its session (as SessionStore.findRefreshToken reads it)
-   * and the session's user. Token columns are aliased where they share a name with the user's.
-   */
-  async findByRefreshToken(scope: TenantScope, tokenHash: string): Promise<{ user: User; token: RefreshTokenRecord } | null> {
-    if (!isScope(scope) || !isText(tokenHash)) return null;
-    const rows = await this.db.query<UserRow & { token_hash: string; session_id: string; rotation_key: string; token_created_at: unknown; expires_at: unknown; used_at: unknown; successor_hash: string | null; session_revoked_at: unknown; session_created_at: unknown }>(
-      TOKEN_HOLDER,
-      [scope.projectId, scope.environment, tokenHash],
-    );
-    if (!rows.length) return null;
-    const row = rows[0];
-    const tokenRow: TokenWithSessionRow = { ...row, user_id: row.id, created_at: row.token_created_at };
-    return { user: toUser(row), token: toRecord(tokenRow) };
-  }
-
-  /** One statement: the user row with an EXISTS on the session (the same test as isActive). */
-  async findWithSessionState(scope: TenantScope, id: string, sessionId: string): Promise<{ user: User; sessionActive: boolean } | null> {
-    if (!isScope(scope) || !isUuid(id)) return null;
-    if (!isUuid(sessionId)) {
-      const user = await this.findById(scope, id);
-      return user ? { user, sessionActive: false } : null;
-    }
-    const rows = await this.db.query<UserRow & { session_active: unknown }>(
-      `SELECT ${COLUMNS}, EXISTS (SELECT 1 FROM sessions s WHERE s.project_id = $1 AND s.environment = $2 AND s.id = $4
-                                   AND s.revoked_at IS NULL) AS session_active
-       FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`,
-      [scope.projectId, scope.environment, id, sessionId],
-    );
-    return rows.length ? { user: toUser(rows[0]), sessionActive: readBoolean(rows[0].session_active) } : null;
   }
 
   async recordLogin(scope: TenantScope, id: string, at: Date): Promise<void> {
@@ -220,7 +179,7 @@ export class TypeormUserRepository implements UserRepository {
   }
 }
 
-function toUser(row: UserRow): User {
+export function toUser(row: UserRow): User {
   return {
     id: row.id,
     email: row.email,

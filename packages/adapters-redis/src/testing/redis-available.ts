@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { describeWhenAvailable } from '@svc/core/testing';
+import { describeWithServer, probeFailure, reachableServerUrl, type TestServer } from '@svc/core/testing';
 
-// DESIGN §13: suites that need Redis read REDIS_URL; when the server is absent they are skipped
+// Suites that need Redis read REDIS_URL; when the server is absent they are skipped
 // loudly, except with CI=true, where an absent server is a failure (a green CI run must mean the
 // Redis suites really ran).
 
@@ -16,19 +16,29 @@ export function testRedisUrl(): string {
   return process.env.REDIS_URL || DEFAULT_TEST_REDIS_URL;
 }
 
-function isCi(): boolean {
-  return process.env.CI === 'true';
-}
-
-function unavailableMessage(url: string, reason: string): string {
-  return `Redis at ${redact(url)} is not reachable (${reason})`;
-}
-
-function warnSkipped(what: string, url: string, reason: string): void {
-  console.warn(
-    `\n!!! ${what}: Redis suites are SKIPPED. ${unavailableMessage(url, reason)}. ` +
-      'Start Redis or set REDIS_URL to run them; with CI=true this is a failure. !!!\n',
-  );
+/** Redis at `url`, as the shared test-server helpers of `@svc/core/testing` check it. */
+function redisAt(url: string): TestServer {
+  return {
+    name: 'Redis',
+    variable: 'REDIS_URL',
+    url,
+    connect: async () => {
+      // One attempt, no retries: this answers "is it there?", it does not wait for it.
+      const redis = new Redis(url, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      // The socket's error (ECONNREFUSED...) says more than connect()'s "Connection is closed".
+      let socketError: Error | undefined;
+      redis.on('error', (error: Error) => (socketError = error));
+      try {
+        await redis.connect();
+        await redis.ping();
+      } catch (error) {
+        throw socketError ?? error;
+      } finally {
+        redis.disconnect();
+      }
+    },
+    probeSync: () => probeRedisSync(url),
+  };
 }
 
 /**
@@ -36,24 +46,7 @@ function warnSkipped(what: string, url: string, reason: string): void {
  * With CI=true an unreachable server rejects instead of answering null.
  */
 export async function redisTestUrl(): Promise<string | null> {
-  const url = testRedisUrl();
-  // One attempt, no retries: this answers "is it there?", it does not wait for it.
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  // The socket's error (ECONNREFUSED...) says more than connect()'s "Connection is closed".
-  let socketError: Error | undefined;
-  redis.on('error', (error: Error) => (socketError = error));
-  try {
-    await redis.connect();
-    await redis.ping();
-    return url;
-  } catch (error) {
-    const reason = (socketError ?? (error as Error)).message;
-    if (isCi()) throw new Error(`CI=true: ${unavailableMessage(url, reason)}`);
-    warnSkipped('redisTestUrl', url, reason);
-    return null;
-  } finally {
-    redis.disconnect();
-  }
+  return reachableServerUrl(redisAt(testRedisUrl()), 'redisTestUrl');
 }
 
 /**
@@ -70,13 +63,9 @@ export function probeRedisSync(url: string = testRedisUrl()): string | null {
     redis.connect().then(() => redis.ping()).then(
       () => process.exit(0),
       (error) => { process.stderr.write(String((socketError || error).message)); process.exit(1); });`;
-  const probe = spawnSync(process.execPath, ['-e', script], {
-    env: { ...process.env, SVC_PROBE_URL: url },
-    encoding: 'utf8',
-    timeout: CONNECT_TIMEOUT_MS + 2000,
-  });
-  if (probe.status === 0) return null;
-  return probe.stderr?.trim() || probe.error?.message || `probe exited with ${probe.status ?? probe.signal}`;
+  return probeFailure(
+    spawnSync(process.execPath, ['-e', script], { env: { ...process.env, SVC_PROBE_URL: url }, encoding: 'utf8', timeout: CONNECT_TIMEOUT_MS + 2000 }),
+  );
 }
 
 /**
@@ -84,19 +73,5 @@ export function probeRedisSync(url: string = testRedisUrl()): string | null {
  * CI=true, otherwise warns loudly and registers the suites with `describe.skip`.
  */
 export function describeWithRedis(name: string, body: (url: string) => void): void {
-  const url = testRedisUrl();
-  const reason = probeRedisSync(url);
-  const hint = reason && `${reason}; start Redis or set REDIS_URL`;
-  describeWhenAvailable(name, `Redis at ${redact(url)}`, hint, () => body(url));
-}
-
-/** The URL without its password, for messages. */
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable REDIS_URL)';
-  }
+  describeWithServer(name, redisAt(testRedisUrl()), body);
 }

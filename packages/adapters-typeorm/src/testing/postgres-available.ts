@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { describeWhenAvailable } from '@svc/core/testing';
+import { describeWithServer, probeFailure, reachableServerUrl, type TestServer } from '@svc/core/testing';
 
-// DESIGN §13: suites that need PostgreSQL read DATABASE_URL; when the server is absent they are
+// Suites that need PostgreSQL read DATABASE_URL; when the server is absent they are
 // skipped loudly, except with CI=true, where an absent server is a failure (a green CI run must
 // mean the PostgreSQL suites really ran).
 
@@ -18,19 +18,23 @@ export function testDatabaseUrl(): string {
   return url && /^postgres(ql)?:\/\//i.test(url) ? url : DEFAULT_TEST_DATABASE_URL;
 }
 
-function isCi(): boolean {
-  return process.env.CI === 'true';
-}
-
-function unavailableMessage(url: string, reason: string): string {
-  return `PostgreSQL at ${redact(url)} is not reachable (${reason})`;
-}
-
-function warnSkipped(what: string, url: string, reason: string): void {
-  console.warn(
-    `\n!!! ${what}: PostgreSQL suites are SKIPPED. ${unavailableMessage(url, reason)}. ` +
-      'Start PostgreSQL or set DATABASE_URL to run them; with CI=true this is a failure. !!!\n',
-  );
+/** PostgreSQL at `url`, as the shared test-server helpers of `@svc/core/testing` check it. */
+function postgresAt(url: string): TestServer {
+  return {
+    name: 'PostgreSQL',
+    variable: 'DATABASE_URL',
+    url,
+    connect: async () => {
+      const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+    probeSync: () => probePostgresSync(url),
+  };
 }
 
 /**
@@ -38,20 +42,7 @@ function warnSkipped(what: string, url: string, reason: string): void {
  * With CI=true an unreachable server rejects instead of answering null.
  */
 export async function postgresTestUrl(): Promise<string | null> {
-  const url = testDatabaseUrl();
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return url;
-  } catch (error) {
-    const reason = (error as Error).message;
-    if (isCi()) throw new Error(`CI=true: ${unavailableMessage(url, reason)}`);
-    warnSkipped('postgresTestUrl', url, reason);
-    return null;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  return reachableServerUrl(postgresAt(testDatabaseUrl()), 'postgresTestUrl');
 }
 
 /**
@@ -66,13 +57,9 @@ export function probePostgresSync(url: string = testDatabaseUrl()): string | nul
     client.connect().then(() => client.query('SELECT 1')).then(() => client.end()).then(
       () => process.exit(0),
       (error) => { process.stderr.write(String(error && error.message)); process.exit(1); });`;
-  const probe = spawnSync(process.execPath, ['-e', script], {
-    env: { ...process.env, SVC_PROBE_URL: url },
-    encoding: 'utf8',
-    timeout: CONNECT_TIMEOUT_MS + 2000,
-  });
-  if (probe.status === 0) return null;
-  return probe.stderr?.trim() || probe.error?.message || `probe exited with ${probe.status ?? probe.signal}`;
+  return probeFailure(
+    spawnSync(process.execPath, ['-e', script], { env: { ...process.env, SVC_PROBE_URL: url }, encoding: 'utf8', timeout: CONNECT_TIMEOUT_MS + 2000 }),
+  );
 }
 
 /**
@@ -80,10 +67,7 @@ export function probePostgresSync(url: string = testDatabaseUrl()): string | nul
  * with CI=true, otherwise warns loudly and registers the suites with `describe.skip`.
  */
 export function describeWithPostgres(name: string, body: (url: string) => void): void {
-  const url = testDatabaseUrl();
-  const reason = probePostgresSync(url);
-  const hint = reason && `${reason}; start PostgreSQL or set DATABASE_URL`;
-  describeWhenAvailable(name, `PostgreSQL at ${redact(url)}`, hint, () => body(url));
+  describeWithServer(name, postgresAt(testDatabaseUrl()), body);
 }
 
 /** A fresh, uniquely named schema for one suite; `drop()` removes it with everything in it. */
@@ -106,13 +90,3 @@ async function withClient<T>(url: string, work: (client: Client) => Promise<T>):
   }
 }
 
-/** The URL without its password, for messages. */
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable DATABASE_URL)';
-  }
-}

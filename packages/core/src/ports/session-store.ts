@@ -1,5 +1,6 @@
 import type { TenantScope } from '../domain/environment';
 import type { RefreshTokenRecord, Rotation, RotationResult } from '../domain/session';
+import type { User } from '../domain/user';
 
 export interface NewSession {
   id: string;
@@ -11,11 +12,30 @@ export interface NewSession {
   refreshExpiresAt: Date;
 }
 
+/** A refresh token with the user whose session it belongs to. */
+export interface RefreshTokenWithHolder {
+  token: RefreshTokenRecord;
+  user: User;
+}
+
+/** A user with the state of one session, as `/me` needs them. */
+export interface UserWithSessionState {
+  user: User;
+  /** What `isActive` answers for the session. */
+  sessionActive: boolean;
+}
+
 export interface SessionStore {
   /** Starts a session (a rotation family) with its first refresh token. */
   create(scope: TenantScope, session: NewSession): Promise<void>;
   /** The refresh token with this hash, used or not, with its session's state; null if unknown. */
   findRefreshToken(scope: TenantScope, tokenHash: string): Promise<RefreshTokenRecord | null>;
+  /**
+   * What `findRefreshToken` answers for `tokenHash`, with the user holding the token (what
+   * `UserRepository.findById` answers for its `userId`); null when either is missing. Refresh
+   * reads it before rotating: a SQL store answers in one statement.
+   */
+  findRefreshTokenWithHolder(scope: TenantScope, tokenHash: string): Promise<RefreshTokenWithHolder | null>;
   /**
    * The rotation primitive. In one atomic conditional step: if the token `presentedHash` exists,
    * is unused, unexpired at `now` and its session is not revoked, mark it used (recording
@@ -29,6 +49,12 @@ export interface SessionStore {
   rotate(scope: TenantScope, rotation: Rotation): Promise<RotationResult>;
   /** True when the session exists in the scope and is not revoked. */
   isActive(scope: TenantScope, sessionId: string): Promise<boolean>;
+  /**
+   * The user `userId` (what `UserRepository.findById` answers) with whether the session
+   * `sessionId` is live (what `isActive` answers); null when the user is missing. `/me`, the
+   * hottest path, reads it: a SQL store answers in one statement.
+   */
+  findLiveSession(scope: TenantScope, userId: string, sessionId: string): Promise<UserWithSessionState | null>;
   /** Revokes one session (idempotent). False when it does not exist in the scope. */
   revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean>;
   /** Revokes every session of the user in the scope; returns how many were active. */

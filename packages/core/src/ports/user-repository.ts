@@ -1,5 +1,4 @@
 import type { TenantScope } from '../domain/environment';
-import type { RefreshTokenRecord } from '../domain/session';
 import type { User } from '../domain/user';
 
 export type CreateUserResult =
@@ -24,19 +23,6 @@ export interface UserRepository {
   findByEmail(scope: TenantScope, email: string): Promise<User | null>;
   /** The user with this id in the scope, or null (ids of other scopes are never found). */
   findById(scope: TenantScope, id: string): Promise<User | null>;
-  /**
-   * Optional: `findById` and whether the scope's session `sessionId` is live (what
-   * `SessionStore.isActive` answers), read together. A SQL adapter answers in one round trip;
-   * getMe, the hottest path, uses it when present and asks both ports otherwise.
-   */
-  findWithSessionState?(scope: TenantScope, id: string, sessionId: string): Promise<{ user: User; sessionActive: boolean } | null>;
-  /**
-   * Optional: the refresh token `tokenHash` of the scope (what `SessionStore.findRefreshToken`
-   * answers) with the user holding it (what `findById` answers for its `userId`), read together;
-   * null when either is missing. A SQL adapter answers in one round trip; refresh uses it when
-   * present and asks both ports otherwise.
-   */
-  findByRefreshToken?(scope: TenantScope, tokenHash: string): Promise<{ user: User; token: RefreshTokenRecord } | null>;
   /** Sets lastLoginAt. */
   recordLogin(scope: TenantScope, id: string, at: Date): Promise<void>;
   /** Replaces the password hash (a reset). False when the user does not exist in the scope. */

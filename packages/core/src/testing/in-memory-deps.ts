@@ -27,11 +27,12 @@ export const TEST_ISSUER = 'http://svc.test';
 
 /** Every storage port in process memory. */
 export function createInMemoryStorage(): StoragePorts {
+  const users = new InMemoryUserRepository();
   return {
     projects: new InMemoryProjectRepository(),
     apiKeys: new InMemoryApiKeyRepository(),
-    users: new InMemoryUserRepository(),
-    sessions: new InMemorySessionStore(),
+    users,
+    sessions: new InMemorySessionStore(users),
     signingKeys: new InMemorySigningKeyStore(),
   };
 }

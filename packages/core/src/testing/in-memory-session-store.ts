@@ -1,6 +1,7 @@
 import { sameScope, type TenantScope } from '../domain/environment';
 import { unclaimedRotationResult, type RefreshTokenRecord, type Rotation, type RotationResult } from '../domain/session';
-import type { NewSession, SessionStore } from '../ports/session-store';
+import type { NewSession, RefreshTokenWithHolder, SessionStore, UserWithSessionState } from '../ports/session-store';
+import type { UserRepository } from '../ports/user-repository';
 
 interface StoredSession extends TenantScope {
   id: string;
@@ -19,10 +20,16 @@ interface StoredToken extends TenantScope {
   successorHash: string | null;
 }
 
-/** Reference SessionStore kept in process memory; rotate() has no await, so it is atomic. */
+/**
+ * Reference SessionStore kept in process memory; rotate() has no await, so it is atomic. The
+ * joined reads (a token's holder, `/me`'s user) come from the user repository it is given, as a
+ * SQL store joins the users table.
+ */
 export class InMemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, StoredSession>();
   private readonly tokens = new Map<string, StoredToken>();
+
+  constructor(private readonly users: Pick<UserRepository, 'findById'>) {}
 
   async create(scope: TenantScope, s: NewSession): Promise<void> {
     const { projectId, environment } = scope;
@@ -42,6 +49,12 @@ export class InMemorySessionStore implements SessionStore {
       createdAt: token.createdAt, expiresAt: token.expiresAt, usedAt: token.usedAt,
       successorHash: token.successorHash, sessionRevokedAt: session.revokedAt, sessionCreatedAt: session.createdAt,
     };
+  }
+
+  async findRefreshTokenWithHolder(scope: TenantScope, tokenHash: string): Promise<RefreshTokenWithHolder | null> {
+    const token = await this.findRefreshToken(scope, tokenHash);
+    const user = token && (await this.users.findById(scope, token.userId));
+    return token && user ? { token, user } : null;
   }
 
   async rotate(scope: TenantScope, r: Rotation): Promise<RotationResult> {
@@ -64,6 +77,11 @@ export class InMemorySessionStore implements SessionStore {
   async isActive(scope: TenantScope, sessionId: string): Promise<boolean> {
     const session = this.sessions.get(sessionId);
     return !!session && sameScope(session, scope) && session.revokedAt === null;
+  }
+
+  async findLiveSession(scope: TenantScope, userId: string, sessionId: string): Promise<UserWithSessionState | null> {
+    const user = await this.users.findById(scope, userId);
+    return user ? { user, sessionActive: await this.isActive(scope, sessionId) } : null;
   }
 
   async revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean> {

@@ -43,3 +43,5 @@ export * from './recording-oidc-interactions';
 export * from './oidc-client-store.contract';
 export * from './oidc-artifact-store.contract';
 export * from './describe-when-available';
+export * from './storage-contracts';
+export * from './test-server';

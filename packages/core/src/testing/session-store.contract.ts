@@ -54,6 +54,44 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       expect(await ports().sessions.isActive(scope, session.id)).toBe(true);
     });
 
+    it('reads a user with its session state as findById and isActive do', async () => {
+      const sessions = ports().sessions;
+      const scope = await seedScope(ports());
+      const user = await seedUser(ports(), scope);
+      const sessionId = newId();
+      const session = { id: sessionId, userId: user.id, rotationKey: newId(), createdAt: at('2026-01-01T00:00:00.000Z'), refreshTokenHash: newId(), refreshExpiresAt: at('2026-03-01T00:00:00.000Z') };
+      await ports().sessions.create(scope, session);
+      expect(await sessions.findLiveSession(scope, user.id, sessionId)).toEqual({ user, sessionActive: true });
+      expect(await sessions.findLiveSession(scope, user.id, newId())).toEqual({ user, sessionActive: false });
+      expect(await sessions.findLiveSession(scope, user.id, 'not-an-id')).toEqual({ user, sessionActive: false });
+      expect(await sessions.findLiveSession(scope, newId(), sessionId)).toBeNull();
+      expect(await sessions.findLiveSession({ ...scope, environment: 'sandbox' }, user.id, sessionId)).toBeNull();
+      await ports().sessions.revoke(scope, sessionId, at('2026-01-02T00:00:00.000Z'));
+      expect(await sessions.findLiveSession(scope, user.id, sessionId)).toEqual({ user, sessionActive: false });
+    });
+
+    it('reads a refresh token with its holder as findRefreshToken and findById do', async () => {
+      const sessions = ports().sessions;
+      const scope = await seedScope(ports());
+      const user = await seedUser(ports(), scope);
+      const tokenHash = newId();
+      const sessionId = newId();
+      const created = at('2026-01-01T00:00:00.000Z');
+      await ports().sessions.create(scope, { id: sessionId, userId: user.id, rotationKey: newId(), createdAt: created, refreshTokenHash: tokenHash, refreshExpiresAt: at('2026-03-01T00:00:00.000Z') });
+      const expected = async () => ({ user: await ports().users.findById(scope, user.id), token: await sessions.findRefreshToken(scope, tokenHash) });
+      expect(await sessions.findRefreshTokenWithHolder(scope, tokenHash)).toEqual(await expected());
+      expect((await sessions.findRefreshTokenWithHolder(scope, tokenHash))?.token.createdAt).toEqual(created);
+      // Used and revoked states come through as findRefreshToken reports them.
+      await ports().sessions.rotate(scope, { presentedHash: tokenHash, successorHash: newId(), now: at('2026-01-02T00:00:00.000Z'), expiresAt: at('2026-03-02T00:00:00.000Z'), reuseGraceSeconds: 0 });
+      await ports().sessions.revoke(scope, sessionId, at('2026-01-03T00:00:00.000Z'));
+      const later = await sessions.findRefreshTokenWithHolder(scope, tokenHash);
+      expect(later).toEqual(await expected());
+      expect(later?.token.usedAt).not.toBeNull();
+      expect(later?.token.sessionRevokedAt).not.toBeNull();
+      expect(await sessions.findRefreshTokenWithHolder(scope, newId())).toBeNull();
+      expect(await sessions.findRefreshTokenWithHolder({ ...scope, environment: 'sandbox' }, tokenHash)).toBeNull();
+    });
+
     it('rotates once, then reports reuse, and the successor rotates on', async () => {
       const { scope, session } = await started(ports());
       const successor = sha256Hex(newId());

@@ -57,46 +57,6 @@ export function userRepositoryContract(label: string, factory: StorageFactory): 
       expect((await ports().users.findById(production, user.id))?.bannedAt).toBeNull();
     });
 
-    it('reads a user with its session state as findById and isActive do (when implemented)', async () => {
-      const users = ports().users;
-      if (!users.findWithSessionState) return;
-      const scope = await seedScope(ports());
-      const user = await seedUser(ports(), scope);
-      const sessionId = newId();
-      const session = { id: sessionId, userId: user.id, rotationKey: newId(), createdAt: at('2026-01-01T00:00:00.000Z'), refreshTokenHash: newId(), refreshExpiresAt: at('2026-03-01T00:00:00.000Z') };
-      await ports().sessions.create(scope, session);
-      expect(await users.findWithSessionState(scope, user.id, sessionId)).toEqual({ user, sessionActive: true });
-      expect(await users.findWithSessionState(scope, user.id, newId())).toEqual({ user, sessionActive: false });
-      expect(await users.findWithSessionState(scope, user.id, 'not-an-id')).toEqual({ user, sessionActive: false });
-      expect(await users.findWithSessionState(scope, newId(), sessionId)).toBeNull();
-      expect(await users.findWithSessionState({ ...scope, environment: 'sandbox' }, user.id, sessionId)).toBeNull();
-      await ports().sessions.revoke(scope, sessionId, at('2026-01-02T00:00:00.000Z'));
-      expect(await users.findWithSessionState(scope, user.id, sessionId)).toEqual({ user, sessionActive: false });
-    });
-
-    it('reads a refresh token with its holder as findRefreshToken and findById do (when implemented)', async () => {
-      const users = ports().users;
-      if (!users.findByRefreshToken) return;
-      const scope = await seedScope(ports());
-      const user = await seedUser(ports(), scope);
-      const tokenHash = newId();
-      const sessionId = newId();
-      const created = at('2026-01-01T00:00:00.000Z');
-      await ports().sessions.create(scope, { id: sessionId, userId: user.id, rotationKey: newId(), createdAt: created, refreshTokenHash: tokenHash, refreshExpiresAt: at('2026-03-01T00:00:00.000Z') });
-      const expected = async () => ({ user: await users.findById(scope, user.id), token: await ports().sessions.findRefreshToken(scope, tokenHash) });
-      expect(await users.findByRefreshToken(scope, tokenHash)).toEqual(await expected());
-      expect((await users.findByRefreshToken(scope, tokenHash))?.token.createdAt).toEqual(created);
-      // Used and revoked states come through as findRefreshToken reports them.
-      await ports().sessions.rotate(scope, { presentedHash: tokenHash, successorHash: newId(), now: at('2026-01-02T00:00:00.000Z'), expiresAt: at('2026-03-02T00:00:00.000Z'), reuseGraceSeconds: 0 });
-      await ports().sessions.revoke(scope, sessionId, at('2026-01-03T00:00:00.000Z'));
-      const later = await users.findByRefreshToken(scope, tokenHash);
-      expect(later).toEqual(await expected());
-      expect(later?.token.usedAt).not.toBeNull();
-      expect(later?.token.sessionRevokedAt).not.toBeNull();
-      expect(await users.findByRefreshToken(scope, newId())).toBeNull();
-      expect(await users.findByRefreshToken({ ...scope, environment: 'sandbox' }, tokenHash)).toBeNull();
-    });
-
     it('enforces the limit', async () => {
       const scope = await seedScope(ports());
       await seedUser(ports(), scope);

@@ -9,21 +9,14 @@ import { verifyAccessToken } from './verify-access-token';
  * session (DESIGN §4a), so logout, replay revocation, password update and bans take effect here at once.
  */
 export async function getMe(
-  deps: Pick<AuthDeps, 'settings' | 'clock' | 'tokens' | 'users' | 'sessions'>,
+  deps: Pick<AuthDeps, 'settings' | 'clock' | 'tokens' | 'sessions'>,
   scope: TenantScope,
   accessToken: string,
 ): Promise<User> {
   const claims = await verifyAccessToken(deps, scope, accessToken);
-  const found = deps.users.findWithSessionState
-    ? await deps.users.findWithSessionState(scope, claims.sub, claims.sid)
-    : await readApart(deps, scope, claims.sub, claims.sid);
+  const found = await deps.sessions.findLiveSession(scope, claims.sub, claims.sid);
   if (!found) throw new AuthError('invalid_token');
   if (isBanned(found.user)) throw new AuthError('user_banned');
   if (!found.sessionActive) throw new AuthError('invalid_token');
   return found.user;
-}
-
-async function readApart(deps: Pick<AuthDeps, 'users' | 'sessions'>, scope: TenantScope, userId: string, sessionId: string) {
-  const [user, sessionActive] = await Promise.all([deps.users.findById(scope, userId), deps.sessions.isActive(scope, sessionId)]);
-  return user ? { user, sessionActive } : null;
 }

@@ -8,7 +8,7 @@ import { isBanned } from '../domain/user';
 import type { AuthDeps } from './deps';
 import { signAccessToken } from './issue-tokens';
 
-type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens'>;
+type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' | 'tokens'>;
 
 /**
  * Contract endpoint 4. The presented token is consumed by the store's atomic rotation primitive.
@@ -24,8 +24,8 @@ export async function refreshTokens(
   refreshToken: string,
 ): Promise<TokenBundle> {
   const presentedHash = sha256Hex(refreshToken);
-  // The holder is read with the token (one round trip where the adapter can), before the rotation.
-  const found = deps.users.findByRefreshToken ? await deps.users.findByRefreshToken(scope, presentedHash) : await readApart(deps, scope, presentedHash);
+  // The holder is read with the token (one round trip where the store can), before the rotation.
+  const found = await deps.sessions.findRefreshTokenWithHolder(scope, presentedHash);
   if (!found) throw new AuthError('invalid_refresh_token');
   const { token: record, user } = found;
   // A token of an ended session (logout, ban, password reset, an earlier replay) is dead, not a
@@ -58,10 +58,3 @@ export async function refreshTokens(
   const accessToken = await signAccessToken(deps, scope, project, user, record.sessionId);
   return { accessToken, refreshToken: successor, expiresIn: project.accessTokenTtlSeconds };
 }
-
-async function readApart(deps: Pick<RefreshDeps, 'users' | 'sessions'>, scope: TenantScope, tokenHash: string) {
-  const token = await deps.sessions.findRefreshToken(scope, tokenHash);
-  const user = token ? await deps.users.findById(scope, token.userId) : null;
-  return token && user ? { token, user } : null;
-}
-

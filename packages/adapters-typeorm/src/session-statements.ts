@@ -1,0 +1,65 @@
+// The statements of TypeormSessionStore that read, with the rows they answer.
+import type { RefreshTokenRow, SessionRow, UserRow } from './rows';
+import { USER_COLUMNS } from './typeorm-user-repository';
+
+// The statements below read a token with its session, both pinned to the scope: $1 project,
+// $2 environment, $3 the token's hash.
+const TOKEN_AND_SESSION = `FROM refresh_tokens t
+  JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id`;
+const PRESENTED = 'WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3';
+
+/** A token joined with its session, as TOKEN_IN_SCOPE selects it. */
+export type TokenWithSessionRow = Pick<RefreshTokenRow, 'token_hash' | 'session_id' | 'created_at' | 'expires_at' | 'used_at' | 'successor_hash'> &
+  Pick<SessionRow, 'user_id' | 'rotation_key'> & { session_revoked_at: SessionRow['revoked_at']; session_created_at: SessionRow['created_at'] };
+
+/** The token with its session. */
+export const TOKEN_IN_SCOPE = `
+  SELECT t.token_hash, t.session_id, s.user_id, s.rotation_key, t.created_at, t.expires_at,
+         t.used_at, t.successor_hash, s.revoked_at AS session_revoked_at, s.created_at AS session_created_at
+  ${TOKEN_AND_SESSION}
+  ${PRESENTED}`;
+
+/**
+ * The same token with the session's user, in one statement. The user's columns keep their names
+ * (toUser reads them); the token's `created_at` is aliased, its `user_id` is the user's `id`.
+ */
+export const TOKEN_WITH_HOLDER = `
+  SELECT ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')},
+         t.token_hash, t.session_id, s.rotation_key, t.created_at AS token_created_at, t.expires_at, t.used_at,
+         t.successor_hash, s.revoked_at AS session_revoked_at, s.created_at AS session_created_at
+  ${TOKEN_AND_SESSION}
+  JOIN users u ON u.project_id = s.project_id AND u.environment = s.environment AND u.id = s.user_id
+  ${PRESENTED}`;
+
+export type TokenWithHolderRow = UserRow & Omit<TokenWithSessionRow, 'user_id' | 'created_at'> & { token_created_at: RefreshTokenRow['created_at'] };
+
+/**
+ * A user with an EXISTS on one session (the same test as isActive), in one statement. $1 project,
+ * $2 environment, $3 user id, $4 session id (NULL for an id that names no session).
+ */
+export const USER_WITH_SESSION_STATE = `
+  SELECT ${USER_COLUMNS.join(', ')},
+         EXISTS (SELECT 1 FROM sessions s WHERE s.project_id = $1 AND s.environment = $2 AND s.id = $4
+                 AND s.revoked_at IS NULL) AS session_active
+  FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`;
+
+export type UserWithSessionStateRow = UserRow & { session_active: unknown };
+
+/**
+ * A token with its session and its successor, for a rotation whose claim failed (same parameters).
+ * Only that path reads it; a claim that succeeds never does.
+ */
+export const UNCLAIMED_IN_SCOPE = `
+  SELECT t.used_at, t.successor_hash, s.revoked_at AS session_revoked_at,
+         n.token_hash AS next_hash, n.used_at AS next_used_at, n.expires_at AS next_expires_at
+  ${TOKEN_AND_SESSION}
+  LEFT JOIN refresh_tokens n ON n.project_id = t.project_id AND n.environment = t.environment AND n.token_hash = t.successor_hash
+  ${PRESENTED}`;
+
+/** A token after a failed claim, with its session's revocation and its successor (UNCLAIMED_IN_SCOPE). */
+export type UnclaimedRow = Pick<RefreshTokenRow, 'used_at' | 'successor_hash'> & {
+  session_revoked_at: SessionRow['revoked_at'];
+  next_hash: RefreshTokenRow['token_hash'] | null;
+  next_used_at: RefreshTokenRow['used_at'];
+  next_expires_at: RefreshTokenRow['expires_at'];
+};
