@@ -147,7 +147,8 @@ describe.each(REQUESTERS)('deadlines (%s)', (_name, createSvcClient) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.write('{"data":'); // headers arrive, the rest of the body never does
   };
-  const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+  const realSetTimeout = global.setTimeout;
+  const realClearTimeout = global.clearTimeout;
 
   it('gives up after timeoutMs, also while the body is still arriving, as network_error', async () => {
     const server = await scripted([silent]);
@@ -175,9 +176,27 @@ describe.each(REQUESTERS)('deadlines (%s)', (_name, createSvcClient) => {
   it('leaves no timer behind once a call has ended', async () => {
     const server = await scripted([json(200, { data: { poweredByService: true } })]);
     const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, timeoutMs: 60_000, retry: fast });
-    const before = timers();
-    for (let i = 0; i < 5; i += 1) await svc.branding();
-    expect(timers()).toBe(before);
+    // The calls' own deadline timers (60 s here), not the process's: the HTTP stack keeps
+    // keep-alive timers of its own, whose number depends on the machine's load.
+    const started = new Set<unknown>();
+    const cleared = new Set<unknown>();
+    const set = jest.spyOn(global, 'setTimeout').mockImplementation(((fn: () => void, ms?: number, ...args: unknown[]) => {
+      const handle = realSetTimeout(fn, ms, ...args);
+      if (ms === 60_000) started.add(handle);
+      return handle;
+    }) as typeof setTimeout);
+    const clear = jest.spyOn(global, 'clearTimeout').mockImplementation((handle) => {
+      cleared.add(handle);
+      realClearTimeout(handle);
+    });
+    try {
+      for (let i = 0; i < 5; i += 1) await svc.branding();
+    } finally {
+      set.mockRestore();
+      clear.mockRestore();
+    }
+    expect(started.size).toBe(5);
+    expect([...started].filter((handle) => !cleared.has(handle))).toEqual([]);
     await server.close();
   });
 });
