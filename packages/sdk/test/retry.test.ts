@@ -180,8 +180,8 @@ describe.each(REQUESTERS)('deadlines (%s)', (_name, createSvcClient) => {
     // keep-alive timers of its own, whose number depends on the machine's load.
     const started = new Set<unknown>();
     const cleared = new Set<unknown>();
-    const set = jest.spyOn(global, 'setTimeout').mockImplementation(((fn: () => void, ms?: number, ...args: unknown[]) => {
-      const handle = realSetTimeout(fn, ms, ...args);
+    const set = jest.spyOn(global, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      const handle = realSetTimeout(fn, ms);
       if (ms === 60_000) started.add(handle);
       return handle;
     }) as typeof setTimeout);
