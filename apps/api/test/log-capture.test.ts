@@ -7,7 +7,7 @@ import { createLogger } from '../src/composition/logger';
 import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
 import { ADMIN_TOKEN, createProject } from './helpers';
 
-// DESIGN §4a: logs never contain passwords, tokens, keys or full e-mail addresses. The whole
+// docs/security.md#what-is-logged: logs never contain passwords, tokens, keys or full e-mail addresses. The whole
 // flow runs with the logger at its most talkative level and every byte it writes is searched.
 
 describe('log capture at level trace', () => {

@@ -7,7 +7,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 /** Where the demo's screenshots go (gitignored). */
 export const SCREENSHOTS = join(__dirname, '..', 'screenshots');
 
-// Debian's Chromium (apt-get install chromium), never a downloaded build (DESIGN §13).
+// Debian's Chromium (apt-get install chromium), never a downloaded build (docs/architecture.md#tests).
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**

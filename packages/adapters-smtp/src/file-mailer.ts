@@ -9,7 +9,7 @@ export interface MailLogger {
 }
 
 /**
- * The embedded default's Mailer (DESIGN §7, §11): no SMTP server, each mail becomes an RFC 5322
+ * The embedded default's Mailer (docs/operating.md#the-e-mail-outbox): no SMTP server, each mail becomes an RFC 5322
  * `.eml` file in `dir` (e.g. `$SVC_DATA_DIR/mail`), named after its Message-ID so a re-send of
  * one outbox mail overwrites its own file. The files carry live links, so they are private to
  * the owner (0600 in a 0700 folder); the log line names the file, never the link's token.

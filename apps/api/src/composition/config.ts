@@ -12,7 +12,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** `schema`: a PostgreSQL schema to use instead of the search_path (SVC_DATABASE_SCHEMA). */
 export type DatabaseConfig = { kind: 'postgres'; url: string; schema?: string } | { kind: 'sqlite'; path: string };
 
-/** Validated configuration (DESIGN §11). Secrets left unset are null: see dev-secrets.ts. */
+/** Validated configuration (docs/operating.md#configuration). Secrets left unset are null: see dev-secrets.ts. */
 export interface Config {
   production: boolean;
   port: number;
@@ -78,7 +78,7 @@ export interface LoadConfigOptions {
 }
 
 /**
- * Reads and validates the environment (DESIGN §11). Pure: no file I/O (generated dev secrets are
+ * Reads and validates the environment (docs/operating.md#configuration). Pure: no file I/O (generated dev secrets are
  * dev-secrets.ts's job). Empty values count as unset, as compose files often pass `VAR=`.
  */
 export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): Config {

@@ -5,7 +5,7 @@ import type { Environment } from '@svc/core';
 import { decodeMasterKey } from '@svc/adapters-crypto';
 import { adminTokenProblem, type Config } from './config';
 
-// The embedded default (DESIGN §11) must start with nothing configured, yet keep its secrets
+// The embedded default (docs/operating.md#configuration) must start with nothing configured, yet keep its secrets
 // across restarts: a new master key would make every stored signing key undecryptable. So unset
 // secrets are generated once into the data folder, readable by the owner only. loadConfig
 // already refused this in production, where secrets come from the environment.

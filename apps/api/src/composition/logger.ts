@@ -1,7 +1,7 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config';
 
-/** Secret-bearing fields that must never be written, wherever they appear (DESIGN §4a). */
+/** Secret-bearing fields that must never be written, wherever they appear (docs/security.md). */
 const SECRET_FIELDS = ['password', 'newPassword', 'token', 'refreshToken', 'accessToken', 'apiKey', 'adminToken', 'masterKey', 'secret', 'clientSecret'];
 const SECRET_HEADERS = ['authorization', '["x-api-key"]', 'cookie', '["set-cookie"]'];
 

@@ -36,14 +36,14 @@ export interface AppDeps {
   stopping?: () => boolean;
   /** Runs the work magic-link and reset requests leave for after their answer; default: a fresh one. */
   afterAnswer?: AfterAnswer;
-  /** The hosted OIDC provider (issue 7); without it, /api/oidc and endpoint 13 are not mounted. */
+  /** The hosted OIDC provider; without it, /api/oidc and `POST /api/auth/oidc/grant` are not mounted. */
   oidc?: AppOidc;
 }
 
 /** What the mail-sending routes need beyond AppDeps (createApp fills both in). */
 export type MailRouteDeps = AppDeps & { afterAnswer: AfterAnswer; metrics: Metrics };
 
-/** The hosted OIDC provider's two faces: its issuers (HTTP) and its use cases (endpoint 13, admin). */
+/** The hosted OIDC provider's two faces: its issuers (HTTP) and its use cases (`POST /api/auth/oidc/grant`, admin). */
 export interface AppOidc {
   provider: Pick<OidcProviderHost, 'handle'>;
   service: OidcService;

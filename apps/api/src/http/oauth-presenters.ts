@@ -7,8 +7,8 @@ export function presentOAuthExchangeUser(user: User) {
 }
 
 /**
- * Contract endpoint 12: the bundle with `provider`; for a user with TOTP on, exactly the login's
- * challenge shape (DESIGN §4a), which the caller redeems at /api/auth/2fa/totp/verify.
+ * `POST /api/auth/oauth/token`: the bundle with `provider`; for a user with TOTP on, exactly the login's
+ * challenge shape (docs/security.md), which the caller redeems at /api/auth/2fa/totp/verify.
  */
 export function presentOAuthExchange(provider: string, result: SignInResult) {
   const shown = presentSignIn(result, presentOAuthExchangeUser);

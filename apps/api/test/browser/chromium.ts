@@ -18,7 +18,7 @@ const FLAGS = [
 
 /**
  * `describe` for suites that need Chromium. Missing: with CI=true the suite fails, otherwise it
- * is skipped with a loud warning (as the PostgreSQL suites do, DESIGN §13).
+ * is skipped with a loud warning (as the PostgreSQL suites do; docs/architecture.md#tests).
  */
 export function describeWithChromium(name: string, body: () => void): void {
   const missing = existsSync(CHROMIUM_PATH) ? null : `no executable at ${CHROMIUM_PATH} (apt-get install chromium)`;

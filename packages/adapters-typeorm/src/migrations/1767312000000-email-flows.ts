@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-// Issue 4 (e-mail flows): single-use tokens, the mail outbox, per-project mail templates.
+// E-mail flows: single-use tokens, the mail outbox, per-project mail templates.
 // Conventions as in the initial schema: (project_id, environment) on every tenant row, dates as
 // timestamptz / ISO text, JSON as jsonb / text.
 

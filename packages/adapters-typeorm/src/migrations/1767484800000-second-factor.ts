@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-// Issue 5 (second factor and passkeys): TOTP enrollments with their recovery codes, WebAuthn
+// Second factor and passkeys: TOTP enrollments with their recovery codes, WebAuthn
 // credentials, and the project's relying-party settings. Conventions as in the initial schema.
 
 const ENVIRONMENT_CHECK = "CHECK (environment IN ('production', 'sandbox'))";

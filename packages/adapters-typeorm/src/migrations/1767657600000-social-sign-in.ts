@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-// Issue 9 (social sign-in): identity-provider settings per project environment, and provider
+// Social sign-in: identity-provider settings per project environment, and provider
 // accounts linked to users. Conventions as in the initial schema.
 
 const ENVIRONMENT_CHECK = "CHECK (environment IN ('production', 'sandbox'))";

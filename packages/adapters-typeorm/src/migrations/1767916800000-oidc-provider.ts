@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-// Issue 7 (hosted OIDC provider): registered relying parties, and what oidc-provider keeps between
+// Hosted OIDC provider: registered relying parties, and what oidc-provider keeps between
 // requests (sessions, interactions, grants, codes, tokens), shared by every API instance.
 // Conventions as in the initial schema.
 

@@ -30,7 +30,7 @@ export function IsOrigin(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy({ name: 'isOrigin', validator: { validate: isOrigin, defaultMessage: () => message } }, options);
 }
 
-/** Surrounding whitespace is not part of an e-mail (DESIGN §4 trims); strip it before the checks. */
+/** Surrounding whitespace is not part of an e-mail (core trims it too); strip it before the checks. */
 export function Trim(): PropertyDecorator {
   return Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 }

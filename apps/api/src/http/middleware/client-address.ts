@@ -4,7 +4,7 @@ import { isDeviceId, type SignInClient } from '@svc/core';
 
 /**
  * The end user's address. Calls come from customers' servers, so a request whose API key was
- * accepted may name the end user in `X-Svc-Client-Ip` (the SDK and proxy always do, DESIGN §6).
+ * accepted may name the end user in `X-Svc-Client-Ip` (the SDK and proxy always do; docs/security.md#rate-limits).
  * Without an accepted key the header is ignored: anyone could otherwise pick a fresh address per
  * request and never be limited. Fallback: the socket address after TRUST_PROXY.
  */

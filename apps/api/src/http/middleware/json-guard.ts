@@ -3,7 +3,7 @@ import { AuthError, FORBIDDEN_KEYS } from '@svc/core';
 import { MAX_BODY_DEPTH } from '../dto/plain-object';
 import { unstorableTextProblem } from '../dto/storable-text';
 
-/** Request bodies above this are refused with 413 (DESIGN §5). */
+/** Request bodies above this are refused with 413 (the OpenAPI document). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 const OPEN_OBJECT = 0x7b; // {

@@ -102,7 +102,7 @@ function tighter(a: RateLimitDecision, b: RateLimitDecision): boolean {
 }
 
 /**
- * A limiter that throws (one not wrapped in FailoverRateLimiter) fails open (DESIGN §6): logged,
+ * A limiter that throws (one not wrapped in FailoverRateLimiter) fails open (docs/security.md#rate-limits): logged,
  * and the request goes on. The container's FailoverRateLimiter never throws; it applies the
  * rule's `whenStoreDown` instead.
  */

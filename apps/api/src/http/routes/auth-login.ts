@@ -10,8 +10,8 @@ import { presentSignIn } from '../second-factor-presenters';
 import { keyed, limited, limitOptions } from './guards';
 
 /**
- * Contract endpoint 2: POST /api/auth/login -> 200 { user: UserLogin, tokens }, or for a user
- * with TOTP on 200 { twoFactorRequired: true, twoFactorToken, methods } and no tokens (DESIGN §5).
+ * POST /api/auth/login -> 200 { user: UserLogin, tokens }, or for a user
+ * with TOTP on 200 { twoFactorRequired: true, twoFactorToken, methods } and no tokens (the OpenAPI document).
  * The per-address limits are counted first; the per-account one (`loginAccount`) only for a
  * client the account does not know, once the use case has looked (docs/security.md).
  */
