@@ -27,7 +27,7 @@ describe('BcryptPasswordHasher', () => {
       expect(await threaded.verify(`password-${i + 1}`, hash)).toBe(false);
     }
     expect(await threaded.verify('password', await hasher.hash('password'))).toBe(true);
-    expect(await threaded.verify('password', '$2b$04$' + '.'.repeat(53))).toBe(false);
+    expect(await threaded.verify('password', `$2b$04$${'.'.repeat(53)}`)).toBe(false);
   });
 
   it('rejects a cost outside 4..31', () => {

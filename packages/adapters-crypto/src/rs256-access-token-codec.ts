@@ -132,7 +132,7 @@ function parseToken(token: unknown): ParsedToken | null {
   const header = decodeJson(segments[0]);
   // alg pinned exactly (no none/HS256 confusion); crit names extensions we do not implement (RFC 7515
   // §4.1.11); jku/jwk/x5u/x5c are never read: the key comes from the scope's own store.
-  if (!header || header.alg !== 'RS256' || 'crit' in header) return null;
+  if (header?.alg !== 'RS256' || 'crit' in header) return null;
   if (header.typ !== undefined && header.typ !== 'JWT') return null;
   if (typeof header.kid !== 'string' || header.kid === '') return null;
   const payload = decodeJson(segments[1]);

@@ -1,4 +1,4 @@
-import { AuthError, defaultMessage, type ErrorCode } from '@svc/core';
+import { type AuthError, defaultMessage, type ErrorCode } from '@svc/core';
 
 /**
  * The only code -> HTTP status table. Use cases throw `AuthError(code)`; nothing

@@ -122,7 +122,7 @@ export function accessTokenCodecContract(label: string, make: () => Promise<Acce
       });
 
       it('garbage strings', async () => {
-        for (const garbage of ['', 'garbage', '.', '..', 'a.b.c', '%%.%%.%%', ' ' + token, token + ' ']) {
+        for (const garbage of ['', 'garbage', '.', '..', 'a.b.c', '%%.%%.%%', ` ${token}`, `${token} `]) {
           await rejects(garbage);
         }
       });
