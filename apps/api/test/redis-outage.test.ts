@@ -7,7 +7,7 @@ import { createAuthService } from '@svc/core';
 import { createInMemoryDeps } from '@svc/core/testing';
 import { createApp } from '../src/http/app';
 import { createLogger } from '../src/composition/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { buildRateLimitStore, type RateLimitStore } from '../src/composition/rate-limit-store';
 import { ADMIN_TOKEN, createProject, signUp } from './helpers';
 

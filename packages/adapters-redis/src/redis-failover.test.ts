@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { FailoverRateLimiter, type FailoverRule } from '@svc/core';
-import { FixedClock, InMemoryRateLimiter } from '@svc/core/testing';
+import { FailoverRateLimiter, InMemoryRateLimiter, type FailoverRule } from '@svc/core';
+import { FixedClock } from '@svc/core/testing';
 import { connectRedis, pingRedis } from './connect-redis';
 import { RedisRateLimiter } from './redis-rate-limiter';
 import { OutageProxy } from './testing/outage-proxy';

@@ -4,7 +4,7 @@ import { decodeMasterKey } from '@svc/adapters-crypto';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@svc/adapters-typeorm';
 import { DEFAULT_PLAN_USER_LIMITS, isPlan, PLANS, type PlanUserLimits, type RateLimitRule } from '@svc/core';
 import type { TrustProxy } from '../http/app-deps';
-import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from '../http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from '../http/middleware/rate-limit-rules';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

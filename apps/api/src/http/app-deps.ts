@@ -3,7 +3,7 @@ import type { AuthService, OidcService, RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import type { AfterAnswer } from './after-answer';
 import type { Metrics } from './metrics';
-import type { RateLimitRules } from './middleware/rate-limit';
+import type { RateLimitRules } from './middleware/rate-limit-rules';
 
 // The types the HTTP layer shares: what createApp is given, read by every router. They live apart
 // from app.ts, which imports every router, so no router has to import the file that mounts it.

@@ -5,9 +5,7 @@ import { unverifiedSubject } from './bearer';
 import { addressKey, clientAddress } from './client-address';
 import { RATE_LIMIT_KEYS, storeDownPolicy, type RateLimitName, type RateLimitRules } from './rate-limit-rules';
 
-// The names, defaults and key kinds live in rate-limit-rules.ts; re-exported so imports keep working.
-export * from './rate-limit-rules';
-export { addressKey, clientAddress } from './client-address';
+// The names, defaults and key kinds of the limits live in rate-limit-rules.ts.
 
 export interface RateLimitOptions {
   limiter: RateLimiter;
