@@ -17,7 +17,7 @@ import { ADMIN_TOKEN, buildTestApp, createProject } from './helpers';
 // every redirect is followed by hand, so each hop can be inspected or tampered with.
 
 export const APP_URL = 'https://app.example.test/cb';
-export const LOCAL_APP_URL = 'http://localhost:3000/auth/done';
+const LOCAL_APP_URL = 'http://localhost:3000/auth/done';
 export const CLIENT = { clientId: 'svc-client', clientSecret: 'svc-client-secret' };
 
 export const ADA_GITHUB: GitHubAccount = {
@@ -26,7 +26,7 @@ export const ADA_GITHUB: GitHubAccount = {
   publicEmail: null,
   emails: [{ email: 'ada@example.com', primary: true, verified: true, visibility: 'private' }],
 };
-export const ADA_DISCORD: DiscordAccount = { id: '80351110224678912', username: 'ada', email: 'ada@example.com', verified: true };
+const ADA_DISCORD: DiscordAccount = { id: '80351110224678912', username: 'ada', email: 'ada@example.com', verified: true };
 export const ADA_OIDC: OpenIdClaims = { sub: 'oidc-ada', email: 'ada@example.com', email_verified: true };
 
 export type Providers = Awaited<ReturnType<typeof startProviders>>;

@@ -10,7 +10,7 @@ import { createInMemoryDeps, FixedClock, InMemorySigningKeyStore } from '@svc/co
 // real RS256 codec and bcrypt (cost 4), so access tokens are genuine JWTs that jose can verify.
 // It listens on an ephemeral loopback port and is driven over real HTTP only.
 
-export const ADMIN_TOKEN = 'sdk-test-admin-token-0123456789abcdefghijk';
+const ADMIN_TOKEN = 'sdk-test-admin-token-0123456789abcdefghijk';
 const GENEROUS = { limit: 10_000, windowSeconds: 60 };
 
 export interface RealApi {

@@ -6,7 +6,7 @@ import { DEFAULT_PLAN_USER_LIMITS, isPlan, PLANS, type PlanUserLimits, type Rate
 import type { TrustProxy } from '../http/app-deps';
 import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from '../http/middleware/rate-limit-rules';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** `schema`: a PostgreSQL schema to use instead of the search_path (SVC_DATABASE_SCHEMA). */
@@ -68,7 +68,7 @@ const MAX_DATABASE_TIMEOUT_MS = 600_000;
 const MAX_PURGE_INTERVAL_SECONDS = 7 * 24 * 60 * 60;
 
 /** Admin tokens shorter than this are refused: the token is the key to every project. */
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 type Env = Record<string, string | undefined>;
 

@@ -21,8 +21,8 @@ export interface ResolvedSecrets {
   files: { adminToken: string | null; masterKey: string | null };
 }
 
-export const ADMIN_TOKEN_FILE = 'admin-token';
-export const MASTER_KEY_FILE = 'master-key';
+const ADMIN_TOKEN_FILE = 'admin-token';
+const MASTER_KEY_FILE = 'master-key';
 export const DEMO_PROJECT_FILE = 'demo-project.json';
 
 /** Fills unset secrets from `<dataDir>/admin-token` and `<dataDir>/master-key`, creating them if absent. */

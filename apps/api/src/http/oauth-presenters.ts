@@ -2,7 +2,7 @@ import type { Environment, OAuthProviderConfig, SignInResult, User } from '@svc/
 import { presentSignIn } from './second-factor-presenters';
 
 /** Contract shape OAuthExchangeUser. */
-export function presentOAuthExchangeUser(user: User) {
+function presentOAuthExchangeUser(user: User) {
   return { id: user.id, email: user.email, role: user.role, meta: user.meta, createdAt: user.createdAt.toISOString() };
 }
 

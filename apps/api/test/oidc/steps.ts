@@ -12,7 +12,7 @@ export function openid(): Promise<OpenIdClient> {
 }
 
 /** The customer's login page: tests never load it, they read the request token off the redirect. */
-export const LOGIN_URL = 'https://login.example.test/signin?brand=acme';
+const LOGIN_URL = 'https://login.example.test/signin?brand=acme';
 export const CALLBACK = 'https://rp.example.test/callback';
 
 export interface Tenant {

@@ -2,9 +2,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AuthError } from '@svc/core';
 
 /** Request headers a browser may send to the API (preflight answer). */
-export const CORS_ALLOWED_HEADERS = ['X-API-Key', 'Content-Type', 'Authorization', 'X-Request-Id'] as const;
+const CORS_ALLOWED_HEADERS = ['X-API-Key', 'Content-Type', 'Authorization', 'X-Request-Id'] as const;
 /** Methods of the API's routes under /api (DELETE: passkeys). */
-export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'DELETE'] as const;
+const CORS_ALLOWED_METHODS = ['GET', 'POST', 'DELETE'] as const;
 /** Response headers browser code may read: correlation and back-off hints. */
 const EXPOSED_HEADERS = 'X-Request-Id, RateLimit, RateLimit-Policy, Retry-After';
 /** How long a browser may reuse a preflight answer, in seconds. */

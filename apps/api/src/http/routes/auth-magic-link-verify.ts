@@ -7,7 +7,7 @@ import { presentSignIn } from '../second-factor-presenters';
 import { limited } from './guards';
 
 /** `GET /api/auth/magic-link/verify`, the one browser-facing route without an API key. */
-export const MAGIC_LINK_VERIFY_PATH = '/api/auth/magic-link/verify';
+const MAGIC_LINK_VERIFY_PATH = '/api/auth/magic-link/verify';
 
 /**
  * GET /api/auth/magic-link/verify, all of its edge in one router: CORS from the project named by
