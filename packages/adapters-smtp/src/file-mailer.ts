@@ -2,6 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport, type Transporter } from 'nodemailer';
 import { maskEmail, type Mailer, type OutgoingMail } from '@svc/core';
+import { nodemailerMessage } from './nodemailer-message';
 
 /** What the file mailbox logs with; pino's logger fits. */
 export interface MailLogger {
@@ -27,15 +28,7 @@ export class FileMailer implements Mailer {
   }
 
   async send(message: OutgoingMail): Promise<{ messageId: string }> {
-    const info = await this.composer.sendMail({
-      from: this.options.from,
-      to: message.to,
-      subject: message.subject,
-      text: message.text,
-      html: message.html,
-      messageId: message.messageId,
-      headers: message.headers,
-    });
+    const info = await this.composer.sendMail(nodemailerMessage(this.options.from, message));
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const file = join(this.dir, `${fileNameOf(message.messageId)}.eml`);
     await writeFile(file, info.message as Buffer, { mode: 0o600 });
