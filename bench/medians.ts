@@ -83,12 +83,13 @@ merged.targets = judgeTargets(merged);
 
 console.log(summaryMarkdown(merged));
 console.log('\nEach target per run (in the order given):\n');
-console.log('| target | ' + runs.map((run) => run.label).join(' | ') + ' |');
-console.log('| --- | ' + runs.map(() => '---').join(' | ') + ' |');
+console.log(`| target | ${runs.map((run) => run.label).join(' | ')} |`);
+console.log(`| --- | ${runs.map(() => '---').join(' | ')} |`);
 const perRun = runs.map((run) => judgeTargets(run));
 for (const [i, target] of merged.targets.entries()) {
-  console.log(`| ${target.target.replace(/\(\d[\d.]* ms\)/, '(its run\'s)')} | ` + perRun.map((targets) => {
+  const cells = perRun.map((targets) => {
     const own = targets[i];
     return own ? `${own.measured}${own.met === false ? ' **no**' : ''}` : 'n/a';
-  }).join(' | ') + ' |');
+  });
+  console.log(`| ${target.target.replace(/\(\d[\d.]* ms\)/, "(its run's)")} | ${cells.join(' | ')} |`);
 }

@@ -1,4 +1,5 @@
-// `npm test` / `pnpm test`: type-check the whole workspace once, then run every jest project.
+// `npm test` / `pnpm test`: lint and format check (Biome), dead-code check (knip), type-check the
+// whole workspace once, then run every jest project.
 // Extra arguments go to jest (e.g. `pnpm test --selectProjects core`). Ends with one plain
 // summary line, "tests: N passed, N failed, N skipped", and jest's exit code.
 import { spawnSync } from 'node:child_process';
@@ -17,6 +18,16 @@ const run = (cmd, args) => spawnSync(cmd, args, { stdio: 'inherit', env }).statu
 
 const extra = process.argv.slice(2);
 if (!extra.length || process.env.CI) {
+  console.log('[svc] lint and format check (biome check) ...');
+  if (run(bin('biome'), ['check', '.']) !== 0) {
+    console.error('[svc] lint or format problems: run `pnpm format` for formatting, fix the lint findings, then test again.');
+    process.exit(1);
+  }
+  console.log('[svc] dead-code check (knip) ...');
+  if (run(bin('knip'), []) !== 0) {
+    console.error('[svc] unused files, exports or dependencies: remove them, or declare an entry point in knip.jsonc.');
+    process.exit(1);
+  }
   console.log('[svc] type-checking (tsc --noEmit) ...');
   if (run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']) !== 0) {
     console.error('[svc] type errors: fix them before the tests run.');

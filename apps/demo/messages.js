@@ -1,5 +1,5 @@
 // What the demo says for each error the session proxy (or the browser) can answer. Codes come
-// from the API's error table and DESIGN §5; anything unknown gets the server's own message.
+// from the API's error table (the OpenAPI document); anything unknown gets the server's own message.
 
 const BY_CODE = {
   invalid_credentials: 'That email and password don’t match an account.',
@@ -28,7 +28,7 @@ export function describeError(error) {
   }
   if (error && error.name === 'InvalidStateError') return 'This device already has a passkey for your account.';
   if (error && typeof error.code === 'string' && BY_CODE[error.code]) return BY_CODE[error.code];
-  return (error && error.message) || 'Something went wrong. Please try again.';
+  return (error?.message) || 'Something went wrong. Please try again.';
 }
 
 function formatWait(seconds) {

@@ -17,14 +17,14 @@ export function sweepChart(title: string, sweep: Record<string, LoadResult[]>): 
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="100%" height="100%" fill="white"/>`,
-    `<text x="${WIDTH / 2}" y="20" text-anchor="middle" font-size="14">${escape(title)}</text>`,
+    `<text x="${WIDTH / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(title)}</text>`,
     panel('req/s', 0, names, sweep, connections, (p) => p.rps),
     panel('p99 latency (ms)', 1, names, sweep, connections, (p) => p.p99),
   ];
   names.forEach((name, i) => {
     const x = 20 + (i % 3) * 310;
     const y = PANEL.top + PANEL.height + 50 + Math.floor(i / 3) * 18;
-    parts.push(`<line x1="${x}" y1="${y - 4}" x2="${x + 20}" y2="${y - 4}" stroke="${COLORS[i % COLORS.length]}" stroke-width="2"/>`, `<text x="${x + 26}" y="${y}">${escape(name)}</text>`);
+    parts.push(`<line x1="${x}" y1="${y - 4}" x2="${x + 20}" y2="${y - 4}" stroke="${COLORS[i % COLORS.length]}" stroke-width="2"/>`, `<text x="${x + 26}" y="${y}">${escapeXml(name)}</text>`);
   });
   parts.push('</svg>');
   return parts.join('\n');
@@ -52,6 +52,6 @@ function panel(label: string, index: number, names: string[], sweep: Record<stri
   return out.join('\n');
 }
 
-function escape(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

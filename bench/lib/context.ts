@@ -117,11 +117,11 @@ export class Bench {
   }
 }
 
-export function formatRow(record: RowRecord): string {
+function formatRow(record: RowRecord): string {
   const { result } = record;
   const ratio = record.ratio !== undefined ? `${(record.ratio * 100).toFixed(0)} % of ${record.ceiling!.name} (${record.ceiling!.perSecond}/s)` : '';
   return `  ${pad(record.system, 22)} ${pad(record.endpoint, 22)} c=${pad(String(result.connections), 3)} ${padLeft(result.rps.toFixed(1), 8)} req/s  p50 ${padLeft(String(result.p50), 5)} ms  p99 ${padLeft(String(result.p99), 5)} ms  errors ${pad(String(result.errors), 5)} ${ratio}`;
 }
 
-export const pad = (text: string, width: number) => text.padEnd(width);
-export const padLeft = (text: string, width: number) => text.padStart(width);
+const pad = (text: string, width: number) => text.padEnd(width);
+const padLeft = (text: string, width: number) => text.padStart(width);

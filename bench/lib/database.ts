@@ -36,7 +36,7 @@ export async function withClient<T>(url: string, work: (client: Client) => Promi
 }
 
 export const sha256Hex = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
-export const newSecret = () => randomBytes(32).toString('base64url');
+const newSecret = () => randomBytes(32).toString('base64url');
 
 /** Where the bench writes rows straight into the service's tables (seeding is not what is measured). */
 export interface Seeder {
@@ -47,7 +47,7 @@ export interface Seeder {
   close(): Promise<void>;
 }
 
-export interface SeededSession {
+interface SeededSession {
   sessionId: string;
   userId: string;
   refreshToken: string;

@@ -1,6 +1,6 @@
 import { randomUUID, sign, verify, type KeyObject } from 'node:crypto';
 
-/** RS256 compact JWS with node:crypto, as the API does it (DESIGN §3): the minimal handlers' crypto. */
+/** RS256 compact JWS with node:crypto, as the API does it (docs/security.md#access-tokens): the minimal handlers' crypto. */
 export function signJwt(claims: Record<string, unknown>, privateKey: KeyObject, kid: string): string {
   const input = `${encode({ alg: 'RS256', typ: 'JWT', kid })}.${encode(claims)}`;
   return `${input}.${sign('sha256', Buffer.from(input), privateKey).toString('base64url')}`;
@@ -24,7 +24,7 @@ function encode(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 
-/** The API's access-token claims (DESIGN §3), 900 s. */
+/** The API's access-token claims (docs/security.md#access-tokens), 900 s. */
 export function accessClaims(who: { projectId: string; sub: string; sid: string; email: string; role: string }): Record<string, unknown> {
   const iat = Math.floor(Date.now() / 1000);
   const { projectId, sub, sid, email, role } = who;

@@ -79,7 +79,7 @@ async function waitUntilHealthy(url: string, child: ChildProcess, options: Start
   throw new Error(`${options.name} did not answer ${url} within 90 s:\n${tail(options.logFile)}`);
 }
 
-export function tail(file: string, lines = 20): string {
+function tail(file: string, lines = 20): string {
   try {
     return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
   } catch {
@@ -99,6 +99,6 @@ function freePort(): Promise<number> {
   });
 }
 
-export function sleep(ms: number): Promise<void> {
+function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

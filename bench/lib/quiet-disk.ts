@@ -20,8 +20,8 @@ export function pendingWriteBytes(meminfo: string): number | null {
 /**
  * Before a run: PostgreSQL writes its dirty buffers back (CHECKPOINT), then the kernel its page
  * cache, up to `maxSeconds`. A previous `--million` run leaves a dropped 3M-row database being
- * written back for minutes, and rows measured meanwhile sag (bench/README.md: "Targets of issue
- * 10"); `settle()` watches the CPUs only. Answers how long it waited and what was still pending.
+ * written back for minutes, and rows measured meanwhile sag (bench/README.md: "Targets");
+ * `settle()` watches the CPUs only. Answers how long it waited and what was still pending.
  */
 export async function quietDisk(maxSeconds = 120): Promise<{ seconds: number; pendingMb: number | null }> {
   const started = Date.now();

@@ -32,7 +32,7 @@ export function summaryMarkdown(results: BenchResults): string {
         results.million.baseline.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') + '.');
     }
   }
-  lines.push('', '| target (issue 10) | measured | met |', '| --- | --- | --- |');
+  lines.push('', '| target | measured | met |', '| --- | --- | --- |');
   for (const t of results.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.met === null ? 'not measured' : t.met ? 'yes' : '**no**'} |`);
   if (results.notes.length > 0) lines.push('', ...results.notes.map((note) => `- ${note}`));
   return lines.join('\n');

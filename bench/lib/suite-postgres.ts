@@ -101,7 +101,7 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
   if (bench.wants('me')) await seriesOrRow('me (svc)', 'me', () => rows.bearerGet('/api/auth/me', key, accessTokens), bench.ceilingFrom('minimal me', 'me (minimal)'));
   if (bench.wants('magic-link')) await bench.row(system, 'magic-link request', api.url, () => rows.magicLink(project.apiKey, SEEDED_USERS), { ceiling: bench.ceilingFrom('minimal refresh (pg txn)', 'refresh (minimal)')(bench.args.connections) });
   if (system !== 'svc · PostgreSQL' || !bench.wants('mixed')) return;
-  // Logins keep every pool thread busy (16 > 4 threads) while /me is asked: DESIGN §3's case.
+  // Logins keep every pool thread busy (16 > 4 threads) while /me is asked: the case docs/security.md#access-tokens describes.
   await settle();
   const [login, me] = await runConcurrently([
     { url: api.url, connections: 16, seconds: bench.args.seconds, ...rows.logIn(project.apiKey, SEEDED_USERS) },

@@ -15,9 +15,9 @@ const MASTER_KEY = randomBytes(32).toString('hex');
  * the default limits (e.g. 10 logins per 15 minutes per address and e-mail) a run would measure
  * the limiter's refusals. Windows of 60 s make the bench's Redis keys expire by themselves.
  */
-export const RAISED_LIMITS = JSON.stringify(Object.fromEntries(RATE_LIMIT_NAMES.map((name) => [name, { limit: 1_000_000_000, windowSeconds: 60 }])));
+const RAISED_LIMITS = JSON.stringify(Object.fromEntries(RATE_LIMIT_NAMES.map((name) => [name, { limit: 1_000_000_000, windowSeconds: 60 }])));
 
-export type Storage = { kind: 'postgres'; database: string; redisPrefix: string } | { kind: 'sqlite' };
+type Storage = { kind: 'postgres'; database: string; redisPrefix: string } | { kind: 'sqlite' };
 
 export interface StartApiOptions {
   storage: Storage;

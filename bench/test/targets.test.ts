@@ -19,7 +19,7 @@ function row(results: BenchResults, system: string, endpoint: string) {
   return found;
 }
 
-describe('judgeTargets (the issue-10 verdicts of a run)', () => {
+describe('judgeTargets (the verdicts of a run against bench/README.md targets)', () => {
   it('judges the stored run as it was judged when it ran: every target met', () => {
     const results = stored();
     const judged = judgeTargets(results);

@@ -60,3 +60,25 @@ describe('docs/architecture.md "How the code is laid out" matches apps/api/src',
     );
   });
 });
+
+describe('docs/architecture.md "How the code is laid out" names the folders of core and of the workspace', () => {
+  const section = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8').split('## How the code is laid out')[1]?.split('\n## ')[0] ?? '';
+  const paragraphs = section.split('\n\n');
+  const folders = (text: string) => [...text.matchAll(/`([a-z-]+(?:\/[a-z-]+)*\/)`/g)].map((match) => match[1]);
+
+  it('names every folder of packages/core/src, and only those', () => {
+    const core = section.split('`packages/core/src` is split into')[1]?.split(';')[0] ?? '';
+    const named = folders(core);
+    const actual = readdirSync(join(ROOT, 'packages', 'core', 'src'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `${entry.name}/`);
+    expect(named.sort()).toEqual(actual.sort());
+  });
+
+  it('names only workspace folders that exist', () => {
+    const beside = paragraphs.find((paragraph) => paragraph.startsWith('Beside the packages'))!;
+    const named = folders(beside);
+    expect(named).toEqual(expect.arrayContaining(['bench/', 'test/architecture/', 'scripts/']));
+    expect(named.filter((name) => !existsSync(join(ROOT, name)))).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 // Renders /api/openapi.json with Swagger UI (served by the API itself; no third-party origin).
-window.addEventListener('DOMContentLoaded', function () {
+window.addEventListener('DOMContentLoaded', () => {
   window.ui = SwaggerUIBundle({
     url: '/api/openapi.json',
     dom_id: '#reference',

@@ -10,6 +10,6 @@ export { buildContainer, type Container } from './composition/container';
 export { resolveSecrets, type RuntimeConfig } from './composition/dev-secrets';
 export { HTTP_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS } from './http/http-errors';
 export { createLogger } from './composition/logger';
-export { DEFAULT_RATE_LIMITS, RATE_LIMIT_KEYS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from './http/middleware/rate-limit';
+export { DEFAULT_RATE_LIMITS, RATE_LIMIT_KEYS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from './http/middleware/rate-limit-rules';
 export { createMetrics, type Metrics, type OutboxDepthSource } from './http/metrics';
 export { buildRateLimitStore, type RateLimitStore, type RateLimitStoreOptions } from './composition/rate-limit-store';

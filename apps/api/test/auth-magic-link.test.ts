@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { admin, createProject, ISO_DATE, signUp } from './helpers';
-import { buildEmailApp, countUsers, createMailProject, MAGIC_URL, requestMagicLink, tokenOf, verify } from './email-helpers';
+import { buildEmailApp, countUsers, createMailProject, requestMagicLink, tokenOf, verify } from './email-helpers';
 
 const SUCCESS = { data: { success: true } };
 

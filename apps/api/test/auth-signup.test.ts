@@ -99,7 +99,7 @@ describe('POST /api/auth/signup', () => {
     const project = await createProject(app);
     await signUp(app, project.live, 'one@example.com');
     await admin(app).patch(`/admin/projects/${project.id}`, { userLimit: 1 }).expect(200);
-    clock.advance(11); // resolved keys (and their project) are cached for 10 s (DESIGN §14)
+    clock.advance(11); // resolved keys (and their project) are cached for 10 s (docs/decisions.md#contract-clarifications)
     const res = await http.post('/api/auth/signup').set('X-API-Key', project.live).send({ email: 'two@example.com', password: 'long enough' }).expect(403);
     expect(res.body).toEqual({ error: 'plan_limit_reached', message: "The project's plan user limit has been reached." });
     await signUp(app, project.sandbox, 'one@example.com');

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../src/composition/config';
-import { RATE_LIMIT_NAMES } from '../src/http/middleware/rate-limit';
+import { RATE_LIMIT_NAMES } from '../src/http/middleware/rate-limit-rules';
 
 const HEX_KEY = 'ab'.repeat(32);
 const TOKEN = 't'.repeat(40);

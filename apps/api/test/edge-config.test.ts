@@ -10,7 +10,7 @@ function problemsOf(env: Record<string, string>): string[] {
   }
 }
 
-describe('configuration of the edge (issue 3)', () => {
+describe('configuration of the edge', () => {
   it('defaults: no schema, key prefix "svc:", no metrics token, every limit with its outage policy', () => {
     const config = loadConfig({});
     expect(config.redisPrefix).toBe('svc:');

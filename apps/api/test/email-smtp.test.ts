@@ -4,7 +4,7 @@ import { OutboxWorker, SmtpMailer } from '@svc/adapters-smtp';
 import { linksIn, startTestSmtpServer, type TestSmtpServer } from '@svc/adapters-smtp/testing';
 import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
 import { outboxMessageId, sha256Hex } from '@svc/core';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { admin, signUp } from './helpers';
 import { buildEmailApp, createMailProject, requestMagicLink, requestReset, verify } from './email-helpers';
 

@@ -6,7 +6,7 @@ import { createAuthService, InMemoryRateLimiter } from '@svc/core';
 import { createInMemoryDeps } from '@svc/core/testing';
 import { createApp } from '../src/http/app';
 import { createLogger } from '../src/composition/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { ADMIN_TOKEN, admin, createProject, signUp } from './helpers';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -1,14 +1,14 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import type { Express } from 'express';
-import { createAuthService, type AuthDeps, type RateLimiter } from '@svc/core';
-import { createInMemoryDeps, InMemoryRateLimiter } from '@svc/core/testing';
+import { createAuthService, InMemoryRateLimiter, type AuthDeps, type RateLimiter } from '@svc/core';
+import { createInMemoryDeps } from '@svc/core/testing';
 import { AfterAnswer } from '../src/http/after-answer';
 import { createApp } from '../src/http/app';
 import type { AppConfig } from '../src/http/app-deps';
 import { createLogger } from '../src/composition/logger';
 import { createMetrics } from '../src/http/metrics';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
 

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
-// Issue 8: the container images' build steps, replayed without Docker by
+// The container images' build steps, replayed without Docker by
 // scripts/build-image-steps.mjs (see its header for what it covers and what needs an engine):
 // the API and proxy images are built, started in production mode, probed and stopped.
 

@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import { createAuthService } from '@svc/core';
-import { createInMemoryDeps, InMemoryRateLimiter } from '@svc/core/testing';
+import { createAuthService, InMemoryRateLimiter } from '@svc/core';
+import { createInMemoryDeps } from '@svc/core/testing';
 import { createApp } from '../src/http/app';
 import { createLogger } from '../src/composition/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { ADMIN_TOKEN, createProject } from './helpers';
 
-// DESIGN §4a: logs never contain passwords, tokens, keys or full e-mail addresses. The whole
+// docs/security.md#what-is-logged: logs never contain passwords, tokens, keys or full e-mail addresses. The whole
 // flow runs with the logger at its most talkative level and every byte it writes is searched.
 
 describe('log capture at level trace', () => {

@@ -5,10 +5,10 @@ import { createAuthService, InMemoryRateLimiter } from '@svc/core';
 import { createInMemoryDeps } from '@svc/core/testing';
 import { createApp } from '../src/http/app';
 import { createLogger } from '../src/composition/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { ADMIN_TOKEN, createProject } from './helpers';
 
-// bcrypt reads only 72 bytes; DESIGN §4 says every byte must count. Proven over HTTP with bcrypt.
+// bcrypt reads only 72 bytes; every byte must count (docs/security.md#passwords). Proven over HTTP with bcrypt.
 describe('passwords longer than 72 bytes (real bcrypt)', () => {
   const deps = createInMemoryDeps({ passwords: new BcryptPasswordHasher({ cost: 4 }) });
   const app = createApp({

@@ -1,5 +1,5 @@
 import { createMetrics } from '../src/http/metrics';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { ADMIN_TOKEN, buildTestApp, createProject, signUp } from './helpers';
 
 const METRICS_TOKEN = 'metrics-scrape-token-0123456789abcdefghij';

@@ -14,7 +14,7 @@ import { resolveSecrets } from '../src/composition/dev-secrets';
 import { createLogger } from '../src/composition/logger';
 import { createFirstReleaseDatabase, type FirstReleaseData } from './support/first-schema';
 
-// Issue 8: a database made by the first migration, with data written by that release, upgraded
+// A database made by the first migration, with data written by that release, upgraded
 // by `svc migrate` to today's schema; the data must survive, today's service must work on it, and
 // the previous release must still start on the expanded schema (expand, then contract).
 

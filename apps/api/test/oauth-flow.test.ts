@@ -4,7 +4,7 @@ import { totpStepAt } from '@svc/core';
 import { admin, ISO_DATE, signUp } from './helpers';
 import { ADA_GITHUB, adminPut, APP_URL, browserSignIn, CLIENT, exchange, oauthApp, startProviders, type Providers } from './oauth-helpers';
 
-// Contract endpoints 10-12 end to end against real identity providers on loopback: the OpenID
+// The social sign-in endpoints (initiate, callback, exchange) end to end against real identity providers on loopback: the OpenID
 // one (oauth2-mock-server) in the `google` and `oidc` slots, and GitHub- and Discord-shaped ones.
 
 let providers: Providers;

@@ -17,7 +17,7 @@ import { ADMIN_TOKEN, buildTestApp, createProject } from './helpers';
 // every redirect is followed by hand, so each hop can be inspected or tampered with.
 
 export const APP_URL = 'https://app.example.test/cb';
-export const LOCAL_APP_URL = 'http://localhost:3000/auth/done';
+const LOCAL_APP_URL = 'http://localhost:3000/auth/done';
 export const CLIENT = { clientId: 'svc-client', clientSecret: 'svc-client-secret' };
 
 export const ADA_GITHUB: GitHubAccount = {
@@ -26,7 +26,7 @@ export const ADA_GITHUB: GitHubAccount = {
   publicEmail: null,
   emails: [{ email: 'ada@example.com', primary: true, verified: true, visibility: 'private' }],
 };
-export const ADA_DISCORD: DiscordAccount = { id: '80351110224678912', username: 'ada', email: 'ada@example.com', verified: true };
+const ADA_DISCORD: DiscordAccount = { id: '80351110224678912', username: 'ada', email: 'ada@example.com', verified: true };
 export const ADA_OIDC: OpenIdClaims = { sub: 'oidc-ada', email: 'ada@example.com', email_verified: true };
 
 export type Providers = Awaited<ReturnType<typeof startProviders>>;
@@ -73,7 +73,7 @@ export function adminPut(app: Express, path: string, body: object) {
   return request(app).put(path).set('Authorization', `Bearer ${ADMIN_TOKEN}`).send(body);
 }
 
-/** Endpoint 10 then the provider's authorize hop: the callback URL the browser is sent to. */
+/** `POST /api/auth/oauth/{provider}` then the provider's authorize hop: the callback URL the browser is sent to. */
 export async function toCallback(app: Express, key: string, provider: string, body: Record<string, unknown> = {}): Promise<URL> {
   const initiated = await request(app).post(`/api/auth/oauth/${provider}`).set('X-API-Key', key).send(body).expect(200);
   expect(initiated.body).toEqual({ data: { provider, authorizationUrl: expect.any(String) } });
@@ -96,7 +96,7 @@ export async function browserSignIn(app: Express, key: string, provider: string,
   return landing!;
 }
 
-/** Endpoint 12 from the caller's server. */
+/** `POST /api/auth/oauth/token` from the caller's server. */
 export function exchange(app: Express, key: string, code: string | null) {
   return request(app).post('/api/auth/oauth/token').set('X-API-Key', key).send({ code });
 }

@@ -16,7 +16,7 @@ import {
   type Providers,
 } from './oauth-helpers';
 
-// The attacks on contract endpoints 10-12, against the same loopback identity providers.
+// The attacks on the social sign-in endpoints (initiate, callback, exchange), against the same loopback identity providers.
 
 let providers: Providers;
 beforeAll(async () => {
@@ -30,7 +30,7 @@ const initiate = (app: Parameters<typeof request>[0], key: string | undefined, p
 };
 const INVALID_STATE = { error: 'validation_error', message: expect.stringContaining('state') };
 
-describe('endpoint 10: initiate', () => {
+describe('POST /api/auth/oauth/{provider}: initiate', () => {
   let world: Awaited<ReturnType<typeof oauthApp>>;
   beforeAll(async () => {
     world = await oauthApp(providers);
@@ -85,7 +85,7 @@ describe('endpoint 10: initiate', () => {
   });
 });
 
-describe('endpoint 11: callback state', () => {
+describe('GET /api/auth/oauth/{provider}/callback: callback state', () => {
   it('refuses a tampered, replayed, expired, cross-provider or missing state with 400 JSON', async () => {
     const { app, project, clock } = await oauthApp(providers);
     const tampered = await toCallback(app, project.live, 'github');
@@ -160,7 +160,7 @@ describe('endpoint 11: callback state', () => {
   });
 });
 
-describe('endpoint 12: exchange', () => {
+describe('POST /api/auth/oauth/token: exchange', () => {
   it('refuses replayed, expired, unknown, other-project and other-environment codes with 401 invalid_token', async () => {
     const { app, project, clock } = await oauthApp(providers);
     const other = await createProject(app, { name: 'Other', redirectUrls: [APP_URL] });

@@ -8,7 +8,7 @@ import { documentedOperations, errorCodesByStatus, responseValidator } from './s
 import { REAL_ADMIN_TOKEN, startRealApp, type RealApp } from './support/real-app';
 import { mountedRoutes } from './support/route-walk';
 
-// STYLE rule 14 / issue 8: apps/api/openapi/openapi.yaml against what is really mounted and
+// apps/api/openapi/openapi.yaml against what is really mounted and
 // against the contract's error table. Real responses are checked in openapi-responses.test.ts.
 
 const doc = loadOpenApiDocument();
@@ -20,7 +20,7 @@ const MIDDLEWARE_MOUNTS = {
   '/api/oidc/{projectId}': "the project's OIDC issuer; its paths are documented and checked against discovery below",
 };
 
-/** The contract's error table per endpoint ("invalid key" is missing_api_key and invalid_api_key, DESIGN §14). */
+/** The contract's error table per endpoint ("invalid key" is missing_api_key and invalid_api_key on every endpoint that needs a key). */
 const KEY = ['missing_api_key', 'invalid_api_key'];
 const CONTRACT_ERRORS: Record<string, Record<string, string[]>> = {
   'POST /api/auth/signup': { 400: ['validation_error'], 401: KEY, 403: ['user_banned', 'plan_limit_reached'], 409: ['user_already_exists'], 429: ['rate_limited'] },
@@ -81,7 +81,7 @@ describe('the OpenAPI document', () => {
     const endpoints = ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'revocation_endpoint', 'end_session_endpoint'];
     const advertised = endpoints.map((name) => new URL(discovery.body[name]).pathname.replace(issuer, '/api/oidc/{projectId}'));
     const documented = [...new Set(documentedOperations(doc, 'api').filter((op) => op.path.startsWith('/api/oidc/{projectId}/')).map((op) => op.path))];
-    // Beyond discovery: the discovery document itself and the resume URL that endpoint 13 answers.
+    // Beyond discovery: the discovery document itself and the resume URL that `POST /api/auth/oidc/grant` answers.
     const extra = ['/api/oidc/{projectId}/.well-known/openid-configuration', `/api/oidc/{projectId}${OIDC_ROUTES.authorization}/{uid}`];
     expect(documented.sort()).toEqual([...advertised, ...extra].sort());
   }, 30_000);

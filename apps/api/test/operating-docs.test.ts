@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
-// Issue 8: every environment variable the shipped code reads appears in docs/operating.md. The
+// Every environment variable the shipped code reads appears in docs/operating.md. The
 // code of apps/*/src and packages/*/src is searched (tests and test helpers are not shipped
 // configuration): `process.env.X`, `process.env['X']`, `env.X`, `env['X']`, and the names the
 // config loaders pass to their `read('X')` / `check('X', ...)` helpers.

@@ -8,7 +8,7 @@ import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/te
 import { createAuthService, cryptoRandom, DEFAULT_PLAN_USER_LIMITS, InMemoryRateLimiter, systemClock } from '@svc/core';
 import { createApp } from '../src/http/app';
 import { createLogger } from '../src/composition/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { ADMIN_TOKEN, admin, createProject, signUp } from './helpers';
 
 // The foundation's concurrency guarantees, end to end over HTTP with the real adapters on

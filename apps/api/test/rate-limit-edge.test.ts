@@ -1,4 +1,4 @@
-import { DEFAULT_RATE_LIMITS, type RateLimitRules } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS, type RateLimitRules } from '../src/http/middleware/rate-limit-rules';
 import { buildTestApp, createProject, signUp } from './helpers';
 
 // The limits the contract's table lacks (rate-limit-rules.ts), and who may name the client address.

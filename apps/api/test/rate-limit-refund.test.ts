@@ -3,11 +3,11 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { connectRedis } from '@svc/adapters-redis';
 import { describeWithRedis } from '@svc/adapters-redis/testing';
-import { createAuthService, type RateLimiter, type UserRepository } from '@svc/core';
-import { createInMemoryDeps, InMemoryRateLimiter } from '@svc/core/testing';
+import { createAuthService, InMemoryRateLimiter, type RateLimiter, type UserRepository } from '@svc/core';
+import { createInMemoryDeps } from '@svc/core/testing';
 import { createApp } from '../src/http/app';
 import { createLogger } from '../src/composition/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { buildRateLimitStore } from '../src/composition/rate-limit-store';
 import { ADMIN_TOKEN, createProject, signUp } from './helpers';
 

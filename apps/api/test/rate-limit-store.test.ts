@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { FixedClock } from '@svc/core/testing';
 import { createLogger } from '../src/composition/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { buildRateLimitStore } from '../src/composition/rate-limit-store';
 
 // The container's limiter with a Redis that is not there (port 1 refuses at once): never throws,

@@ -1,5 +1,6 @@
 import type { RateLimiter } from '@svc/core';
-import { addressKey, DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { addressKey } from '../src/http/middleware/client-address';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { buildTestApp, createProject, signUp } from './helpers';
 
 const rules = (overrides: Partial<typeof DEFAULT_RATE_LIMITS>) => ({ ...structuredClone(DEFAULT_RATE_LIMITS), ...overrides });

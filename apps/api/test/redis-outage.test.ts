@@ -7,11 +7,11 @@ import { createAuthService } from '@svc/core';
 import { createInMemoryDeps } from '@svc/core/testing';
 import { createApp } from '../src/http/app';
 import { createLogger } from '../src/composition/logger';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { buildRateLimitStore, type RateLimitStore } from '../src/composition/rate-limit-store';
 import { ADMIN_TOKEN, createProject, signUp } from './helpers';
 
-// DESIGN §6 / issue 3: Redis stopped in the middle of a test. The API is the real composition of
+// Redis stopped in the middle of a test. The API is the real composition of
 // the limiter (buildRateLimitStore) over a real Redis behind a relay that the test takes down.
 
 describeWithRedis('rate limits through a Redis outage', (url) => {

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { OtpauthTotp } from '@svc/adapters-mfa';
 import { describeWithOathtool, oathtoolTotp } from '@svc/adapters-mfa/testing';
-import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { buildTestApp, createProject, signUp } from './helpers';
 
 // The whole TOTP flow over HTTP with the otpauth adapter; every code comes from Debian's

@@ -8,7 +8,7 @@ import { describeWithRedis } from '@svc/adapters-redis/testing';
 import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
 import { startApiProcess, type ApiProcess } from './support/api-process';
 
-// Issue 3 §5: several API processes on one PostgreSQL and one Redis behave as one service. Two
+// Several API processes on one PostgreSQL and one Redis behave as one service. Two
 // real processes (tsx apps/api/src/main.ts) share a fresh schema and a fresh Redis key prefix;
 // requests alternate between them.
 

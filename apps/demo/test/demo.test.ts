@@ -4,7 +4,8 @@ import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { freePort, spawnStandaloneProxy, waitForHttp, type StandaloneProxy } from '../../proxy/test/standalone';
 import { startRealApi, type RealApi } from '../../../packages/sdk/test/real-api';
 import { totpCode } from '../../../packages/sdk/test/totp-code';
-import { addVirtualAuthenticator, describeWithChromium, launchChromium, screenshot } from './browser';
+import { addVirtualAuthenticator, describeWithChromium, launchChromium } from '../../api/test/browser/chromium';
+import { screenshot } from './browser';
 
 jest.setTimeout(60_000);
 
@@ -114,7 +115,7 @@ describeWithChromium('demo app in Chromium', () => {
   it('adds a passkey, then signs in with it through the virtual authenticator', async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
     const page = await context.newPage();
-    await addVirtualAuthenticator(context, page);
+    await addVirtualAuthenticator(page);
     const email = emailOf('grace');
     await signUp(page, email);
     await page.getByRole('button', { name: 'Add a passkey' }).click();

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { ADAPTERS, json, postJson, setCookiesOf, startProxy, startRealApi, type RunningProxy } from './helpers';
 
-// What the proxy sends upstream for OAuth exchange (endpoint 12) and the OIDC grant (13), checked
+// What the proxy sends upstream for OAuth exchange (POST /api/auth/oauth/token) and the OIDC grant (POST /api/auth/oidc/grant), checked
 // against a stub API that answers in the contract's shapes and records each request (our HTTP
 // client is real). The whole flows, through real identity providers and the real API, are in
 // oauth-e2e.test.ts and oidc-grant-e2e.test.ts. The last block checks the real API's answers
@@ -190,7 +190,7 @@ describe.each(ADAPTERS)('oauth and oidc routes (stub upstream) (%s)', (adapter) 
   });
 });
 
-// What the real API already answers for endpoints 10 and 12 without an identity provider round trip.
+// What the real API already answers for OAuth initiate and exchange without an identity provider round trip.
 describe.each(ADAPTERS)('oauth routes against the real API (%s)', (adapter) => {
   it('initiates with a configured provider, refuses an unconfigured one and a bad exchange code', async () => {
     const api = await startRealApi();

@@ -24,10 +24,10 @@ export interface RunningProxy {
  * web-standard handler and guard served by `@hono/node-server` (Request in, Response out).
  */
 export const ADAPTERS = ['express', 'express after express.json()', 'web'] as const;
-export type Adapter = (typeof ADAPTERS)[number];
+type Adapter = (typeof ADAPTERS)[number];
 
 /** A guarded route at GET /api/private in the host app; `reached` sees the headers its handler got. */
-export interface GuardedRoute {
+interface GuardedRoute {
   options: RequireUserOptions;
   reached: (headers: Record<string, string | undefined>) => void;
 }

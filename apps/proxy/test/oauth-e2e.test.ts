@@ -8,7 +8,7 @@ import { ADA_GITHUB, ADA_OIDC, APP_URL, configureProviders, startProviders, type
 import { REFRESH_COOKIE_MAX_AGE_SECONDS } from '../src';
 import { CookieJar, json, postJson, setCookiesOf, startProxy, type RunningProxy } from './helpers';
 
-// Social sign-in (contract endpoints 10-12) through the session proxy with every part real: the
+// Social sign-in (initiate, callback, exchange) through the session proxy with every part real: the
 // API app on a loopback port whose public URL is that port (so the providers redirect the
 // browser to its real callback), the real protocol client against the loopback GitHub-shaped and
 // OpenID providers, and the proxy in a host Express app. The browser is fetch, one hop at a time.

@@ -2,7 +2,7 @@ import { startInstance, type OidcInstance } from '../../api/test/oidc/harness';
 import { authorize, CALLBACK, createTenant, createUser, openid, registerClient, relyingParty, type Started, type Tenant } from '../../api/test/oidc/steps';
 import { CookieJar, json, PASSWORD, postJson, setCookiesOf, startProxy, type RunningProxy } from './helpers';
 
-// The hosted OIDC provider's consent step (contract endpoint 13) through the session proxy, every
+// The hosted OIDC provider's consent step (`POST /api/auth/oidc/grant`) through the session proxy, every
 // part real: the API with oidc-provider and RS256 keys on a loopback port, openid-client as the
 // relying party, the proxy in a host Express app. The user signs in to the customer's app through
 // the proxy; the app's login page (reached with the request token) asks the proxy to grant, and

@@ -1,7 +1,7 @@
 import { ADAPTERS, CookieJar, json, PASSWORD, postJson, setCookiesOf, startProxy, startRealApi, totpCode, type RealApi, type RunningProxy } from './helpers';
 
 // POST totp and the passkey sign-in routes, plus our account/* enrolment routes, against the real
-// API (issue 5's endpoints). The full WebAuthn ceremonies run in Chromium (apps/demo tests).
+// API's second-factor and passkey endpoints. The full WebAuthn ceremonies run in Chromium (apps/demo tests).
 describe.each(ADAPTERS)('second-factor routes (%s)', (adapter) => {
   let api: RealApi;
   let proxy: RunningProxy;

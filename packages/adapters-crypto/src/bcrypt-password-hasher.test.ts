@@ -1,7 +1,7 @@
 import { passwordHasherContract } from '@svc/core/testing';
 import { BcryptPasswordHasher } from './bcrypt-password-hasher';
 
-// Cost 4 keeps the suite fast; production uses 12 (DESIGN §4).
+// Cost 4 keeps the suite fast; production uses 12 (docs/security.md#passwords).
 passwordHasherContract('BcryptPasswordHasher', async () => new BcryptPasswordHasher({ cost: 4 }));
 passwordHasherContract('BcryptPasswordHasher on low-priority threads', async () => new BcryptPasswordHasher({ cost: 4, lowPriorityThreads: true }));
 
@@ -27,7 +27,7 @@ describe('BcryptPasswordHasher', () => {
       expect(await threaded.verify(`password-${i + 1}`, hash)).toBe(false);
     }
     expect(await threaded.verify('password', await hasher.hash('password'))).toBe(true);
-    expect(await threaded.verify('password', '$2b$04$' + '.'.repeat(53))).toBe(false);
+    expect(await threaded.verify('password', `$2b$04$${'.'.repeat(53)}`)).toBe(false);
   });
 
   it('rejects a cost outside 4..31', () => {

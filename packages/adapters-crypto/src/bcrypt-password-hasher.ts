@@ -14,7 +14,7 @@ export const PASSWORD_PREHASH_KEY = 'svc/password-prehash/v1';
 const BCRYPT_HASH = /^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/;
 
 export interface BcryptPasswordHasherOptions {
-  /** bcrypt cost (log2 rounds), 4..31. DESIGN §4: 12 in production, lower only in tests. */
+  /** bcrypt cost (log2 rounds), 4..31: 12 in production, lower only in tests. */
   cost: number;
   /**
    * Hash on worker threads niced below the event loop (bcrypt-threads.ts) instead of the libuv
@@ -34,7 +34,7 @@ function lowPriorityEngine(): BcryptEngine {
 }
 
 /**
- * PasswordHasher on the native `bcrypt` package (DESIGN §4).
+ * PasswordHasher on the native `bcrypt` package (docs/security.md#passwords).
  *
  * bcrypt reads only the first 72 bytes of its input and stops at a NUL byte, so the password is
  * first reduced to HMAC-SHA-256 -> base64 (44 ASCII characters, no NUL): every byte counts.

@@ -20,7 +20,7 @@ export interface KeyEncryptionOptions {
 }
 
 /**
- * Encrypts private signing keys at rest with AES-256-GCM (DESIGN §2).
+ * Encrypts private signing keys at rest with AES-256-GCM (docs/security.md).
  * Format: `v1.<iv>.<tag>.<ciphertext>`, each part base64url; the version prefix lets a later
  * scheme coexist with stored v1 values. An optional context (e.g. the key's scope and kid) is
  * bound as associated data, so a ciphertext copied to another record does not decrypt.

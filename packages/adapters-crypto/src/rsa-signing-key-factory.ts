@@ -6,12 +6,12 @@ import type { KeyEncryption } from './key-encryption';
 const generateKeyPairAsync = promisify(generateKeyPair);
 
 export interface RsaSigningKeyFactoryOptions {
-  /** Encrypts the private key before it leaves this factory (DESIGN §2: encrypted at rest). */
+  /** Encrypts the private key before it leaves this factory (docs/security.md: encrypted at rest). */
   encryption: KeyEncryption;
 }
 
 /**
- * Makes RSA-2048 signing keys (DESIGN §2). Generation uses the async `generateKeyPair`, which
+ * Makes RSA-2048 signing keys (docs/security.md). Generation uses the async `generateKeyPair`, which
  * runs off the event loop (an RSA-2048 pair takes ~100-300 ms of CPU).
  * The kid is the RFC 7638 JWK thumbprint: derived from the public key, hence unique per key.
  */

@@ -50,10 +50,7 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
     return this.guard(async () => {
       const result = await verifyRegistrationResponse({
         response: input.response as RegistrationResponseJSON,
-        expectedChallenge: input.challenge,
-        expectedOrigin: input.rp.origins,
-        expectedRPID: input.rp.id,
-        requireUserVerification: true,
+        ...expectations(input),
         supportedAlgorithmIDs: ALGORITHMS,
       });
       if (!result.verified) return null;
@@ -87,16 +84,13 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
     return this.guard(async () => {
       const result = await verifyAuthenticationResponse({
         response: input.response as AuthenticationResponseJSON,
-        expectedChallenge: input.challenge,
-        expectedOrigin: input.rp.origins,
-        expectedRPID: input.rp.id,
+        ...expectations(input),
         credential: {
           id: input.passkey.credentialId,
           publicKey: bytes(input.passkey.publicKey),
           counter: input.passkey.counter,
           transports: transports(input.passkey.transports),
         },
-        requireUserVerification: true,
       });
       return result.verified ? { counter: result.authenticationInfo.newCounter } : null;
     });
@@ -113,4 +107,9 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
       return null;
     }
   }
+}
+
+/** What both ceremonies check: this challenge, the relying party's origins and id, and user verification. */
+function expectations(input: { rp: RelyingParty; challenge: string }) {
+  return { expectedChallenge: input.challenge, expectedOrigin: input.rp.origins, expectedRPID: input.rp.id, requireUserVerification: true };
 }

@@ -1,4 +1,4 @@
-import { isOpenIdProvider, OAuthProviderError, type OAuthClientConfig, type OAuthProfile, type OAuthProviderClient } from '@svc/core';
+import { isOpenIdProvider, OAuthProviderError, type OAuthProfile, type OAuthProviderClient } from '@svc/core';
 import type { Configuration } from 'openid-client';
 import { openIdClient } from './openid-client-module';
 import { discordProfile, gitHubProfile, openIdProfile } from './profiles';

@@ -19,7 +19,7 @@ export function openIdProfile(issuer: string, claims: Json, userinfo: Json | nul
 }
 
 /**
- * GitHub (DESIGN §14): the account from `/user`, the address from `{userInfoUrl}/emails`, and only
+ * GitHub (docs/decisions.md#contract-clarifications): the account from `/user`, the address from `{userInfoUrl}/emails`, and only
  * the one that is primary AND verified. `/user`'s own `email` is the public profile address,
  * which GitHub does not vouch for, so it is never used.
  */

@@ -78,7 +78,7 @@ export function artifactAdapter(options: ArtifactAdapterOptions): AdapterConstru
 }
 
 /** Deletes every token and code of the grant, and the grant itself. */
-export async function revokeGrant(artifacts: OidcArtifactStore, projectId: string, grantId: string): Promise<void> {
+async function revokeGrant(artifacts: OidcArtifactStore, projectId: string, grantId: string): Promise<void> {
   await Promise.all(GRANT_FAMILY.map((model) => artifacts.revokeByGrantId(projectId, model, grantId)));
   await artifacts.destroy(projectId, 'Grant', grantId);
 }

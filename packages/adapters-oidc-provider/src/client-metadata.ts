@@ -27,7 +27,7 @@ export function clientMetadataOf(client: OidcClient): ClientMetadata {
   };
 }
 
-/** The environment of a client the provider loaded (DESIGN §14: a flow's environment is its client's). */
+/** The environment of a client the provider loaded (docs/decisions.md#contract-clarifications: a flow's environment is its client's). */
 export function environmentOfClient(client: unknown): Environment {
   // oidc-provider camelCases the metadata it knows and keeps extra properties as they are.
   const environment = (client as Record<string, unknown> | undefined)?.[ENVIRONMENT_METADATA];

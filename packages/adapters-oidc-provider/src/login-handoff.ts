@@ -54,7 +54,7 @@ export function loginPageUrl(deps: HandoffDeps, project: () => Project): NonNull
 }
 
 /**
- * findAccount: the live user in the client's environment (DESIGN §14), on every code exchange,
+ * findAccount: the live user in the client's environment (docs/decisions.md#contract-clarifications), on every code exchange,
  * refresh and userinfo call; a deleted or banned user makes them fail. `sub` is the user id.
  */
 export function findAccount(deps: HandoffDeps, projectId: string): NonNullable<Configuration['findAccount']> {

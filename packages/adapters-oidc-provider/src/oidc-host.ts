@@ -26,9 +26,9 @@ const SWEEP_INTERVAL_MS = 5 * 60 * 1000;
 const SWEEP_BATCH = 1000;
 
 /**
- * The hosted OIDC provider (DESIGN §9): serves `{base}/api/oidc/{projectId}/*` for Pro projects
+ * The hosted OIDC provider (docs/decisions.md#hosted-oidc-provider): serves `{base}/api/oidc/{projectId}/*` for Pro projects
  * on plain Node request/response objects (any framework can mount it) and finishes login-page
- * hand-offs for endpoint 13 (OidcInteractionGateway).
+ * hand-offs for `POST /api/auth/oidc/grant` (OidcInteractionGateway).
  */
 export class OidcProviderHost implements OidcInteractionGateway {
   private readonly registry: IssuerRegistry;

@@ -34,7 +34,7 @@ export interface ProjectIssuer {
 
 /**
  * Builds the issuer. oidc-provider signs with one keystore per Provider, and a flow must be signed
- * with its client's environment's key (DESIGN §14), so there are two Providers sharing issuer,
+ * with its client's environment's key (docs/decisions.md#contract-clarifications), so there are two Providers sharing issuer,
  * storage, cookie keys and configuration; only their key order differs (signing-jwks.ts).
  */
 export async function buildProjectIssuer(context: IssuerContext, project: Project, keys: IssuerKeys, fingerprint: string): Promise<ProjectIssuer> {

@@ -32,7 +32,7 @@ export interface ProviderConfigurationInput {
 }
 
 /**
- * oidc-provider's configuration for one project's issuer (DESIGN §9): authorization code flow
+ * oidc-provider's configuration for one project's issuer (docs/decisions.md#hosted-oidc-provider): authorization code flow
  * only, PKCE (S256, the only method oidc-provider 9 has) required for public clients, exact
  * redirect_uri match (never omitted), refresh tokens only for offline_access and rotated on use,
  * RS256 only, scope claims in the ID token as well as at userinfo, errors as JSON.

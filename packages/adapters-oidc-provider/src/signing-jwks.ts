@@ -16,7 +16,7 @@ export interface IssuerKeys {
 /**
  * Reads both environments' published keys (the current one and those retired less than a token
  * lifetime ago, as the API's own JWKS does), so the issuer's JWKS lists both environments' keys
- * (DESIGN §14) and ID tokens signed before a rotation still verify.
+ * (docs/decisions.md#contract-clarifications) and ID tokens signed before a rotation still verify.
  */
 export async function loadIssuerKeys(signingKeys: SigningKeyStore, project: Project, now: Date): Promise<IssuerKeys> {
   // ID tokens live as long as access tokens (provider-configuration.ts).

@@ -25,7 +25,7 @@ export interface ConnectRedisOptions {
  * none: while Redis is down commands fail at once (no offline queue) or within `timeoutMs`,
  * so a request never waits on the limiter, and the client keeps reconnecting in the background.
  * Resolves once the client is ready or its first attempt has failed; never rejects, since a
- * Redis outage at boot is an outage like any other (DESIGN §6: keep serving).
+ * Redis outage at boot is an outage like any other (docs/security.md#rate-limits: keep serving).
  */
 export async function connectRedis(url: string, options: ConnectRedisOptions = {}): Promise<Redis> {
   const { logger, timeoutMs = 100, connectTimeoutMs = 1000, maxReconnectDelayMs = 2000 } = options;

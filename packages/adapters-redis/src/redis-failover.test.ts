@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { FailoverRateLimiter, type FailoverRule } from '@svc/core';
-import { FixedClock, InMemoryRateLimiter } from '@svc/core/testing';
+import { FailoverRateLimiter, InMemoryRateLimiter, type FailoverRule } from '@svc/core';
+import { FixedClock } from '@svc/core/testing';
 import { connectRedis, pingRedis } from './connect-redis';
 import { RedisRateLimiter } from './redis-rate-limiter';
 import { OutageProxy } from './testing/outage-proxy';
 import { describeWithRedis } from './testing/redis-available';
 import { waitUntil } from './testing/wait-until';
 
-// DESIGN §6: with Redis down the API keeps serving. These tests take a real connection away
+// docs/security.md#rate-limits: with Redis down the API keeps serving. These tests take a real connection away
 // (a refused port, a dropped relay, a frozen relay) and check that hits neither hang nor throw.
 
 const TIMEOUT_MS = 300;

@@ -2,6 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport, type Transporter } from 'nodemailer';
 import { maskEmail, type Mailer, type OutgoingMail } from '@svc/core';
+import { nodemailerMessage } from './nodemailer-message';
 
 /** What the file mailbox logs with; pino's logger fits. */
 export interface MailLogger {
@@ -9,7 +10,7 @@ export interface MailLogger {
 }
 
 /**
- * The embedded default's Mailer (DESIGN §7, §11): no SMTP server, each mail becomes an RFC 5322
+ * The embedded default's Mailer (docs/operating.md#the-e-mail-outbox): no SMTP server, each mail becomes an RFC 5322
  * `.eml` file in `dir` (e.g. `$SVC_DATA_DIR/mail`), named after its Message-ID so a re-send of
  * one outbox mail overwrites its own file. The files carry live links, so they are private to
  * the owner (0600 in a 0700 folder); the log line names the file, never the link's token.
@@ -27,15 +28,7 @@ export class FileMailer implements Mailer {
   }
 
   async send(message: OutgoingMail): Promise<{ messageId: string }> {
-    const info = await this.composer.sendMail({
-      from: this.options.from,
-      to: message.to,
-      subject: message.subject,
-      text: message.text,
-      html: message.html,
-      messageId: message.messageId,
-      headers: message.headers,
-    });
+    const info = await this.composer.sendMail(nodemailerMessage(this.options.from, message));
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const file = join(this.dir, `${fileNameOf(message.messageId)}.eml`);
     await writeFile(file, info.message as Buffer, { mode: 0o600 });

@@ -1,5 +1,6 @@
 import { createTransport, type Transporter } from 'nodemailer';
 import { MailDeliveryError, type Mailer, type OutgoingMail } from '@svc/core';
+import { nodemailerMessage } from './nodemailer-message';
 
 export interface SmtpMailerOptions {
   /** The `From:` of every mail, e.g. `svc <no-reply@example.com>`. */
@@ -35,15 +36,7 @@ export class SmtpMailer implements Mailer {
   /** Sends with the outbox's Message-ID; SMTP answers map to transient or permanent failures. */
   async send(message: OutgoingMail): Promise<{ messageId: string }> {
     try {
-      const info = await this.transport.sendMail({
-        from: this.options.from,
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-        messageId: message.messageId,
-        headers: message.headers,
-      });
+      const info = await this.transport.sendMail(nodemailerMessage(this.options.from, message));
       return { messageId: info.messageId ?? message.messageId };
     } catch (error) {
       throw toDeliveryError(error);

@@ -34,7 +34,7 @@ export const DEFAULT_DATABASE_TIMEOUTS: Readonly<DatabaseTimeouts> = {
 export const MIGRATION_TIMEOUTS: Readonly<Partial<DatabaseTimeouts>> = { statementMs: 0, lockMs: 0 };
 
 /** The server's own timeout comes first; this much later the client stops waiting for it. */
-export const CLIENT_MARGIN_MS = 500;
+const CLIENT_MARGIN_MS = 500;
 
 /** How long this process waits for a statement's answer (0 = as long as it takes). */
 export function answerMsOf(timeouts: DatabaseTimeouts): number {

@@ -170,7 +170,7 @@ async function run<T extends Row>(
   params: readonly unknown[],
 ): Promise<T[]> {
   // TypeORM treats undefined as "no condition"; in raw SQL it would bind as NULL. Either way an
-  // unchecked value slipped through, so refuse it rather than guess (DESIGN §4a).
+  // unchecked value slipped through, so refuse it rather than guess (docs/security.md).
   if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${sql}`);
   const [text, values] = kind === 'sqlite' ? toSqlitePlaceholders(sql, params) : [sql, [...params]];
   try {

@@ -1,6 +1,6 @@
 import { isEnvironment, isStorableText, isUuid, type TenantScope } from '@svc/core';
 
-// Every id and scope is checked before it reaches SQL (DESIGN §4a). Ids are stored as `uuid` on
+// Every id and scope is checked before it reaches SQL (docs/security.md). Ids are stored as `uuid` on
 // PostgreSQL, where comparing with 'not-a-uuid' would raise a cast error instead of "not found";
 // only core's canonical lower-case form (isUuid) is accepted so both databases find the same rows.
 export { isUuid };

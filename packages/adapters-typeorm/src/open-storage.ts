@@ -33,7 +33,7 @@ export type TypeormStorage = StoragePorts & Pick<AuthDeps, 'twoFactor' | 'passke
   oneTimeTokens: TypeormOneTimeTokenStore;
   /** The mail outbox; shares the database with oneTimeTokens (a link's token and mail are one transaction). */
   outbox: TypeormMailOutbox;
-  /** Relying parties and the state of the hosted OIDC provider (issue 7). */
+  /** Relying parties and the state of the hosted OIDC provider. */
   oidcClients: TypeormOidcClientStore;
   oidcArtifacts: TypeormOidcArtifactStore;
   /**

@@ -15,7 +15,7 @@ export interface PgLimits {
  * A pooled connection within `acquireMs`. Any failure to get one (refused, reset, the pool's own
  * connect timeout, a role that may not sign in) means the database is unavailable.
  */
-export async function acquire(pool: Pool, limits: PgLimits): Promise<PoolClient> {
+async function acquire(pool: Pool, limits: PgLimits): Promise<PoolClient> {
   try {
     // A connection that arrives after the deadline goes straight back to the pool.
     return await withDeadline(pool.connect(), limits.acquireMs, 'timeout', (late) => late.release());
@@ -25,7 +25,7 @@ export async function acquire(pool: Pool, limits: PgLimits): Promise<PoolClient>
 }
 
 /** One statement on `client`, bounded by `answerMs`; driver failures become `service_unavailable`. */
-export async function statement<T extends Row>(client: PoolClient, sql: string, params: readonly unknown[], answerMs: number): Promise<T[]> {
+async function statement<T extends Row>(client: PoolClient, sql: string, params: readonly unknown[], answerMs: number): Promise<T[]> {
   // TypeORM treats undefined as "no condition"; in raw SQL it would bind as NULL. Either way an
   // unchecked value slipped through (every value is validated before it reaches SQL), so refuse
   // it rather than guess.
@@ -44,7 +44,7 @@ export async function statement<T extends Row>(client: PoolClient, sql: string, 
  * that did not answer in time may still be busy with the statement, and one whose socket failed
  * is gone. Server errors (lock timeout, read-only) leave the connection as good as before.
  */
-export function brokenBy(error: unknown): Error | undefined {
+function brokenBy(error: unknown): Error | undefined {
   const reason = unavailableReason(error);
   return reason === 'timeout' || reason === 'unreachable' ? (error as Error) : undefined;
 }

@@ -32,7 +32,7 @@ const FINISHED_BEFORE = "status IN ('sent', 'dead') AND created_at < $1";
 export class TypeormMailOutbox implements MailOutbox {
   constructor(private readonly db: Database) {}
 
-  /** The token (if any) and the mail in one transaction: both rows or neither (DESIGN §7). */
+  /** The token (if any) and the mail in one transaction: both rows or neither (docs/operating.md#the-e-mail-outbox). */
   async enqueue(scope: TenantScope, mail: NewOutboxMail, options: EnqueueOptions = {}): Promise<void> {
     assertScope(scope);
     assertUuid(mail.id, 'mail id');

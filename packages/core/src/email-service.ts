@@ -13,7 +13,7 @@ import type { ResolvedApiKey } from './use-cases/resolve-api-key';
 const ORIGINS_CACHE = { ttlSeconds: 10, maxEntries: 10_000 };
 
 /**
- * The e-mail flows (contract endpoints 6-9), bound to `deps`; part of createAuthService with the
+ * The e-mail flows (the magic-link and password-reset endpoints), bound to `deps`; part of createAuthService with the
  * mail capability. The requests only enqueue mail; `deliverOutbox` (run by a worker) sends it.
  */
 export function emailService(deps: AuthServiceDeps & MailDeps) {

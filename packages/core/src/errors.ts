@@ -1,6 +1,6 @@
 /**
  * The closed catalogue of error codes. The first block is the contract's error table; the rest are
- * the codes DESIGN §5 adds for paths the contract does not show. Only apps/api maps them to HTTP.
+ * the codes the service adds for paths the contract does not show (all in the OpenAPI document). Only apps/api maps them to HTTP.
  */
 export const ERROR_CODES = [
   'validation_error',
@@ -16,7 +16,7 @@ export const ERROR_CODES = [
   'user_not_found',
   'user_already_exists',
   'rate_limited',
-  // decided in DESIGN §5
+  // beyond the contract's table
   'origin_not_allowed',
   'plan_upgrade_required',
   'not_found',

@@ -7,7 +7,7 @@ import { startOAuth, type StartOAuthInput } from './use-cases/oauth/start-oauth'
 import type { ResolvedApiKey } from './use-cases/resolve-api-key';
 
 /**
- * Social sign-in (contract endpoints 10-12, DESIGN §8), bound to `deps`; part of createAuthService
+ * Social sign-in (docs/decisions.md#social-sign-in), bound to `deps`; part of createAuthService
  * with the OAuth capability.
  * The flow: `start` (API key) -> the browser visits the provider -> `callback` (no key; the
  * state names the tenant) -> the browser reaches the caller's URL -> `exchange` (API key).
@@ -22,7 +22,7 @@ export function oauthService(deps: AuthServiceDeps & OAuthDeps) {
   };
 }
 
-/** The admin side: provider settings per project and environment (DESIGN §12). */
+/** The admin side: provider settings per project and environment (the OpenAPI document). */
 export function oauthAdminService(deps: AuthServiceDeps & OAuthDeps) {
   return {
     configureOAuthProvider: (projectId: string, provider: string, input: OAuthProviderInput) =>

@@ -5,7 +5,7 @@ import type { OidcDeps } from './use-cases/oidc/oidc-deps';
 import { grantOidcRequest, type OidcGrantInput } from './use-cases/oidc/grant-oidc-request';
 
 /**
- * The hosted OIDC provider's use cases behind one object, like createAuthService: endpoint 13 for
+ * The hosted OIDC provider's use cases behind one object, like createAuthService: `POST /api/auth/oidc/grant` for
  * key holders, client registration for the admin API. The provider itself (issuer endpoints) is an
  * adapter; this is what any HTTP layer calls.
  */

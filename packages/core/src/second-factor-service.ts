@@ -16,7 +16,7 @@ function signedInUser(deps: AuthServiceDeps) {
   return (key: ResolvedApiKey, accessToken: string) => getMe(deps, key.scope, accessToken);
 }
 
-/** The TOTP operations (DESIGN §5), bound to `deps`; part of createAuthService with the TOTP capability. */
+/** The TOTP operations (the OpenAPI document), bound to `deps`; part of createAuthService with the TOTP capability. */
 export function totpService(deps: AuthServiceDeps & TotpDeps) {
   const userOf = signedInUser(deps);
   return {

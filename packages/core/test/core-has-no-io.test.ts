@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-// DESIGN §1: core imports no framework, driver or I/O. The only module outside core it may
+// docs/architecture.md: core imports no framework, driver or I/O. The only module outside core it may
 // import is node:crypto, for pure digests. Anything else here fails the build.
 const ALLOWED_EXTERNAL = new Set(['node:crypto']);
 const SRC = join(__dirname, '..', 'src');

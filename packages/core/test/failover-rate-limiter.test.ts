@@ -1,7 +1,7 @@
 import type { RateLimitDecision, RateLimiter } from '../src/ports/rate-limiter';
 import { FailoverRateLimiter, type FailoverRule } from '../src/rate-limit/failover-rate-limiter';
 import { FixedClock } from '../src/testing/fixed-clock';
-import { InMemoryRateLimiter } from '../src/testing/in-memory-rate-limiter';
+import { InMemoryRateLimiter } from '../src/rate-limit/in-memory-rate-limiter';
 import { rateLimiterContract } from '../src/testing/rate-limiter.contract';
 
 /** A store that is down: every call rejects, and it records how often it was asked. */

@@ -1,4 +1,4 @@
-import { FakeOAuthProviderClient, type FakeAccount } from '../src/testing/fake-oauth-provider-client';
+import type { FakeOAuthProviderClient, FakeAccount } from '../src/testing/fake-oauth-provider-client';
 import { oauthSecretContext } from '../src/domain/oauth';
 import { hotp, fromBase32 } from '../src/testing/reference-totp';
 import { totpStepAt } from '../src/domain/two-factor';

@@ -38,7 +38,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   return 'resolved';
 }
 
-describe('OIDC login hand-off and endpoint 13', () => {
+describe('OIDC login hand-off and POST /api/auth/oidc/grant', () => {
   it('sends the login page a request token, the app name and the scopes, keeping its own query', async () => {
     const { loginPage, clientSecret } = await setUp();
     expect(loginPage.origin + loginPage.pathname).toBe('https://app.example.test/login');

@@ -55,7 +55,7 @@ export type SvcClient = ReturnType<typeof createSvcClient>;
 const enc = encodeURIComponent;
 
 /**
- * A typed client of the svc public API: one method per endpoint of the contract and of DESIGN §5.
+ * A typed client of the svc public API: one method per endpoint of the OpenAPI document's public API.
  * Methods resolve to the `data` of the envelope and reject with `SvcError`. Every method takes
  * {@link CallOptions} last; pass the end user's `clientIp` from your request handler.
  *
@@ -111,7 +111,7 @@ export function createSvcClient(options: SvcClientOptions) {
     /** 14. Whether the "powered by" badge must be shown (FREE plan). */
     branding: (call?: CallOptions) => get<Branding>('/api/auth/sdk/branding', call),
 
-    /** DESIGN §5: begins TOTP enrolment for the signed-in user. */
+    /** Begins TOTP enrolment for the signed-in user. */
     totpStart: (call: UserCallOptions) => post<TotpStartResult>('/api/auth/2fa/totp/start', {}, call),
     /** Turns TOTP on with a first code; answers ten single-use recovery codes. */
     totpConfirm: (body: { code: string }, call: UserCallOptions) => post<TotpConfirmResult>('/api/auth/2fa/totp/confirm', body, call),

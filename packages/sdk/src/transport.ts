@@ -4,7 +4,7 @@ import { SvcError } from './svc-error';
 
 /** Per-call options of every SDK method. */
 export interface CallOptions {
-  /** The end user's IP address, sent as `X-Svc-Client-Ip` so the API's rate limits count the user, not your server (DESIGN §6). */
+  /** The end user's IP address, sent as `X-Svc-Client-Ip` so the API's rate limits count the user, not your server (docs/security.md#rate-limits). */
   clientIp?: string;
   /**
    * A stable, opaque id of the end user's browser or device (at most 128 characters), sent as

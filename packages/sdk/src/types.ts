@@ -1,5 +1,5 @@
-// The contract's shapes (shared/spec/service-api.md, "Resources and their fields") and the
-// DESIGN §5 shapes for second factors and passkeys. Dates are ISO 8601 strings, as on the wire.
+// The API's shapes, as the OpenAPI document (apps/api/openapi/openapi.yaml) gives them, second
+// factors and passkeys included. Dates are ISO 8601 strings, as on the wire.
 
 /** Free-form JSON object carried by every user. */
 export type Meta = Record<string, unknown>;
@@ -40,7 +40,7 @@ export interface TokenBundle {
 /** A finished sign-in: the user and a new session's tokens. */
 export type AuthResult<U> = { user: U; twoFactorRequired?: false } & TokenBundle;
 
-/** DESIGN §5: a user with TOTP on gets this instead of tokens; redeem it with `totpVerify`. */
+/** A user with TOTP on gets this instead of tokens; redeem it with `totpVerify`. */
 export interface TwoFactorChallenge {
   twoFactorRequired: true;
   twoFactorToken: string;
@@ -74,7 +74,7 @@ export interface PasswordUpdateRequest {
 }
 export interface OAuthInitiateRequest {
   redirectUrl?: string | null;
-  /** The caller's opaque value, echoed back on the redirect (DESIGN §14). */
+  /** The caller's opaque value, echoed back on the redirect (docs/decisions.md#contract-clarifications). */
   state?: string;
 }
 export interface OidcGrantRequest {
@@ -110,7 +110,7 @@ export interface TotpConfirmResult {
 /** WebAuthn options as JSON (PublicKeyCredentialCreation/RequestOptionsJSON); passed through untouched. */
 export type WebAuthnOptionsJSON = Record<string, unknown>;
 
-/** A registered passkey; fields beyond id are the API's (DESIGN leaves them open). */
+/** A registered passkey; fields beyond id are the API's (they may grow). */
 export interface Passkey {
   id: string;
   name?: string | null;

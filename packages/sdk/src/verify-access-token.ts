@@ -18,7 +18,7 @@ export interface ExpectedToken {
   clockToleranceSeconds?: number;
 }
 
-/** Claims of an svc access token (DESIGN §3). */
+/** Claims of an svc access token (docs/security.md#access-tokens). */
 export interface AccessTokenClaims {
   iss: string;
   sub: string;

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSvcClient } from '../src';
 
-// OAuth (endpoints 10 and 12) and the OIDC grant (13) need an identity-provider round trip or an
+// OAuth (initiate and exchange) and the OIDC grant need an identity-provider round trip or an
 // OIDC authorize flow to succeed (tested in apps/api); here a loopback server records what the SDK
 // sends and answers in the contract's shapes.
 describe('oauthInitiate, oauthExchange, oidcGrant', () => {

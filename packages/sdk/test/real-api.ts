@@ -3,14 +3,14 @@ import { Writable } from 'node:stream';
 import type { Server } from 'node:http';
 import { BcryptPasswordHasher, KeyEncryption, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
 import { createApp, createLogger, loadConfig } from '@svc/server';
-import { createAuthService, type AuthDeps } from '@svc/core';
-import { createInMemoryDeps, FixedClock, InMemoryRateLimiter, InMemorySigningKeyStore } from '@svc/core/testing';
+import { createAuthService, InMemoryRateLimiter, type AuthDeps } from '@svc/core';
+import { createInMemoryDeps, FixedClock, InMemorySigningKeyStore } from '@svc/core/testing';
 
 // The real API for SDK, proxy and browser tests: createApp over in-memory storage, but with the
 // real RS256 codec and bcrypt (cost 4), so access tokens are genuine JWTs that jose can verify.
 // It listens on an ephemeral loopback port and is driven over real HTTP only.
 
-export const ADMIN_TOKEN = 'sdk-test-admin-token-0123456789abcdefghijk';
+const ADMIN_TOKEN = 'sdk-test-admin-token-0123456789abcdefghijk';
 const GENEROUS = { limit: 10_000, windowSeconds: 60 };
 
 export interface RealApi {

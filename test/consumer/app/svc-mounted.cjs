@@ -20,7 +20,7 @@ async function main() {
   });
   app.use('/auth', svc.handler);
   app.use(express.json());
-  app.get('/', (req, res) => res.json({ app: 'mine' }));
+  app.get('/', (_req, res) => res.json({ app: 'mine' }));
   await svc.start();
   const server = app.listen(port, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
 

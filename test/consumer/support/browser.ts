@@ -2,7 +2,7 @@
  * A browser, as far as the session proxy can tell: fetch with a cookie jar, the page's Origin on
  * every request, JSON bodies. Cookies are kept by name (one site, path /).
  */
-export function browserAt(origin: string) {
+function browserAt(origin: string) {
   const jar = new Map<string, string>();
   return {
     cookies: () => new Map(jar),

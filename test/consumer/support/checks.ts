@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { ROOT, type Tarball } from './consumer-app';
 
 /** Runs a command without blocking the event loop; answers its exit code and output. */
-export function runAsync(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string; stdout: string }> {
+function runAsync(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string; stdout: string }> {
   // npm's settings from the environment (npx, .ci/run's npm_config_nodedir) stay out: npm warns
   // about some of them, and none concerns these tools.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_config_/i.test(name)));

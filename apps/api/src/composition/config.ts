@@ -4,15 +4,15 @@ import { decodeMasterKey } from '@svc/adapters-crypto';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@svc/adapters-typeorm';
 import { DEFAULT_PLAN_USER_LIMITS, isPlan, PLANS, type PlanUserLimits, type RateLimitRule } from '@svc/core';
 import type { TrustProxy } from '../http/app-deps';
-import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from '../http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS, RATE_LIMIT_NAMES, type RateLimitName, type RateLimitRules } from '../http/middleware/rate-limit-rules';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** `schema`: a PostgreSQL schema to use instead of the search_path (SVC_DATABASE_SCHEMA). */
 export type DatabaseConfig = { kind: 'postgres'; url: string; schema?: string } | { kind: 'sqlite'; path: string };
 
-/** Validated configuration (DESIGN §11). Secrets left unset are null: see dev-secrets.ts. */
+/** Validated configuration (docs/operating.md#configuration). Secrets left unset are null: see dev-secrets.ts. */
 export interface Config {
   production: boolean;
   port: number;
@@ -68,7 +68,7 @@ const MAX_DATABASE_TIMEOUT_MS = 600_000;
 const MAX_PURGE_INTERVAL_SECONDS = 7 * 24 * 60 * 60;
 
 /** Admin tokens shorter than this are refused: the token is the key to every project. */
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 type Env = Record<string, string | undefined>;
 
@@ -78,7 +78,7 @@ export interface LoadConfigOptions {
 }
 
 /**
- * Reads and validates the environment (DESIGN §11). Pure: no file I/O (generated dev secrets are
+ * Reads and validates the environment (docs/operating.md#configuration). Pure: no file I/O (generated dev secrets are
  * dev-secrets.ts's job). Empty values count as unset, as compose files often pass `VAR=`.
  */
 export function loadConfig(env: Env = process.env, options: LoadConfigOptions = {}): Config {

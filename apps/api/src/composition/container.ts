@@ -27,7 +27,7 @@ export interface Container {
   purge(): Promise<PurgeCounts>;
   /** Runs `purge` every SVC_PURGE_INTERVAL_SECONDS; main.ts starts it, `close()` stops it. */
   janitor: Janitor;
-  /** The hosted OIDC provider for Pro projects (issue 7). */
+  /** The hosted OIDC provider for Pro projects. */
   oidc: AppOidc;
   /** Runs what magic-link and reset requests do after answering; `close()` waits for it. */
   afterAnswer: AfterAnswer;
@@ -52,7 +52,7 @@ export interface ContainerOptions {
 }
 
 /**
- * The composition root (STYLE rule 9): the only place that picks and builds adapters.
+ * The composition root: the only place that picks and builds adapters.
  * Opening the storage also runs pending migrations, unless SVC_MIGRATE_ON_START=false.
  */
 export async function buildContainer(config: RuntimeConfig, options: ContainerOptions = {}): Promise<Container> {
@@ -148,7 +148,7 @@ async function openCurrentStorage(config: RuntimeConfig): Promise<TypeormStorage
   return openStorage({ ...where, migrationsRun: config.migrateOnStart });
 }
 
-/** SMTP_URL -> SMTP; otherwise the embedded default, a file mailbox under the data folder (DESIGN §7). */
+/** SMTP_URL -> SMTP; otherwise the embedded default, a file mailbox under the data folder (docs/operating.md#the-e-mail-outbox). */
 function buildMailer(config: RuntimeConfig, logger: Logger) {
   if (config.smtpUrl) return new SmtpMailer(config.smtpUrl, { from: config.mailFrom });
   return new FileMailer(join(config.dataDir, 'mail'), logger, { from: config.mailFrom });

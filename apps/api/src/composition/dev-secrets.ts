@@ -5,7 +5,7 @@ import type { Environment } from '@svc/core';
 import { decodeMasterKey } from '@svc/adapters-crypto';
 import { adminTokenProblem, type Config } from './config';
 
-// The embedded default (DESIGN §11) must start with nothing configured, yet keep its secrets
+// The embedded default (docs/operating.md#configuration) must start with nothing configured, yet keep its secrets
 // across restarts: a new master key would make every stored signing key undecryptable. So unset
 // secrets are generated once into the data folder, readable by the owner only. loadConfig
 // already refused this in production, where secrets come from the environment.
@@ -21,8 +21,8 @@ export interface ResolvedSecrets {
   files: { adminToken: string | null; masterKey: string | null };
 }
 
-export const ADMIN_TOKEN_FILE = 'admin-token';
-export const MASTER_KEY_FILE = 'master-key';
+const ADMIN_TOKEN_FILE = 'admin-token';
+const MASTER_KEY_FILE = 'master-key';
 export const DEMO_PROJECT_FILE = 'demo-project.json';
 
 /** Fills unset secrets from `<dataDir>/admin-token` and `<dataDir>/master-key`, creating them if absent. */

@@ -9,7 +9,7 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse, next?:
  * one more request: a client that just sent it would see the connection reset instead of an
  * answer. It gets this long to send one (answered with `Connection: close`) before it is closed.
  */
-export const IDLE_GRACE_MS = 1000;
+const IDLE_GRACE_MS = 1000;
 
 /**
  * The requests in flight through one handler, and the three phases of a stop: serving; stopping

@@ -5,7 +5,7 @@ import type { Container } from './container';
 import { DEMO_PROJECT_FILE, readDemoProject, writeDemoProject, type ResolvedSecrets } from './dev-secrets';
 
 /**
- * What a person starting the embedded default needs to try the API (DESIGN §11): on the first
+ * What a person starting the embedded default needs to try the API (docs/operating.md#configuration): on the first
  * start with an empty database, a demo project whose keys are printed once and kept in
  * `<dataDir>/demo-project.json` (0600); on later starts, where to find them. Not in production:
  * there projects are made on purpose, with the CLI or the admin API.
@@ -35,7 +35,7 @@ export async function announceFirstStart(container: Container, secrets: Resolved
   } else if (await readDemoProject(config.dataDir)) {
     logger.info({ file: join(config.dataDir, DEMO_PROJECT_FILE) }, 'demo project keys: see file');
   }
-  // Printed to the terminal, not logged: log lines never carry secrets (DESIGN §4a), and these are
+  // Printed to the terminal, not logged: log lines never carry secrets (docs/security.md), and these are
   // shown once, on the start that created them.
   if (lines.length > 0) process.stdout.write(`\n${lines.join('\n')}\n\n`);
 }

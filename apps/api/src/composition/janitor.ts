@@ -2,7 +2,7 @@ import type { PurgeCounts } from '@svc/core';
 import type { Metrics } from '../http/metrics';
 
 /** What the janitor logs with; pino's logger fits. */
-export interface JanitorLogger {
+interface JanitorLogger {
   info(details: object, message: string): void;
   error(details: object, message: string): void;
 }

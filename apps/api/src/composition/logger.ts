@@ -1,7 +1,7 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config';
 
-/** Secret-bearing fields that must never be written, wherever they appear (DESIGN §4a). */
+/** Secret-bearing fields that must never be written, wherever they appear (docs/security.md). */
 const SECRET_FIELDS = ['password', 'newPassword', 'token', 'refreshToken', 'accessToken', 'apiKey', 'adminToken', 'masterKey', 'secret', 'clientSecret'];
 const SECRET_HEADERS = ['authorization', '["x-api-key"]', 'cookie', '["set-cookie"]'];
 
@@ -9,7 +9,7 @@ const SECRET_HEADERS = ['authorization', '["x-api-key"]', 'cookie', '["set-cooki
  * Pino paths for the fields above: at the top level and one or two objects deep (pino's
  * wildcards are per level), plus the secret headers of any logged request or response.
  */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
   ...SECRET_HEADERS.flatMap((header) => [`headers.${header}`.replace('.[', '['), `*.headers.${header}`.replace('.[', '[')]),
 ];
@@ -27,7 +27,7 @@ const DATA_FIELDS = new Set(['detail', 'where', 'hint', 'parameters', 'internalQ
  * (`invalid input syntax for type uuid: "…"`) blanked. Code, routine, constraint and stack stay:
  * they say what failed without saying what was sent.
  */
-export function serializeError(error: unknown): unknown {
+function serializeError(error: unknown): unknown {
   const serialized = pino.stdSerializers.err(error as Error);
   return withoutData(serialized, 0);
 }

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { AppOidc } from '../http/app-deps';
 
 /**
- * Builds the hosted OIDC provider (issue 7) over the same storage and keys as the rest of the
+ * Builds the hosted OIDC provider over the same storage and keys as the rest of the
  * service: the issuers sign with the environments' own signing keys, opened by the crypto adapter.
  */
 export async function buildOidc(parts: {

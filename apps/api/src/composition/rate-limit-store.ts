@@ -22,7 +22,7 @@ export interface RateLimitStore {
 }
 
 /**
- * The limiter of DESIGN §6: counts in Redis when REDIS_URL is set (one count for every instance),
+ * The rate limiter (docs/security.md#rate-limits): counts in Redis when REDIS_URL is set (one count for every instance),
  * in memory otherwise, and while Redis fails applies each rule's `whenStoreDown` with per-process
  * counts, recovering by itself when Redis answers again. Never throws on a hit.
  */

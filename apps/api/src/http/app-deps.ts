@@ -3,7 +3,7 @@ import type { AuthService, OidcService, RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import type { AfterAnswer } from './after-answer';
 import type { Metrics } from './metrics';
-import type { RateLimitRules } from './middleware/rate-limit';
+import type { RateLimitRules } from './middleware/rate-limit-rules';
 
 // The types the HTTP layer shares: what createApp is given, read by every router. They live apart
 // from app.ts, which imports every router, so no router has to import the file that mounts it.
@@ -36,14 +36,14 @@ export interface AppDeps {
   stopping?: () => boolean;
   /** Runs the work magic-link and reset requests leave for after their answer; default: a fresh one. */
   afterAnswer?: AfterAnswer;
-  /** The hosted OIDC provider (issue 7); without it, /api/oidc and endpoint 13 are not mounted. */
+  /** The hosted OIDC provider; without it, /api/oidc and `POST /api/auth/oidc/grant` are not mounted. */
   oidc?: AppOidc;
 }
 
 /** What the mail-sending routes need beyond AppDeps (createApp fills both in). */
 export type MailRouteDeps = AppDeps & { afterAnswer: AfterAnswer; metrics: Metrics };
 
-/** The hosted OIDC provider's two faces: its issuers (HTTP) and its use cases (endpoint 13, admin). */
+/** The hosted OIDC provider's two faces: its issuers (HTTP) and its use cases (`POST /api/auth/oidc/grant`, admin). */
 export interface AppOidc {
   provider: Pick<OidcProviderHost, 'handle'>;
   service: OidcService;

@@ -32,10 +32,10 @@ import { oidcGrantRoutes } from './routes/auth-oidc-grant';
 import { oidcProviderRoutes } from './routes/oidc-provider';
 import { openApiRoutes } from './routes/openapi';
 
-/** Request bodies above this are refused with 413 (DESIGN §5). */
+/** Request bodies above this are refused with 413 (the OpenAPI document). */
 export const BODY_LIMIT = '64kb';
 
-/** Builds the Express app. Nothing listens and nothing runs at import (STYLE rule 9). */
+/** Builds the Express app. Nothing listens and nothing runs at import, so tests build it over fakes. */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.set('trust proxy', deps.config.trustProxy);
@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(oauthRoutes(deps));
   app.use(oidcGrantRoutes(deps));
   app.use('/admin', adminRoutes(mailDeps));
-  // Unknown paths, and known paths with another method (405 is answered as 404, DESIGN §5).
+  // Unknown paths, and known paths with another method (405 is answered as 404, as the OpenAPI document says).
   app.use((_req, _res, next) => next(new AuthError('not_found', 'No such endpoint.')));
   app.use(errorHandler(deps.logger));
   installHotPaths(app, { auth: deps.auth, metrics, logger: deps.logger });

@@ -1,7 +1,7 @@
-import { AuthError, defaultMessage, type ErrorCode } from '@svc/core';
+import { type AuthError, defaultMessage, type ErrorCode } from '@svc/core';
 
 /**
- * The only code -> HTTP status table (STYLE rule 6). Use cases throw `AuthError(code)`; nothing
+ * The only code -> HTTP status table. Use cases throw `AuthError(code)`; nothing
  * else in the service knows a status. `Record<ErrorCode, ...>` makes a new core code a type error
  * here until it is given a status.
  */

@@ -2,13 +2,13 @@ import type { Environment, OAuthProviderConfig, SignInResult, User } from '@svc/
 import { presentSignIn } from './second-factor-presenters';
 
 /** Contract shape OAuthExchangeUser. */
-export function presentOAuthExchangeUser(user: User) {
+function presentOAuthExchangeUser(user: User) {
   return { id: user.id, email: user.email, role: user.role, meta: user.meta, createdAt: user.createdAt.toISOString() };
 }
 
 /**
- * Contract endpoint 12: the bundle with `provider`; for a user with TOTP on, exactly the login's
- * challenge shape (DESIGN §4a), which the caller redeems at /api/auth/2fa/totp/verify.
+ * `POST /api/auth/oauth/token`: the bundle with `provider`; for a user with TOTP on, exactly the login's
+ * challenge shape (docs/security.md), which the caller redeems at /api/auth/2fa/totp/verify.
  */
 export function presentOAuthExchange(provider: string, result: SignInResult) {
   const shown = presentSignIn(result, presentOAuthExchangeUser);

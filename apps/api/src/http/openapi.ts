@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 
 /**
- * The OpenAPI document, kept as a file beside the sources (STYLE rule 14: not in handlers). It
+ * The OpenAPI document, kept as a file beside the sources, not in the handlers. It
  * ships in the image next to `src/`; openapi-drift.test.ts holds it to the mounted routes.
  * The package runs from one bundle in `dist/`, the sources from `src/http/`: one or two folders
  * below the package's root, where `openapi/` is.

@@ -6,36 +6,30 @@ import type { ApiKeyRecord, Project, TokenBundle, User } from '@svc/core';
 const iso = (date: Date): string => date.toISOString();
 const isoOrNull = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
+/** The fields every user shape starts with, in the contract's order. */
+function userIdentity(user: User) {
+  return { id: user.id, email: user.email, role: user.role, meta: user.meta };
+}
+
 /** Contract shape UserSignup. */
 export function presentUserSignup(user: User) {
-  return { id: user.id, email: user.email, role: user.role, meta: user.meta, createdAt: iso(user.createdAt) };
+  return { ...userIdentity(user), createdAt: iso(user.createdAt) };
 }
 
 /** Contract shape UserLogin. */
 export function presentUserLogin(user: User) {
-  return { id: user.id, email: user.email, role: user.role, meta: user.meta, lastLoginAt: isoOrNull(user.lastLoginAt) };
+  return { ...userIdentity(user), lastLoginAt: isoOrNull(user.lastLoginAt) };
 }
 
 /** Contract shape UserMe. */
 export function presentUserMe(user: User) {
-  return {
-    id: user.id,
-    email: user.email,
-    role: user.role,
-    meta: user.meta,
-    emailVerified: user.emailVerified,
-    createdAt: iso(user.createdAt),
-    lastLoginAt: isoOrNull(user.lastLoginAt),
-  };
+  return { ...userIdentity(user), emailVerified: user.emailVerified, createdAt: iso(user.createdAt), lastLoginAt: isoOrNull(user.lastLoginAt) };
 }
 
-/** The admin API's view of a user: everything an operator needs, never the password hash. */
+/** The admin API's view of a user: UserMe's fields and the ban, never the password hash. */
 export function presentAdminUser(user: User) {
   return {
-    id: user.id,
-    email: user.email,
-    role: user.role,
-    meta: user.meta,
+    ...userIdentity(user),
     emailVerified: user.emailVerified,
     banned: user.bannedAt !== null,
     bannedAt: isoOrNull(user.bannedAt),

@@ -4,7 +4,7 @@ import { presentTokens } from './presenters';
 /**
  * Any password-equivalent sign-in (login, magic link, OAuth exchange): the user with its tokens,
  * or, for a user with TOTP on, exactly `{ twoFactorRequired: true, twoFactorToken, methods }`
- * (DESIGN §5). `presentUser` is the endpoint's own user shape.
+ * (the OpenAPI document). `presentUser` is the endpoint's own user shape.
  */
 export function presentSignIn<T>(result: SignInResult, presentUser: (user: User) => T) {
   if (result.twoFactorRequired) {

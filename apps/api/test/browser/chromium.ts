@@ -2,10 +2,12 @@ import { existsSync } from 'node:fs';
 import { describeWhenAvailable } from '@svc/core/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
+// The one Chromium harness of the workspace: apps/api's passkey tests and apps/demo's tests use it.
 // Browser tests drive Debian's Chromium (apt-get install chromium), never a downloaded build.
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-// Headless as root in CI; the network flags keep Chromium from calling home on a closed network.
+// Headless as root in CI; the network flags keep Chromium from calling home on a closed network;
+// /dev/shm is small in containers, so shared memory goes to /tmp.
 const FLAGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -14,11 +16,12 @@ const FLAGS = [
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
+  '--disable-dev-shm-usage',
 ];
 
 /**
  * `describe` for suites that need Chromium. Missing: with CI=true the suite fails, otherwise it
- * is skipped with a loud warning (as the PostgreSQL suites do, DESIGN §13).
+ * is skipped with a loud warning (as the PostgreSQL suites do; docs/architecture.md#tests).
  */
 export function describeWithChromium(name: string, body: () => void): void {
   const missing = existsSync(CHROMIUM_PATH) ? null : `no executable at ${CHROMIUM_PATH} (apt-get install chromium)`;

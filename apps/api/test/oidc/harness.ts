@@ -7,7 +7,7 @@ import { createAuthService, InMemoryRateLimiter, type AuthDeps } from '@svc/core
 import { createInMemoryDeps, FixedClock, InMemoryOidcArtifactStore, InMemoryOidcClientStore, InMemorySigningKeyStore } from '@svc/core/testing';
 import { createApp } from '../../src/http/app';
 import { createLogger } from '../../src/composition/logger';
-import { DEFAULT_RATE_LIMITS } from '../../src/http/middleware/rate-limit';
+import { DEFAULT_RATE_LIMITS } from '../../src/http/middleware/rate-limit-rules';
 import { buildOidc } from '../../src/composition/oidc-wiring';
 import { ADMIN_TOKEN } from '../helpers';
 

@@ -1,7 +1,7 @@
 import { api, startInstance, type OidcInstance } from './harness';
 import { authorize, CALLBACK, createTenant, createUser, kidOf, oauthError, openid, registerClient, relyingParty, signIn, type Tenant } from './steps';
 
-// DESIGN §12: OIDC clients through the admin API, and what a client's lifecycle does to its flows.
+// OIDC clients through the admin API, and what a client's lifecycle does to its flows.
 describe('hosted OIDC provider: clients through the admin API', () => {
   let instance: OidcInstance;
   let tenant: Tenant;

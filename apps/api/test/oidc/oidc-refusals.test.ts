@@ -2,7 +2,7 @@ import { api, startInstance, type OidcInstance } from './harness';
 import { authorize, CALLBACK, createTenant, createUser, grant, oauthError, openid, registerClient, relyingParty, signIn, type Tenant } from './steps';
 import type { Configuration } from 'openid-client';
 
-// What the provider and endpoint 13 refuse, each observed where the contract says it shows:
+// What the provider and `POST /api/auth/oidc/grant` refuse, each observed where the contract says it shows:
 // at the client's redirect_uri, as JSON from the issuer, or as the API's error envelope.
 describe('hosted OIDC provider: refusals', () => {
   let instance: OidcInstance;
@@ -113,7 +113,7 @@ describe('hosted OIDC provider: refusals', () => {
     expect(error.searchParams.get('error_description')).toMatch(/PKCE/);
   }, 30_000);
 
-  it('answers plan_upgrade_required on endpoint 13 and an OAuth error at the issuer of a FREE project', async () => {
+  it('answers plan_upgrade_required on POST /api/auth/oidc/grant and an OAuth error at the issuer of a FREE project', async () => {
     const free = await createTenant(instance, { plan: 'FREE' });
     await registerClient(instance, free);
     for (const path of ['/.well-known/openid-configuration', '/authorize?client_id=x', '/jwks']) {

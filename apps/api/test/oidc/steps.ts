@@ -12,7 +12,7 @@ export function openid(): Promise<OpenIdClient> {
 }
 
 /** The customer's login page: tests never load it, they read the request token off the redirect. */
-export const LOGIN_URL = 'https://login.example.test/signin?brand=acme';
+const LOGIN_URL = 'https://login.example.test/signin?brand=acme';
 export const CALLBACK = 'https://rp.example.test/callback';
 
 export interface Tenant {
@@ -92,7 +92,7 @@ export async function authorize(instance: OidcInstance, config: Configuration, p
   return { browser, hop, verifier, nonce, state, loginPage: atLogin ? location : null, requestToken: atLogin ? location.searchParams.get('request_token') : null };
 }
 
-/** Endpoint 13, as the customer's backend calls it. */
+/** `POST /api/auth/oidc/grant`, as the customer's backend calls it. */
 export function grant(instance: OidcInstance, key: string, body: Record<string, unknown>): Promise<JsonAnswer> {
   return api(instance.base).keyed(key, 'POST', '/api/auth/oidc/grant', body);
 }

@@ -6,7 +6,7 @@ import type { OpenApiDocument } from '../../src/http/openapi';
 // response names, and a validator of real responses against the documented schemas.
 
 /** The operation keys of a path item this service uses. */
-export const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'] as const;
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'] as const;
 
 type Json = Record<string, unknown>;
 
@@ -26,7 +26,7 @@ export function documentedOperations(doc: OpenApiDocument, server: 'api' | 'prox
 }
 
 /** Follows a local `$ref` (`#/components/...`) to its target. */
-export function deref<T = Json>(doc: OpenApiDocument, value: unknown): T {
+function deref<T = Json>(doc: OpenApiDocument, value: unknown): T {
   let current = value as Json;
   while (current && typeof current.$ref === 'string') {
     const pointer = (current.$ref as string).replace(/^#\//, '').split('/');
@@ -36,7 +36,7 @@ export function deref<T = Json>(doc: OpenApiDocument, value: unknown): T {
 }
 
 /** The `error` codes a response names: `enum`/`const` of `properties.error`, through `$ref`s and `allOf`. */
-export function errorCodesOf(doc: OpenApiDocument, response: unknown): string[] {
+function errorCodesOf(doc: OpenApiDocument, response: unknown): string[] {
   const content = deref<{ content?: Record<string, { schema?: Json }> }>(doc, response).content;
   const schema = content?.['application/json']?.schema;
   const codes = new Set<string>();
@@ -59,7 +59,7 @@ export function errorCodesByStatus(doc: OpenApiDocument, operation: Json): Recor
 }
 
 /** The documented operation that serves `method path` (a concrete path; literal segments win). */
-export function operationFor(doc: OpenApiDocument, method: string, path: string, server: 'api' | 'proxy' = 'api'): DocumentedOperation | undefined {
+function operationFor(doc: OpenApiDocument, method: string, path: string, server: 'api' | 'proxy' = 'api'): DocumentedOperation | undefined {
   const matches = documentedOperations(doc, server).filter((op) => {
     if (op.method !== method.toUpperCase()) return false;
     const pattern = op.path.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+');

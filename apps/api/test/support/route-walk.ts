@@ -2,7 +2,7 @@
 // layers: `route` for a route, `handle.stack` for a mounted router, `rawPath` for the mount path).
 
 /** One mounted route, its path in OpenAPI form (`/api/auth/passkeys/{id}`). */
-export interface MountedRoute {
+interface MountedRoute {
   method: string;
   path: string;
 }

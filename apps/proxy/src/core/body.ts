@@ -33,6 +33,7 @@ export function checkDeclaredBody(header: (name: string) => string | undefined, 
   if (encoding && encoding !== 'identity') throw new BodyError(415, 'unsupported_media_type', 'Send the request body uncompressed.');
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON's whitespace (RFC 8259) includes tab, LF and CR.
 const FIRST_CHARACTER = /^[\x20\x09\x0a\x0d]*(.)/s;
 
 /** Parses a JSON body; throws 400 validation_error for anything but an object or array. */

@@ -19,13 +19,13 @@ export interface RequireUserOptions {
 }
 
 /** A refused request: the status and the contract's error envelope. */
-export interface GuardRefusal {
+interface GuardRefusal {
   status: number;
   error: string;
   message: string;
 }
 
-export type GuardOutcome = { user: UserMe } | { refusal: GuardRefusal };
+type GuardOutcome = { user: UserMe } | { refusal: GuardRefusal };
 
 /** The guard's rule, free of any framework. */
 export interface GuardCore {

@@ -61,7 +61,7 @@ export interface ResolvedProxyOptions {
 }
 
 export const DEFAULT_ROUTE_BASE_PATH = '/api/session';
-export const DEFAULT_COOKIE_PREFIX = 'svc';
+const DEFAULT_COOKIE_PREFIX = 'svc';
 const HOST_PREFIX = '__Host-';
 
 /** The contract's sanitising rule: every character outside [A-Za-z0-9] becomes `_`. */
@@ -87,7 +87,7 @@ export function normalizeBasePath(path: string = DEFAULT_ROUTE_BASE_PATH): strin
 }
 
 /** `NODE_ENV === 'production'`, in runtimes that have a `process` (edge runtimes may not). */
-export function isProduction(): boolean {
+function isProduction(): boolean {
   return typeof process !== 'undefined' && process.env?.NODE_ENV === 'production';
 }
 

@@ -15,7 +15,7 @@ import { signInRoutes } from './routes/sign-in-routes';
 import type { ProxyContext } from './session';
 
 /** Every route under the base path, in matching order. */
-export const PROXY_ROUTES: readonly ProxyRoute[] = [...sessionRoutes, ...signInRoutes, ...federationRoutes, ...accountRoutes];
+const PROXY_ROUTES: readonly ProxyRoute[] = [...sessionRoutes, ...signInRoutes, ...federationRoutes, ...accountRoutes];
 
 /** A route matched to a path, with its decoded parameters. */
 export interface RouteMatch {

@@ -7,7 +7,7 @@ import type { ResolvedProxyOptions } from './options';
 import type { RefreshFlights } from './refresh-flights';
 
 /** A rotation and the device id it was made with (shared by every request that joined it). */
-export interface Rotation {
+interface Rotation {
   tokens: TokenBundle;
   deviceId: string | undefined;
 }

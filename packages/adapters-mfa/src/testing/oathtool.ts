@@ -17,7 +17,7 @@ function oathtoolMissing(): string | null {
 
 /**
  * `describe` for suites that need oathtool. Missing: with CI=true the suite fails, otherwise it
- * is skipped with a loud warning (as the PostgreSQL suites do, DESIGN §13).
+ * is skipped with a loud warning (as the PostgreSQL suites do; docs/architecture.md#tests).
  */
 export function describeWithOathtool(name: string, body: () => void): void {
   const missing = oathtoolMissing();

@@ -1,6 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { columnTypes, runStatements } from './dialect';
 
-// Issue 4 (e-mail flows): single-use tokens, the mail outbox, per-project mail templates.
+// E-mail flows: single-use tokens, the mail outbox, per-project mail templates.
 // Conventions as in the initial schema: (project_id, environment) on every tenant row, dates as
 // timestamptz / ISO text, JSON as jsonb / text.
 
@@ -58,12 +59,10 @@ export class EmailFlows1767312000000 implements MigrationInterface {
   readonly name = 'EmailFlows1767312000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const postgres = queryRunner.dataSource.options.type === 'postgres';
-    const types = postgres ? { id: 'uuid', time: 'timestamptz', json: 'jsonb' } : { id: 'text', time: 'text', json: 'text' };
-    for (const sql of statements(types)) await queryRunner.query(sql);
+    await runStatements(queryRunner, statements(columnTypes(queryRunner)));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of DOWN) await queryRunner.query(sql);
+    await runStatements(queryRunner, DOWN);
   }
 }

@@ -1,6 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { columnTypes, runStatements } from './dialect';
 
-// Issue 5 (second factor and passkeys): TOTP enrollments with their recovery codes, WebAuthn
+// Second factor and passkeys: TOTP enrollments with their recovery codes, WebAuthn
 // credentials, and the project's relying-party settings. Conventions as in the initial schema.
 
 const ENVIRONMENT_CHECK = "CHECK (environment IN ('production', 'sandbox'))";
@@ -61,14 +62,10 @@ export class SecondFactor1767484800000 implements MigrationInterface {
   readonly name = 'SecondFactor1767484800000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const postgres = queryRunner.dataSource.options.type === 'postgres';
-    const types = postgres
-      ? { id: 'uuid', time: 'timestamptz', json: 'jsonb', bigint: 'bigint' }
-      : { id: 'text', time: 'text', json: 'text', bigint: 'integer' };
-    for (const sql of statements(types)) await queryRunner.query(sql);
+    await runStatements(queryRunner, statements(columnTypes(queryRunner)));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of DOWN) await queryRunner.query(sql);
+    await runStatements(queryRunner, DOWN);
   }
 }

@@ -1,6 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { columnTypes, runStatements } from './dialect';
 
-// Issue 9 (social sign-in): identity-provider settings per project environment, and provider
+// Social sign-in: identity-provider settings per project environment, and provider
 // accounts linked to users. Conventions as in the initial schema.
 
 const ENVIRONMENT_CHECK = "CHECK (environment IN ('production', 'sandbox'))";
@@ -51,14 +52,10 @@ export class SocialSignIn1767657600000 implements MigrationInterface {
   readonly name = 'SocialSignIn1767657600000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const postgres = queryRunner.dataSource.options.type === 'postgres';
-    const types = postgres
-      ? { id: 'uuid', time: 'timestamptz', json: 'jsonb', bool: 'boolean' }
-      : { id: 'text', time: 'text', json: 'text', bool: 'integer' };
-    for (const sql of statements(types)) await queryRunner.query(sql);
+    await runStatements(queryRunner, statements(columnTypes(queryRunner)));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of DOWN) await queryRunner.query(sql);
+    await runStatements(queryRunner, DOWN);
   }
 }

@@ -1,6 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { columnTypes, runStatements } from './dialect';
 
-// Issue 7 (hosted OIDC provider): registered relying parties, and what oidc-provider keeps between
+// Hosted OIDC provider: registered relying parties, and what oidc-provider keeps between
 // requests (sessions, interactions, grants, codes, tokens), shared by every API instance.
 // Conventions as in the initial schema.
 
@@ -52,14 +53,10 @@ export class OidcProvider1767916800000 implements MigrationInterface {
   readonly name = 'OidcProvider1767916800000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const postgres = queryRunner.dataSource.options.type === 'postgres';
-    const types = postgres
-      ? { id: 'uuid', time: 'timestamptz', json: 'jsonb', bool: 'boolean' }
-      : { id: 'text', time: 'text', json: 'text', bool: 'integer' };
-    for (const sql of statements(types)) await queryRunner.query(sql);
+    await runStatements(queryRunner, statements(columnTypes(queryRunner)));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of DOWN) await queryRunner.query(sql);
+    await runStatements(queryRunner, DOWN);
   }
 }

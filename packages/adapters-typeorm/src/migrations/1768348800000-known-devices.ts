@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { columnTypes, runStatements } from './dialect';
 
 // Known clients of each user (address and device fingerprints of completed sign-ins), so that
 // failures from elsewhere do not lock them out (docs/security.md). Conventions as in the initial
@@ -29,9 +30,7 @@ export class KnownDevices1768348800000 implements MigrationInterface {
   readonly name = 'KnownDevices1768348800000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const postgres = queryRunner.dataSource.options.type === 'postgres';
-    const types = postgres ? { id: 'uuid', time: 'timestamptz' } : { id: 'text', time: 'text' };
-    for (const sql of statements(types)) await queryRunner.query(sql);
+    await runStatements(queryRunner, statements(columnTypes(queryRunner)));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

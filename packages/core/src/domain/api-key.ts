@@ -21,7 +21,7 @@ export interface ApiKeyRecord {
   revokedAt: Date | null;
 }
 
-/** The environment a key's prefix selects, or null for any other prefix (contract rule 5). */
+/** The environment a key's prefix selects, or null for any other prefix (which is 401 invalid_api_key). */
 export function environmentOfApiKey(key: string): Environment | null {
   return splitEnvironmentPrefix(API_KEY_KIND, key)?.environment ?? null;
 }

@@ -1,6 +1,6 @@
 import type { TenantScope } from './environment';
 
-/** The mails the service sends; each carries one single-use link (DESIGN §7). */
+/** The mails the service sends; each carries one single-use link (docs/operating.md#the-e-mail-outbox). */
 export const MAIL_TEMPLATES = ['magic_link', 'password_reset'] as const;
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 

@@ -1,6 +1,6 @@
 import type { TenantScope } from './environment';
 
-/** The identity providers a project can enable (DESIGN §8); `oidc` is any OpenID provider by issuer. */
+/** The identity providers a project can enable (docs/decisions.md#social-sign-in); `oidc` is any OpenID provider by issuer. */
 export const OAUTH_PROVIDERS = ['google', 'github', 'discord', 'oidc'] as const;
 export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
 
@@ -86,7 +86,7 @@ export function identitySubject(provider: OAuthProvider, profile: { issuer: stri
 }
 
 /**
- * The `error` values the callback sends to the customer's redirect URL (DESIGN §8): fixed words,
+ * The `error` values the callback sends to the customer's redirect URL (docs/decisions.md#social-sign-in): fixed words,
  * never text from the provider or the request, so nothing foreign is reflected.
  */
 export const OAUTH_CALLBACK_ERRORS = [

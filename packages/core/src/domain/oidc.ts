@@ -2,7 +2,7 @@ import type { Environment } from './environment';
 import type { User } from './user';
 
 /**
- * Scopes the hosted OIDC provider knows (DESIGN §9). `offline_access` asks for a refresh token;
+ * Scopes the hosted OIDC provider knows (docs/decisions.md#hosted-oidc-provider). `offline_access` asks for a refresh token;
  * OpenID Connect Core §11 lets it through only with `prompt=consent` (or no prompt at all).
  */
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
@@ -15,14 +15,14 @@ export const OIDC_SCOPE_CLAIMS: Readonly<Record<'openid' | 'email' | 'profile', 
   profile: ['name'],
 };
 
-/** The login page's `request_token` lives 10 minutes and works once (issue 7). */
+/** The login page's `request_token` lives 10 minutes and works once. */
 export const OIDC_REQUEST_TOKEN_TTL_SECONDS = 10 * 60;
 
-/** A relying party registered for one environment of a project (DESIGN §12). */
+/** A relying party registered for one environment of a project (the OpenAPI document). */
 export interface OidcClient {
   clientId: string;
   projectId: string;
-  /** A flow's environment is its client's environment (DESIGN §14): users and keys come from it. */
+  /** A flow's environment is its client's environment (docs/decisions.md#contract-clarifications): users and keys come from it. */
   environment: Environment;
   /** Shown to the user as `app_name` on the project's login page. */
   name: string;

@@ -1,6 +1,6 @@
 /**
- * What a single-use bearer secret is for. Each purpose has its own lifetime (DESIGN §3,
- * ONE_TIME_TOKEN_TTL_SECONDS) and a token of one purpose is never accepted for another.
+ * What a single-use bearer secret is for. Each purpose has its own lifetime
+ * (ONE_TIME_TOKEN_TTL_SECONDS, docs/security.md) and a token of one purpose is never accepted for another.
  */
 export const ONE_TIME_PURPOSES = [
   'magic_link',
@@ -9,7 +9,7 @@ export const ONE_TIME_PURPOSES = [
   'two_factor',
   'webauthn_challenge',
   'oidc_request',
-  // OAuth sign-in state (issue 9): binds a callback to its initiate call, single use, 10 minutes.
+  // OAuth sign-in state: binds a callback to its initiate call, single use, 10 minutes.
   'oauth_state',
 ] as const;
 export type OneTimePurpose = (typeof ONE_TIME_PURPOSES)[number];

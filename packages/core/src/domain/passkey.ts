@@ -17,7 +17,7 @@ export interface Passkey {
   lastUsedAt: Date | null;
 }
 
-/** How long a WebAuthn challenge (registration or sign-in) lives (DESIGN §3). */
+/** How long a WebAuthn challenge (registration or sign-in) lives (docs/security.md). */
 export const WEBAUTHN_CHALLENGE_TTL_SECONDS = 5 * 60;
 
 /** Longest passkey label we keep. */

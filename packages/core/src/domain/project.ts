@@ -88,12 +88,12 @@ export function effectiveUserLimit(project: Project, limits: PlanUserLimits): nu
   return project.userLimit ?? limits[project.plan];
 }
 
-/** The hosted OIDC provider is a Pro feature: its issuer answers, and endpoint 13 grants, for Pro projects only. */
+/** The hosted OIDC provider is a Pro feature: its issuer answers, and `POST /api/auth/oidc/grant` grants, for Pro projects only. */
 export function hasOidcProvider(plan: Plan): boolean {
   return plan === 'PRO';
 }
 
-/** Branding rule of contract endpoint 14: free projects show "powered by". */
+/** Branding rule of `GET /api/auth/sdk/branding`: free projects show "powered by". */
 export function poweredByService(plan: Plan): boolean {
   return plan === 'FREE';
 }

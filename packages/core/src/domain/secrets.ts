@@ -22,7 +22,7 @@ export function isBearerSecret(value: string): boolean {
   return BEARER_SECRET.test(value);
 }
 
-/** SHA-256 hex digest: the only form in which bearer secrets are stored (DESIGN §4a). */
+/** SHA-256 hex digest: the only form in which bearer secrets are stored (docs/security.md). */
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }

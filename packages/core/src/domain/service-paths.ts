@@ -13,7 +13,7 @@ function serviceUrl(baseUrl: string, route: string, params: Record<string, strin
   return `${baseUrl.replace(/\/+$/, '')}${path}`;
 }
 
-/** The service's own OAuth callback for `provider` (contract endpoint 11). */
+/** The service's own OAuth callback for `provider` (`GET /api/auth/oauth/{provider}/callback`). */
 export function oauthCallbackUrl(baseUrl: string, provider: string): string {
   return serviceUrl(baseUrl, OAUTH_CALLBACK_ROUTE, { provider });
 }

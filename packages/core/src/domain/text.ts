@@ -5,6 +5,7 @@
  * its `\ud800` escape). The edges refuse such input as `validation_error` before doing any work
  * with it (docs/security.md, "Input").
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what this refuses (PostgreSQL cannot store it).
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** True when `value` holds no NUL and no unpaired surrogate. */

@@ -1,6 +1,6 @@
 import type { Environment } from './environment';
 
-/** Claims of every access token (DESIGN §3). */
+/** Claims of every access token (docs/security.md#access-tokens). */
 export interface AccessTokenClaims {
   iss: string;
   sub: string;
@@ -14,7 +14,7 @@ export interface AccessTokenClaims {
   jti: string;
 }
 
-/** Leeway on `exp`/`iat` checks (DESIGN §4a: at most 60 s). */
+/** Leeway on `exp`/`iat` checks (docs/security.md: at most 60 s). */
 export const CLOCK_LEEWAY_SECONDS = 60;
 
 export interface TokenBundle {
@@ -24,7 +24,7 @@ export interface TokenBundle {
 }
 
 /**
- * Lifetimes of the mailed links and the OAuth tokens, in seconds (DESIGN §3). The challenges have
+ * Lifetimes of the mailed links and the OAuth tokens, in seconds (docs/security.md). The challenges have
  * theirs beside their rules: TWO_FACTOR_CHALLENGE_TTL_SECONDS, WEBAUTHN_CHALLENGE_TTL_SECONDS,
  * OIDC_REQUEST_TOKEN_TTL_SECONDS.
  */

@@ -1,6 +1,6 @@
 import { sha256Hex } from './secrets';
 
-// RFC 6238 as authenticator apps expect it (DESIGN §5): 30-second steps, 6 digits, HMAC-SHA-1.
+// RFC 6238 as authenticator apps expect it: 30-second steps, 6 digits, HMAC-SHA-1.
 export const TOTP_PERIOD_SECONDS = 30;
 export const TOTP_DIGITS = 6;
 /** Clock drift tolerated between the server and the authenticator: one step either way. */
@@ -8,7 +8,7 @@ export const TOTP_DRIFT_STEPS = 1;
 /** Bytes of a new TOTP secret: 160 bits, the HMAC-SHA-1 block RFC 4226 recommends. */
 export const TOTP_SECRET_BYTES = 20;
 
-/** How long a second-factor challenge (twoFactorToken) lives (DESIGN §3). */
+/** How long a second-factor challenge (twoFactorToken) lives (docs/security.md). */
 export const TWO_FACTOR_CHALLENGE_TTL_SECONDS = 5 * 60;
 /** Codes checked against one challenge before it dies. */
 export const TWO_FACTOR_MAX_ATTEMPTS = 5;

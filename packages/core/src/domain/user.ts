@@ -23,7 +23,7 @@ export interface User {
   lastLoginAt: Date | null;
 }
 
-/** E-mails are trimmed and lower-cased before storage and lookup (DESIGN §4). */
+/** E-mails are trimmed and lower-cased before storage and lookup: one address, one account. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -65,7 +65,7 @@ export function newUser(fields: NewUserFields): User {
   };
 }
 
-/** Sign-up meta: the request's meta over the project's default meta; the request wins (DESIGN §14). */
+/** Sign-up meta: the request's meta over the project's default meta; the request wins (docs/decisions.md#contract-clarifications). */
 export function mergeMeta(defaults: UserMeta, requested: UserMeta | undefined): UserMeta {
   return { ...structuredClone(defaults), ...(requested ? structuredClone(requested) : {}) };
 }
@@ -74,7 +74,7 @@ export function isBanned(user: Pick<User, 'bannedAt'>): boolean {
   return user.bannedAt !== null;
 }
 
-/** Masks an address for logs: never log a full e-mail (DESIGN §4a). */
+/** Masks an address for logs: never log a full e-mail (docs/security.md). */
 export function maskEmail(email: string): string {
   const at = email.lastIndexOf('@');
   if (at <= 0) return '***';

@@ -5,7 +5,7 @@ import type { NewOneTimeToken } from '../domain/one-time-token';
 export interface EnqueueOptions {
   /**
    * The single-use token the mail's link carries. It is stored in the same transaction as the
-   * mail (DESIGN §7): both or neither. With `supersede`, the user's older open tokens of the same
+   * mail (docs/operating.md#the-e-mail-outbox): both or neither. With `supersede`, the user's older open tokens of the same
    * purpose are consumed in that transaction too (see `OneTimeTokenStore.issue`).
    */
   token?: { token: NewOneTimeToken; supersede: boolean };

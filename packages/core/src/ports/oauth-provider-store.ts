@@ -1,7 +1,7 @@
 import type { TenantScope } from '../domain/environment';
 import type { OAuthProvider, OAuthProviderConfig } from '../domain/oauth';
 
-/** Per-project, per-environment settings of the identity providers (DESIGN §8, §12). */
+/** Per-project, per-environment settings of the identity providers (docs/decisions.md#social-sign-in). */
 export interface OAuthProviderStore {
   /**
    * Creates the provider's settings in the scope, or replaces them; on a replace the stored

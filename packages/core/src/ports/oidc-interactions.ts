@@ -1,4 +1,4 @@
-/** An authorization request waiting for the project's login page (contract endpoint 13). */
+/** An authorization request waiting for the project's login page (`POST /api/auth/oidc/grant`). */
 export interface PendingOidcAuthorization {
   uid: string;
   clientId: string;

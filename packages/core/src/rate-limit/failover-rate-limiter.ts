@@ -32,7 +32,7 @@ export interface FailoverRateLimiterOptions {
 
 /**
  * A RateLimiter that counts in `primary` and, while the primary fails, degrades per rule instead
- * of failing the request: DESIGN §6 wants the API to keep serving through a Redis outage. Each
+ * of failing the request: the API keeps serving through a Redis outage. Each
  * process then counts alone, so `'local-strict'` divides the limit to keep the sum across a few
  * instances near the real one. Recovery needs no signal: once `retryAfterMs` has passed the next
  * hit tries the primary again. Never throws from `hit`, `refund` or `reset`.

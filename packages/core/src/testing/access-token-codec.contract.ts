@@ -14,7 +14,7 @@ export interface AccessTokenCodecFixture {
 
 /**
  * The behaviour every {@link AccessTokenCodec} (with its {@link SigningKeyFactory}) must have
- * (DESIGN §3, §4a). Each test uses its own random project id, so a shared database is fine.
+ * (docs/security.md#access-tokens). Each test uses its own random project id, so a shared database is fine.
  * The codec must see a rotation made through `signingKeys` at once: build it with any cache of
  * the current key disabled. Uses the jest globals, so it only runs under jest.
  */
@@ -122,7 +122,7 @@ export function accessTokenCodecContract(label: string, make: () => Promise<Acce
       });
 
       it('garbage strings', async () => {
-        for (const garbage of ['', 'garbage', '.', '..', 'a.b.c', '%%.%%.%%', ' ' + token, token + ' ']) {
+        for (const garbage of ['', 'garbage', '.', '..', 'a.b.c', '%%.%%.%%', ` ${token}`, `${token} `]) {
           await rejects(garbage);
         }
       });

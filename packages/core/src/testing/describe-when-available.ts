@@ -1,5 +1,5 @@
 /**
- * DESIGN §13: a suite that needs something outside the process (PostgreSQL, Redis, Chromium,
+ * docs/architecture.md#tests: a suite that needs something outside the process (PostgreSQL, Redis, Chromium,
  * oathtool) runs when it is there. When it is missing, the suite FAILS under CI=true — a green CI
  * run must mean the suite really ran — and is otherwise skipped with a loud warning.
  *

@@ -55,7 +55,7 @@ export class FakeAccessTokenCodec implements AccessTokenCodec {
       const parts = typeof token === 'string' ? token.split('.') : [];
       if (parts.length !== 3 || !parts.every(isCanonicalBase64Url)) return null;
       const header = decodeJson(parts[0]);
-      if (!header || header.alg !== 'RS256' || typeof header.kid !== 'string') return null;
+      if (header?.alg !== 'RS256' || typeof header.kid !== 'string') return null;
       if (header.typ !== undefined && header.typ !== 'JWT') return null;
       // The key comes from the tenant's own keys; a kid of another scope is simply not found.
       const key = await this.signingKeys.findByKid(scope, header.kid);

@@ -53,7 +53,7 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
     passwords: new FakePasswordHasher(),
     oneTimeTokens,
     secretBox: new FakeSecretBox(),
-    // Shares the token store: a link's token and its mail are stored together (DESIGN §7).
+    // Shares the token store: a link's token and its mail are stored together (docs/operating.md#the-e-mail-outbox).
     outbox: new InMemoryMailOutbox(oneTimeTokens),
     twoFactor: new InMemoryTwoFactorStore(),
     passkeys: new InMemoryPasskeyStore(),

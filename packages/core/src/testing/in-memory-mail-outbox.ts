@@ -59,7 +59,7 @@ export class InMemoryMailOutbox implements MailOutbox {
     failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean },
   ): Promise<void> {
     const mail = this.find(scope, id);
-    if (!mail || mail.status !== 'sending') return;
+    if (mail?.status !== 'sending') return;
     mail.lastError = failure.error;
     mail.leaseUntil = null;
     if (failure.nextAttemptAt) {

@@ -11,7 +11,7 @@ import { InMemoryOidcArtifactStore } from './in-memory-oidc-artifact-store';
 import { InMemoryOidcClientStore } from './in-memory-oidc-client-store';
 import { InMemoryOneTimeTokenStore } from './in-memory-one-time-token-store';
 import { InMemoryPasskeyStore } from './in-memory-passkey-store';
-import { InMemoryRateLimiter } from './in-memory-rate-limiter';
+import { InMemoryRateLimiter } from '../rate-limit/in-memory-rate-limiter';
 import { InMemorySigningKeyStore } from './in-memory-signing-key-store';
 import { InMemoryTwoFactorStore } from './in-memory-two-factor-store';
 import { passwordHasherContract } from './password-hasher.contract';

@@ -6,7 +6,6 @@ export * from './in-memory-user-repository';
 export * from './in-memory-session-store';
 export * from './in-memory-common-password-list';
 export * from './in-memory-signing-key-store';
-export * from './in-memory-rate-limiter';
 export * from './in-memory-deps';
 export * from './fake-password-hasher';
 export * from './fake-access-token-codec';

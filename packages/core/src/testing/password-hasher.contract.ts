@@ -1,7 +1,7 @@
 import type { PasswordHasher } from '../ports/password-hasher';
 
 /**
- * The behaviour every {@link PasswordHasher} must have (DESIGN §4). Call it from a `*.test.ts` of
+ * The behaviour every {@link PasswordHasher} must have (docs/security.md#passwords). Call it from a `*.test.ts` of
  * the implementation: `passwordHasherContract('bcrypt', async () => new BcryptPasswordHasher(...))`.
  * Uses the jest globals, so it only runs under jest.
  */
@@ -37,12 +37,12 @@ export function passwordHasherContract(label: string, make: () => Promise<Passwo
       }
     });
 
-    // bcrypt reads only 72 bytes: without a pre-hash these pairs would both sign in (DESIGN §4).
+    // bcrypt reads only 72 bytes: without a pre-hash these pairs would both sign in (docs/security.md#passwords).
     const sharing72Bytes: Array<[string, string, string]> = [
-      ['ASCII', 'a'.repeat(72) + 'first', 'a'.repeat(72) + 'second'],
-      ['2-byte UTF-8', 'é'.repeat(36) + 'X', 'é'.repeat(36) + 'Y'],
-      ['4-byte UTF-8', '🔑'.repeat(18) + '1', '🔑'.repeat(18) + '2'],
-      ['a character straddling byte 72', 'a' + '€'.repeat(24) + 'x', 'a' + '€'.repeat(24) + 'y'],
+      ['ASCII', `${'a'.repeat(72)}first`, `${'a'.repeat(72)}second`],
+      ['2-byte UTF-8', `${'é'.repeat(36)}X`, `${'é'.repeat(36)}Y`],
+      ['4-byte UTF-8', `${'🔑'.repeat(18)}1`, `${'🔑'.repeat(18)}2`],
+      ['a character straddling byte 72', `a${'€'.repeat(24)}x`, `a${'€'.repeat(24)}y`],
     ];
     it.each(sharing72Bytes)('counts every byte (%s): passwords sharing their first 72 bytes', async (_, a, b) => {
       expect(Buffer.byteLength(a, 'utf8')).toBeGreaterThan(72);

@@ -54,7 +54,7 @@ export function totpAlgorithmContract(label: string, totp: () => TotpAlgorithm, 
     if (independentCode) {
       it('agrees with an independent implementation on random secrets and times', () => {
         for (let i = 0; i < 5; i += 1) {
-          const secret = 'JBSWY3DPEHPK3PXP' + 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.slice(i, i + 16);
+          const secret = `JBSWY3DPEHPK3PXP${'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.slice(i, i + 16)}`;
           const at = new Date(Date.UTC(2026, 0, 1) + i * 7_919_000);
           expect(totp().matchStep({ secret, code: independentCode(secret, at), at, window: 0 })).toBe(Math.floor(at.getTime() / 30_000));
         }

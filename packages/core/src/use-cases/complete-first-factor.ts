@@ -11,7 +11,7 @@ import { startSession } from './issue-tokens';
 /** A finished sign-in: the user as signed in and the first token bundle of a new session. */
 export type SignedIn = { user: User } & TokenBundle;
 
-/** The answer to a first factor when the user has a second one (DESIGN §5, the login shape). */
+/** The answer to a first factor when the user has a second one (the OpenAPI document, the login shape). */
 export interface TwoFactorChallenge {
   twoFactorRequired: true;
   /** Single-use, 5 minutes, dies after 5 wrong codes; redeem at /api/auth/2fa/totp/verify. */
@@ -35,7 +35,7 @@ export async function finishSignIn(deps: SessionDeps, scope: TenantScope, projec
 }
 
 /**
- * The rule of DESIGN §4a for every password-equivalent path (password, magic link, OAuth
+ * The second-factor rule for every password-equivalent path (password, magic link, OAuth
  * sign-in): call it once the first factor has proved `user`. A banned user is refused; a user
  * with TOTP on gets the challenge and no tokens; anyone else is signed in.
  */

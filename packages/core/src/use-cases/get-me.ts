@@ -5,8 +5,8 @@ import type { AuthDeps } from './deps';
 import { verifyAccessToken } from './verify-access-token';
 
 /**
- * Contract endpoint 5: verifies the token, then loads the live user. Access tokens die with their
- * session (DESIGN §4a), so logout, replay revocation, password update and bans take effect here at once.
+ * `GET /api/auth/me`: verifies the token, then loads the live user. Access tokens die with their
+ * session (docs/security.md), so logout, replay revocation, password update and bans take effect here at once.
  */
 export async function getMe(
   deps: Pick<AuthDeps, 'settings' | 'clock' | 'tokens' | 'sessions'>,

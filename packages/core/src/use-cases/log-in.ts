@@ -24,7 +24,7 @@ export interface LogInOptions {
 }
 
 /**
- * Contract endpoint 2. Unknown e-mails and passwordless users cost one dummy hash compare, so the
+ * `POST /api/auth/login`. Unknown e-mails and passwordless users cost one dummy hash compare, so the
  * answer time does not tell whether an account exists, and the message is the same either way.
  */
 export async function logIn(

@@ -2,7 +2,7 @@ import type { TenantScope } from '../domain/environment';
 import { sha256Hex } from '../domain/secrets';
 import type { AuthDeps } from './deps';
 
-/** Contract endpoint 3: revokes the token's session if there is one; always succeeds (idempotent). */
+/** `POST /api/auth/logout`: revokes the token's session if there is one; always succeeds (idempotent). */
 export async function logOut(
   deps: Pick<AuthDeps, 'clock' | 'sessions'>,
   scope: TenantScope,

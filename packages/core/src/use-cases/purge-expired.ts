@@ -25,7 +25,7 @@ export interface PurgeOptions {
 export const DEFAULT_PURGE_BATCH_SIZE = 1000;
 export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
-/** Stores of capabilities a host left out, and the OIDC provider's (DESIGN §9), are optional: nothing to purge. */
+/** Stores of capabilities a host left out, and the OIDC provider's (docs/decisions.md#hosted-oidc-provider), are optional: nothing to purge. */
 type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions'> &
   OptionalDeps<'oneTimeTokens' | 'outbox' | 'knownDevices'> & { oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'> };
 

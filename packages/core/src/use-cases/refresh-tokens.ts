@@ -11,7 +11,7 @@ import { signAccessToken } from './issue-tokens';
 type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' | 'tokens'>;
 
 /**
- * Contract endpoint 4. The presented token is consumed by the store's atomic rotation primitive.
+ * `POST /api/auth/refresh`. The presented token is consumed by the store's atomic rotation primitive.
  * A successor is derived as HMAC(session rotation key, presented token): only a holder of the
  * presented token can know it, and the grace window can hand a racing tab the very same successor
  * without the raw token ever being stored. Whether a reuse falls in that window is decided by the

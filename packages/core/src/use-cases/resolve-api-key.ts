@@ -31,7 +31,7 @@ export async function resolveApiKey(
 
 /**
  * Caches resolutions for `ttlSeconds` (default 10): a revoked key or a changed project setting
- * takes effect on every instance within that time (DESIGN §14). Failures are not cached, so a
+ * takes effect on every instance within that time (docs/decisions.md#contract-clarifications). Failures are not cached, so a
  * key created a moment ago works at once.
  */
 export function createApiKeyResolver(

@@ -13,7 +13,7 @@ export interface SignUpInput {
   meta?: UserMeta;
 }
 
-/** Contract endpoint 1: creates the user in the key's scope and signs them in at once. */
+/** `POST /api/auth/signup`: creates the user in the key's scope and signs them in at once. */
 export async function signUp(
   deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'> & OptionalDeps<'commonPasswords'>,
   scope: TenantScope,
@@ -52,7 +52,7 @@ async function refuseExisting(
   options: { racing?: boolean } = {},
 ): Promise<void> {
   const existing = await deps.users.findByEmail(scope, email);
-  // A banned user's e-mail answers user_banned (contract rule 2, DESIGN §14).
+  // A banned user's e-mail answers user_banned (docs/decisions.md#contract-clarifications).
   if (existing && isBanned(existing)) throw new AuthError('user_banned');
   if (existing || options.racing) throw new AuthError('user_already_exists');
 }

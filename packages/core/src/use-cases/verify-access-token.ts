@@ -5,7 +5,7 @@ import type { AuthDeps } from './deps';
 
 /**
  * Verifies an access token for the tenant chosen by the API key: the codec checks algorithm and
- * signature against this scope's keys only; here every claim is checked (DESIGN §4a).
+ * signature against this scope's keys only; here every claim is checked (docs/security.md).
  */
 export async function verifyAccessToken(
   deps: Pick<AuthDeps, 'settings' | 'clock' | 'tokens'>,

@@ -30,7 +30,7 @@ class ProjectFieldsDto {
   @Allow() rejectCommonPasswords?: boolean;
 }
 
-/** Body of POST /admin/projects (DESIGN §12): a name and optional settings. */
+/** Body of POST /admin/projects (the OpenAPI document): a name and optional settings. */
 export class CreateProjectDto extends ProjectFieldsDto {
   @Allow() name!: string;
 }

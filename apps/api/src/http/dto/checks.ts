@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { Matches, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
-import { appUrlMessage, environmentMessage, isAppUrl, isEnvironment, isOrigin, originMessage } from '@svc/core';
+import { appUrlMessage, environmentMessage, isAppUrl, isEnvironment } from '@svc/core';
 
 /** Optional, but when present it must not be null (for fields that cannot be cleared). */
 export function OptionalNotNull(): PropertyDecorator {
@@ -24,13 +24,7 @@ export function IsEnvironment(): PropertyDecorator {
   return ValidateBy({ name: 'isEnvironment', validator: { validate: isEnvironment, defaultMessage: () => message } });
 }
 
-/** Core's origin rule (isOrigin) and its message, as a field check. */
-export function IsOrigin(options?: ValidationOptions): PropertyDecorator {
-  const message = originMessage('$property', { each: options?.each });
-  return ValidateBy({ name: 'isOrigin', validator: { validate: isOrigin, defaultMessage: () => message } }, options);
-}
-
-/** Surrounding whitespace is not part of an e-mail (DESIGN §4 trims); strip it before the checks. */
+/** Surrounding whitespace is not part of an e-mail (core trims it too); strip it before the checks. */
 export function Trim(): PropertyDecorator {
   return Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 }

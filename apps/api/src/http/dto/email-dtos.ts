@@ -9,7 +9,7 @@ import { Trim } from './checks';
 /** Our link tokens are 51 characters; the bound only keeps garbage cheap. */
 const MAX_TOKEN = 512;
 
-/** MagicLinkRequest of the contract (endpoint 6). */
+/** MagicLinkRequest of the contract (POST /api/auth/magic-link). */
 export class MagicLinkDto {
   @AccountEmail()
   email!: string;
@@ -19,13 +19,13 @@ export class MagicLinkDto {
   createIfNotExists?: boolean;
 }
 
-/** PasswordResetRequest of the contract (endpoint 8). */
+/** PasswordResetRequest of the contract (POST /api/auth/password/reset). */
 export class PasswordResetDto {
   @AccountEmail()
   email!: string;
 }
 
-/** PasswordUpdateRequest of the contract (endpoint 9). */
+/** PasswordUpdateRequest of the contract (POST /api/auth/password/update). */
 export class PasswordUpdateDto {
   @RequiredString('token', { min: 1, max: MAX_TOKEN })
   token!: string;

@@ -7,7 +7,7 @@ import { IsAppUrl, IsEnvironment, OptionalNotNull } from './checks';
 
 const MAX_URL = 2048;
 
-/** OAuthInitiateRequest of the contract, plus the caller's own `state` (DESIGN §14). */
+/** OAuthInitiateRequest of the contract, plus the caller's own `state` (docs/decisions.md#contract-clarifications). */
 export class OAuthInitiateDto {
   @IsOptional()
   @IsString({ message: 'redirectUrl must be a string or null.' })
@@ -54,7 +54,7 @@ export class OAuthCallbackQuery {
 
 const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]{1,200}$/; // RFC 6749 scope-token
 
-/** Body of `PUT /admin/projects/{id}/oauth-providers/{provider}` (DESIGN §12). */
+/** Body of `PUT /admin/projects/{id}/oauth-providers/{provider}` (the OpenAPI document). */
 export class OAuthProviderDto {
   @OptionalNotNull()
   @IsEnvironment()

@@ -8,7 +8,7 @@ import { IsEnvironment, OptionalNotNull } from './checks';
 const MAX_SCOPES = 20;
 const MAX_URIS = MAX_OIDC_REDIRECT_URIS;
 
-/** OidcGrantRequest of the contract (endpoint 13). */
+/** OidcGrantRequest of the contract (POST /api/auth/oidc/grant). */
 export class OidcGrantDto {
   @IsDefined({ message: 'requestToken is required.' })
   @IsString({ message: 'requestToken must be a string.' })
@@ -33,7 +33,7 @@ export class OidcGrantDto {
   scopes?: string[];
 }
 
-/** Body of POST /admin/projects/{id}/oidc-clients (DESIGN §12). */
+/** Body of POST /admin/projects/{id}/oidc-clients (the OpenAPI document). */
 export class CreateOidcClientDto {
   @IsDefined({ message: 'environment is required.' })
   @IsEnvironment()

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { AuthError } from '@svc/core';
 
 /**
- * Guards the admin API (DESIGN §12) with `Authorization: Bearer <SVC_ADMIN_TOKEN>`. Both sides
+ * Guards the admin API (the OpenAPI document) with `Authorization: Bearer <SVC_ADMIN_TOKEN>`. Both sides
  * are hashed before the constant-time compare, so neither the token's bytes nor its length leak
  * through timing. Missing or wrong -> 401 unauthorized. `otherTokens` are accepted too (the
  * scrape-only metrics token on /metrics).

@@ -4,7 +4,7 @@ import { isDeviceId, type SignInClient } from '@svc/core';
 
 /**
  * The end user's address. Calls come from customers' servers, so a request whose API key was
- * accepted may name the end user in `X-Svc-Client-Ip` (the SDK and proxy always do, DESIGN §6).
+ * accepted may name the end user in `X-Svc-Client-Ip` (the SDK and proxy always do; docs/security.md#rate-limits).
  * Without an accepted key the header is ignored: anyone could otherwise pick a fresh address per
  * request and never be limited. Fallback: the socket address after TRUST_PROXY.
  */
@@ -42,7 +42,7 @@ function expandIpv6(address: string): string[] {
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (dotted) {
     const [a, b, c, d] = dotted.slice(1).map(Number);
-    text = text.slice(0, dotted.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.split('::');
   const left = head ? head.split(':') : [];

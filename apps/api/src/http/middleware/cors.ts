@@ -2,9 +2,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AuthError } from '@svc/core';
 
 /** Request headers a browser may send to the API (preflight answer). */
-export const CORS_ALLOWED_HEADERS = ['X-API-Key', 'Content-Type', 'Authorization', 'X-Request-Id'] as const;
+const CORS_ALLOWED_HEADERS = ['X-API-Key', 'Content-Type', 'Authorization', 'X-Request-Id'] as const;
 /** Methods of the API's routes under /api (DELETE: passkeys). */
-export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'DELETE'] as const;
+const CORS_ALLOWED_METHODS = ['GET', 'POST', 'DELETE'] as const;
 /** Response headers browser code may read: correlation and back-off hints. */
 const EXPOSED_HEADERS = 'X-Request-Id, RateLimit, RateLimit-Policy, Retry-After';
 /** How long a browser may reuse a preflight answer, in seconds. */
@@ -17,7 +17,7 @@ const PREFLIGHT_MAX_AGE = 600;
  * {@link originGuard} before any handler runs, and a refused origin gets 403 without
  * `Access-Control-Allow-Origin`. So a generous preflight lets no foreign origin cause an effect or
  * read an answer. Every other OPTIONS is 404 not_found (as for any method a path does not have,
- * DESIGN §5): no route ever sees an OPTIONS, so none can consume a magic link on one.
+ * see app.ts): no route ever sees an OPTIONS, so none can consume a magic link on one.
  */
 export function corsPreflight(): RequestHandler {
   return (req, res, next) => {
@@ -41,7 +41,7 @@ export function corsPreflight(): RequestHandler {
 export type AllowedOriginsOf = (req: Request, res: Response) => readonly string[] | null | Promise<readonly string[] | null>;
 
 /**
- * Contract rule 3 with DESIGN §14, on the actual request. No Origin (server-to-server): nothing to
+ * The project's allowedOrigins, on the actual request (docs/decisions.md#contract-clarifications). No Origin (server-to-server): nothing to
  * check. An Origin not in a non-empty allowedOrigins: 403 origin_not_allowed. Otherwise the exact
  * origin is echoed (never `*`), with `Vary: Origin` so caches keep answers per origin. An empty
  * list allows any origin. `Access-Control-Allow-Credentials` is never sent: the API reads no
@@ -64,7 +64,7 @@ export function originGuard(allowedOriginsOf: AllowedOriginsOf): RequestHandler 
 
 /**
  * CORS for the key-less GET /api/auth/magic-link/verify: the project comes from its `project`
- * query (contract endpoint 7); `allowedOrigins` is the service's cached lookup of it (null for
+ * query (`GET /api/auth/magic-link/verify`); `allowedOrigins` is the service's cached lookup of it (null for
  * an id that names no project).
  */
 export function projectQueryCors(allowedOrigins: (projectId: string) => Promise<readonly string[] | null>): RequestHandler {

@@ -3,8 +3,8 @@ import { AuthError, FORBIDDEN_KEYS } from '@svc/core';
 import { MAX_BODY_DEPTH } from '../dto/plain-object';
 import { unstorableTextProblem } from '../dto/storable-text';
 
-/** Request bodies above this are refused with 413 (DESIGN §5). */
-export const BODY_LIMIT_BYTES = 64 * 1024;
+/** Request bodies above this are refused with 413 (the OpenAPI document). */
+const BODY_LIMIT_BYTES = 64 * 1024;
 
 const OPEN_OBJECT = 0x7b; // {
 const CLOSE_OBJECT = 0x7d; // }
@@ -117,7 +117,7 @@ export function jsonBody(): RequestHandler[] {
  * reusable; closing the connection instead frees it at once (a client announcing 10 MB and
  * trickling them in would otherwise hold it for as long as it likes).
  */
-export const refuseDeclaredOversize: RequestHandler = (req, res, next) => {
+const refuseDeclaredOversize: RequestHandler = (req, res, next) => {
   const declared = Number(req.get('content-length') ?? 0);
   if (!(declared > BODY_LIMIT_BYTES)) return next();
   res.set('Connection', 'close');
@@ -130,7 +130,7 @@ export const refuseDeclaredOversize: RequestHandler = (req, res, next) => {
  * decode to them); every refusal is 400 validation_error. An empty body stays undefined, and a
  * body that is not an object (an array, a scalar) is refused by validation with the same code.
  */
-export const parseJsonBody: RequestHandler = (req, _res, next) => {
+const parseJsonBody: RequestHandler = (req, _res, next) => {
   if (!Buffer.isBuffer(req.body)) return next();
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new AuthError('unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');

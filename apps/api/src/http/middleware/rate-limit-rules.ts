@@ -49,7 +49,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
 };
 
 /**
- * What each limit counts by; project + environment are always added (DESIGN §6).
+ * What each limit counts by; project + environment are always added (docs/security.md#rate-limits).
  * - `ip`: the end user's address (X-Svc-Client-Ip on key-bearing requests, else the socket's).
  * - `ip+email`: that address and the normalised e-mail of the body (the contract's "IP + e-mail").
  * - `email`: the e-mail alone, whatever the address: a caller who can name any address in

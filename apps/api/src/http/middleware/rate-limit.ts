@@ -5,9 +5,7 @@ import { unverifiedSubject } from './bearer';
 import { addressKey, clientAddress } from './client-address';
 import { RATE_LIMIT_KEYS, storeDownPolicy, type RateLimitName, type RateLimitRules } from './rate-limit-rules';
 
-// The names, defaults and key kinds live in rate-limit-rules.ts; re-exported so imports keep working.
-export * from './rate-limit-rules';
-export { addressKey, clientAddress } from './client-address';
+// The names, defaults and key kinds of the limits live in rate-limit-rules.ts.
 
 export interface RateLimitOptions {
   limiter: RateLimiter;
@@ -102,7 +100,7 @@ function tighter(a: RateLimitDecision, b: RateLimitDecision): boolean {
 }
 
 /**
- * A limiter that throws (one not wrapped in FailoverRateLimiter) fails open (DESIGN §6): logged,
+ * A limiter that throws (one not wrapped in FailoverRateLimiter) fails open (docs/security.md#rate-limits): logged,
  * and the request goes on. The container's FailoverRateLimiter never throws; it applies the
  * rule's `whenStoreDown` instead.
  */

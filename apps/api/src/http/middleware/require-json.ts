@@ -4,7 +4,7 @@ import { AuthError } from '@svc/core';
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * A request that carries a body must say it is JSON (DESIGN §5: 415 unsupported_media_type).
+ * A request that carries a body must say it is JSON (the OpenAPI document: 415 unsupported_media_type).
  * Besides being the API's only format, this blocks cross-site form posts, which browsers may send
  * as text/plain without a preflight. Body-less POSTs (ban, rotate) need no Content-Type.
  */

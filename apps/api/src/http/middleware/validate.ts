@@ -12,7 +12,7 @@ type DtoClass<T> = new () => T;
  * Turns `input` into a validated instance of `Dto` or throws 400 validation_error naming the first
  * bad field. Unknown properties are dropped (whitelist), not refused, so a newer client's extra
  * field does not break it. Every request value is typed and checked here before it reaches core
- * or the ORM (DESIGN §4a).
+ * or the ORM (docs/security.md).
  */
 export async function validateInput<T extends object>(Dto: DtoClass<T>, input: unknown, what = 'The request body'): Promise<T> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {

@@ -8,7 +8,7 @@ import { idParam, projectNotFound, projectParam } from './params';
 
 const keyNotFound = () => new AuthError('not_found', 'API key not found.');
 
-/** DESIGN §12: issue, list and revoke API keys. The full key is shown once, at creation. */
+/** Admin API: issue, list and revoke API keys. The full key is shown once, at creation. */
 export function adminApiKeyRoutes(deps: AppDeps): Router {
   const { admin } = deps.auth;
   return Router()

@@ -6,7 +6,7 @@ import { presentOAuthProvider } from '../oauth-presenters';
 import { idParam, projectNotFound } from './params';
 
 /**
- * DESIGN §12: identity-provider settings per project and environment. A PUT names one environment
+ * Admin API: identity-provider settings per project and environment. A PUT names one environment
  * (`environment` in the body, default production); each environment is configured on its own.
  */
 export function adminOAuthProviderRoutes(deps: AppDeps): Router {

@@ -13,7 +13,7 @@ function presentOidcClient(client: OidcClient) {
   return { clientId, environment, name, redirectUris, postLogoutRedirectUris, public: client.public, createdAt: client.createdAt.toISOString() };
 }
 
-/** DESIGN §12: register, list and delete a project's OIDC clients (relying parties). */
+/** Admin API: register, list and delete a project's OIDC clients (relying parties). */
 export function adminOidcClientRoutes(deps: AppDeps): Router {
   const oidc = deps.oidc;
   if (!oidc) return Router();

@@ -5,7 +5,7 @@ import { bodyOf, validateBody } from '../middleware/validate';
 import { presentProject } from '../presenters';
 import { idParam, projectNotFound, projectParam } from './params';
 
-/** DESIGN §12: create, read and update projects. Mounted behind the admin token. */
+/** Admin API: create, read and update projects. Mounted behind the admin token. */
 export function adminProjectRoutes(deps: AppDeps): Router {
   const { admin } = deps.auth;
   return Router()

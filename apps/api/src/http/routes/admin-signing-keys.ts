@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { scopeParam } from './params';
 
-/** DESIGN §12: rotate an environment's signing key and read its current public key (PEM). */
+/** Admin API: rotate an environment's signing key and read its current public key (PEM). */
 export function adminSigningKeyRoutes(deps: AppDeps): Router {
   const { admin } = deps.auth;
   return Router()

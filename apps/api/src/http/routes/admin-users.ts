@@ -9,7 +9,7 @@ import { idParam, scopeParam } from './params';
 const userNotFound = () => new AuthError('user_not_found');
 const userIdOf = (req: Request) => idParam(req.params.userId, userNotFound);
 
-/** DESIGN §12: list, ban, unban and delete the users of one environment. */
+/** Admin API: list, ban, unban and delete the users of one environment. */
 export function adminUserRoutes(deps: AppDeps): Router {
   const { admin } = deps.auth;
   const base = '/projects/:id/environments/:env/users';

@@ -10,7 +10,7 @@ import { adminOutboxRoutes } from './admin-outbox';
 import { adminOidcClientRoutes } from './admin-oidc-clients';
 
 /**
- * The admin API (DESIGN §12), mounted at /admin. The token is checked before routing, so without
+ * The admin API (the OpenAPI document), mounted at /admin. The token is checked before routing, so without
  * it every /admin path answers 401 and the route map is not revealed.
  */
 export function adminRoutes(deps: AppDeps): Router {

@@ -3,15 +3,16 @@ import type { AppDeps } from '../app-deps';
 import { LoginDto } from '../dto/auth-dtos';
 import { apiKeyOf } from '../middleware/api-key';
 import { signInClient } from '../middleware/client-address';
-import { countLimits, LOGIN_LIMITS } from '../middleware/rate-limit';
+import { countLimits } from '../middleware/rate-limit';
+import { LOGIN_LIMITS } from '../middleware/rate-limit-rules';
 import { bodyOf, validateBody } from '../middleware/validate';
 import { presentUserLogin } from '../presenters';
 import { presentSignIn } from '../second-factor-presenters';
 import { keyed, limited, limitOptions } from './guards';
 
 /**
- * Contract endpoint 2: POST /api/auth/login -> 200 { user: UserLogin, tokens }, or for a user
- * with TOTP on 200 { twoFactorRequired: true, twoFactorToken, methods } and no tokens (DESIGN §5).
+ * POST /api/auth/login -> 200 { user: UserLogin, tokens }, or for a user
+ * with TOTP on 200 { twoFactorRequired: true, twoFactorToken, methods } and no tokens (the OpenAPI document).
  * The per-address limits are counted first; the per-account one (`loginAccount`) only for a
  * client the account does not know, once the use case has looked (docs/security.md).
  */

@@ -5,7 +5,7 @@ import { apiKeyOf } from '../middleware/api-key';
 import { bodyOf, validateBody } from '../middleware/validate';
 import { keyed } from './guards';
 
-/** Contract endpoint 3: POST /api/auth/logout -> { success: true }, known token or not (idempotent). */
+/** POST /api/auth/logout -> { success: true }, known token or not (idempotent). */
 export function logoutRoutes(deps: AppDeps): Router {
   return Router().post('/api/auth/logout', ...keyed(deps), validateBody(RefreshLogoutDto), async (_req, res) => {
     await deps.auth.logOut(apiKeyOf(res), bodyOf(res, RefreshLogoutDto).refreshToken);

@@ -6,15 +6,15 @@ import { projectQueryCors } from '../middleware/cors';
 import { presentSignIn } from '../second-factor-presenters';
 import { limited } from './guards';
 
-/** Contract endpoint 7, the one browser-facing route without an API key. */
-export const MAGIC_LINK_VERIFY_PATH = '/api/auth/magic-link/verify';
+/** `GET /api/auth/magic-link/verify`, the one browser-facing route without an API key. */
+const MAGIC_LINK_VERIFY_PATH = '/api/auth/magic-link/verify';
 
 /**
  * GET /api/auth/magic-link/verify, all of its edge in one router: CORS from the project named by
  * the `project` query, and the `magicLinkVerify` limit by the socket address (no key, so
  * X-Svc-Client-Ip is ignored); a TOTP user gets the challenge. HEAD is refused with 404 rather
  * than routed to the GET handler (Express answers HEAD with GET routes): a link checker's or
- * mail scanner's HEAD must never consume a token (DESIGN §4a).
+ * mail scanner's HEAD must never consume a token (docs/security.md).
  */
 export function magicLinkVerifyRoutes(deps: AppDeps): Router {
   return Router()

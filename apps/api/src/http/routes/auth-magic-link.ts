@@ -9,7 +9,7 @@ import { answerSuccessThen } from './answer-first';
 import { keyed, limited, limitOptions } from './guards';
 
 /**
- * Contract endpoint 6. POST /api/auth/magic-link always answers success (no enumeration),
+ * POST /api/auth/magic-link always answers success (no enumeration),
  * before it looks at any account; creating a user spends the client address's sign-up budget.
  * Following the link, GET /api/auth/magic-link/verify, is auth-magic-link-verify.ts.
  */

@@ -9,7 +9,7 @@ import { keyed } from './guards';
 
 export const ME_PATH = '/api/auth/me';
 
-/** Contract endpoint 5: GET /api/auth/me with X-API-Key and a bearer access token -> { user: UserMe }. */
+/** GET /api/auth/me with X-API-Key and a bearer access token -> { user: UserMe }. */
 export function meRoutes(deps: AppDeps): Router {
   return Router().get(ME_PATH, ...keyed(deps), async (req, res) => {
     writeMeAnswer(res, await deps.auth.getMe(apiKeyOf(res), bearerToken(req)));

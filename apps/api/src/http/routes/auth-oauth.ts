@@ -8,7 +8,7 @@ import { presentOAuthExchange } from '../oauth-presenters';
 import { keyed } from './guards';
 
 /**
- * Social sign-in, contract endpoints 10-12 (DESIGN §8). The exchange route is registered before
+ * Social sign-in: initiate, callback, exchange (docs/decisions.md#social-sign-in). The exchange route is registered before
  * `/:provider`, which would otherwise take `token` for a provider slug.
  */
 export function oauthRoutes(deps: AppDeps): Router {
@@ -23,7 +23,7 @@ export function oauthRoutes(deps: AppDeps): Router {
       res.json({ data: { provider: started.provider, authorizationUrl: started.authorizationUrl } });
     })
     // A link checker's HEAD must not burn the single-use state (Express answers HEAD with GET routes).
-    // Contract endpoint 11, reached by the browser from the identity provider (no API key).
+    // `GET /api/auth/oauth/{provider}/callback`, reached by the browser from the identity provider (no API key).
     .head(OAUTH_CALLBACK_ROUTE, () => {
       throw new AuthError('not_found', 'No such endpoint.');
     })

@@ -6,7 +6,7 @@ import { bodyOf, validateBody } from '../middleware/validate';
 import { keyed } from './guards';
 
 /**
- * Contract endpoint 13: POST /api/auth/oidc/grant -> { redirectUrl } that resumes the OIDC flow in
+ * POST /api/auth/oidc/grant -> { redirectUrl } that resumes the OIDC flow in
  * the user's browser. Pro only (403 plan_upgrade_required); a bad, used, expired or other
  * environment's request token is 401 invalid_token (see grantOidcRequest for every code).
  */

@@ -8,7 +8,7 @@ import type { MailRouteDeps } from '../app-deps';
 import { keyed, limited } from './guards';
 
 /**
- * Contract endpoints 8 and 9. The reset request always answers success, before it looks the
+ * POST /api/auth/password/reset and /update. The reset request always answers success, before it looks the
  * address up, and sends nothing inline (the link goes out through the outbox); the update revokes
  * every session of the user.
  */

@@ -6,7 +6,7 @@ import { bodyOf, validateBody } from '../middleware/validate';
 import { presentTokens } from '../presenters';
 import { keyed, limited } from './guards';
 
-/** Contract endpoint 4: POST /api/auth/refresh -> new tokens; the presented one is used up. */
+/** POST /api/auth/refresh -> new tokens; the presented one is used up. */
 export function refreshRoutes(deps: AppDeps): Router {
   return Router().post('/api/auth/refresh', ...keyed(deps), validateBody(RefreshLogoutDto), limited(deps, 'refresh'), async (_req, res) => {
     const tokens = await deps.auth.refresh(apiKeyOf(res), bodyOf(res, RefreshLogoutDto).refreshToken);

@@ -6,7 +6,7 @@ import { bodyOf, validateBody } from '../middleware/validate';
 import { presentTokens, presentUserSignup } from '../presenters';
 import { keyed, limited } from './guards';
 
-/** Contract endpoint 1: POST /api/auth/signup -> 201 { user: UserSignup, tokens }. */
+/** POST /api/auth/signup -> 201 { user: UserSignup, tokens }. */
 export function signupRoutes(deps: AppDeps): Router {
   return Router().post('/api/auth/signup', ...keyed(deps), validateBody(SignupDto), limited(deps, 'signup'), async (_req, res) => {
     const { user, ...tokens } = await deps.auth.signUp(apiKeyOf(res), bodyOf(res, SignupDto));

@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
 import type { AppDeps } from '../app-deps';
 import { checkOrigin, requireApiKey } from '../middleware/api-key';
-import { rateLimit, type RateLimitName, type RateLimitOptions } from '../middleware/rate-limit';
+import { rateLimit, type RateLimitOptions } from '../middleware/rate-limit';
+import type { RateLimitName } from '../middleware/rate-limit-rules';
 
 /** What every key-bearing endpoint runs first: the API key, then the project's allowed origins. */
 export function keyed(deps: AppDeps): RequestHandler[] {

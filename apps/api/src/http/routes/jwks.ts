@@ -6,7 +6,7 @@ import { environmentParam, idParam, projectNotFound } from './params';
 const CACHE_SECONDS = 300;
 
 /**
- * DESIGN §2: GET /api/projects/{projectId}/{environment}/jwks.json, no key needed. The body is a
+ * GET /api/projects/{projectId}/{environment}/jwks.json, no key needed. The body is a
  * bare JWK Set (RFC 7517 §5), not the `{ data }` envelope: JOSE libraries (jose's
  * createRemoteJWKSet and the like) read `keys` at the top level.
  */

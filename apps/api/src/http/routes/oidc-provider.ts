@@ -10,7 +10,7 @@ import type { AppDeps } from '../app-deps';
 const OIDC_CSP = "default-src 'none'; script-src 'self'; form-action 'self' https: http:; frame-ancestors 'none'; base-uri 'none'";
 
 /**
- * `{base}/api/oidc/{projectId}/*` (DESIGN §9): discovery, authorize, token, userinfo, jwks,
+ * `{base}/api/oidc/{projectId}/*` (docs/decisions.md#hosted-oidc-provider): discovery, authorize, token, userinfo, jwks,
  * revocation and end-session, served by oidc-provider. Mounted before the JSON body parser: the
  * token endpoint takes form bodies. Answers are OAuth-style `{ error, error_description }`.
  */

@@ -3,7 +3,7 @@ import { AuthError, isEnvironment, isUuid, type AuthService, type Environment, t
 
 /**
  * Ids in paths are canonical UUIDs (core's isUuid). Anything else is answered 404 here,
- * so a malformed value never reaches a query (DESIGN §4a; PostgreSQL would also reject it with an
+ * so a malformed value never reaches a query (docs/security.md; PostgreSQL would also reject it with an
  * error instead of "no row").
  */
 export function idParam(value: unknown, notFound: () => AuthError): string {

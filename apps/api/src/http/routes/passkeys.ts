@@ -14,7 +14,7 @@ import { idParam } from './params';
 const passkeyNotFound = () => new AuthError('not_found', 'Passkey not found.');
 
 /**
- * Passkeys (DESIGN §5). Registration, list and revoke act for the signed-in user (API key +
+ * Passkeys (the OpenAPI document). Registration, list and revoke act for the signed-in user (API key +
  * bearer); sign-in needs the API key alone and answers the login bundle.
  */
 export function passkeyRoutes(deps: AppDeps): Router {

@@ -3,7 +3,7 @@ import type { AppDeps } from '../app-deps';
 import { apiKeyOf } from '../middleware/api-key';
 import { keyed } from './guards';
 
-/** Contract endpoint 14: GET /api/auth/sdk/branding -> { poweredByService } (true on the FREE plan). */
+/** GET /api/auth/sdk/branding -> { poweredByService } (true on the FREE plan). */
 export function brandingRoutes(deps: AppDeps): Router {
   return Router().get('/api/auth/sdk/branding', ...keyed(deps), (_req, res) => {
     res.json({ data: deps.auth.branding(apiKeyOf(res)) });

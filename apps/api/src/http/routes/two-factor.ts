@@ -10,7 +10,7 @@ import { presentSignIn } from '../second-factor-presenters';
 import { keyed, limited } from './guards';
 
 /**
- * TOTP (DESIGN §5). start / confirm / disable act for the signed-in user (API key + bearer);
+ * TOTP (the OpenAPI document). start / confirm / disable act for the signed-in user (API key + bearer);
  * verify redeems a login challenge with the API key alone and answers the login bundle.
  */
 export function twoFactorRoutes(deps: AppDeps): Router {

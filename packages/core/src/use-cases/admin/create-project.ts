@@ -11,7 +11,7 @@ export interface CreatedProject {
   publicKeys: Record<Environment, string>;
 }
 
-/** Creates a project with one API key and one signing key per environment (DESIGN §12). */
+/** Creates a project with one API key and one signing key per environment (the OpenAPI document). */
 export async function createProject(
   deps: Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'apiKeys' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'commonPasswords'>,
   settings: ProjectSettings & { name: string },

@@ -18,7 +18,7 @@ const TTL_SECONDS: Readonly<Record<MailTemplate, number>> = {
 /**
  * Queues the mail with its single-use link. The token (stored hashed) and the mail (rendered,
  * then sealed, because it carries the raw token) go into the outbox in one transaction, and the
- * user's older open tokens of this kind are superseded in it (DESIGN §3, §7). Nothing is sent here.
+ * user's older open tokens of this kind are superseded in it (docs/operating.md#the-e-mail-outbox). Nothing is sent here.
  */
 export async function enqueueLinkMail(
   deps: LinkMailDeps,

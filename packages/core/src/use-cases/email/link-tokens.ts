@@ -14,7 +14,7 @@ import type { Random } from '../../ports/random';
  */
 const KIND: Readonly<Record<MailTemplate, string>> = { magic_link: 'ml', password_reset: 'pr' };
 
-/** The project setting each link is built from (DESIGN §7: configured URLs only). */
+/** The project setting each link is built from (docs/operating.md#the-e-mail-outbox: configured URLs only). */
 export const LINK_SETTING: Readonly<Record<MailTemplate, 'magicLinkUrl' | 'passwordResetUrl'>> = {
   magic_link: 'magicLinkUrl',
   password_reset: 'passwordResetUrl',

@@ -8,7 +8,7 @@ import { linkBaseOf } from './link-tokens';
 
 export interface MagicLinkRequestInput {
   email: string;
-  /** Default true: an unknown address gets a passwordless user, created now (DESIGN §14). */
+  /** Default true: an unknown address gets a passwordless user, created now (docs/decisions.md#contract-clarifications). */
   createIfNotExists?: boolean;
 }
 
@@ -24,7 +24,7 @@ export interface MagicLinkRequestOptions {
 type MagicLinkDeps = LinkMailDeps & Pick<AuthDeps, 'settings' | 'users'>;
 
 /**
- * Contract endpoint 6. Always resolves (no answer tells whether an account exists): unknown
+ * `POST /api/auth/magic-link`. Always resolves (no answer tells whether an account exists): unknown
  * addresses with `createIfNotExists: false`, banned users, new users beyond the plan limit and
  * new users the client may not create simply get no mail. Only a project without
  * `magicLinkUrl` is refused, before any lookup.
@@ -40,7 +40,7 @@ export async function requestMagicLink(
 }
 
 /**
- * Contract endpoint 6 in two steps, for a caller that answers in between: the check that does not
+ * `POST /api/auth/magic-link` in two steps, for a caller that answers in between: the check that does not
  * depend on any account (the project's `magicLinkUrl`, else `validation_error`) runs now; the
  * returned work (lookup, user created, mail queued) is run after the success answer, so the
  * answer takes the same time for every address (docs/decisions.md, "Mail requests answer first").

@@ -8,7 +8,7 @@ import { linkBaseOf } from './link-tokens';
 type ResetDeps = LinkMailDeps & Pick<AuthDeps, 'users'>;
 
 /**
- * Contract endpoint 8. Always resolves. Nothing is sent inline (the outbox does): a known address
+ * `POST /api/auth/password/reset`. Always resolves. Nothing is sent inline (the outbox does): a known address
  * costs one lookup and one outbox insert, an unknown one the lookup alone. Banned users get no
  * mail. Only a project without `passwordResetUrl` is refused, before any lookup.
  */
@@ -17,7 +17,7 @@ export async function requestPasswordReset(deps: ResetDeps, scope: TenantScope, 
 }
 
 /**
- * Contract endpoint 8 in two steps, as {@link acceptMagicLinkRequest}: the project's
+ * `POST /api/auth/password/reset` in two steps, as {@link acceptMagicLinkRequest}: the project's
  * `passwordResetUrl` is checked now; the returned work (lookup, mail queued) runs after the
  * success answer, so a known address answers as fast as an unknown one.
  */

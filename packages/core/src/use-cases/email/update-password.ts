@@ -13,7 +13,7 @@ export interface PasswordUpdateInput {
 }
 
 /**
- * Contract endpoint 9. Consumes the reset token (single use, this scope only), sets the new
+ * `POST /api/auth/password/update`. Consumes the reset token (single use, this scope only), sets the new
  * password, and then ends everything the old password may have opened: every refresh session, the
  * clients known from earlier sign-ins, and every open reset and magic-link token of the user. A second factor stays on (docs/security.md) once
  * the address is verified. The reset link proves the mailbox: on an unverified account that proof

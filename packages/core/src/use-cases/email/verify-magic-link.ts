@@ -27,7 +27,7 @@ export async function magicLinkOrigins(deps: Pick<AuthDeps, 'projects'>, project
 }
 
 /**
- * Contract endpoint 7. The token's marker names the environment; the atomic consume makes the
+ * `GET /api/auth/magic-link/verify`. The token's marker names the environment; the atomic consume makes the
  * link single-use (of concurrent verifies exactly one gets past it). A wrong, used, expired or
  * other-project token is `invalid_magic_link`; a user deleted since the link was sent is
  * `user_not_found`. Opening the link proves the mailbox: on an unverified account that ends

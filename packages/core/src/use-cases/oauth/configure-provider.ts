@@ -13,7 +13,7 @@ import { appUrlMessage, isAppUrl, matchRedirectUrl } from '../../domain/redirect
 import type { AuthDeps } from '../deps';
 import { getProject } from '../admin/update-project';
 
-/** Body of `PUT /admin/projects/{id}/oauth-providers/{provider}` (DESIGN §12). */
+/** Body of `PUT /admin/projects/{id}/oauth-providers/{provider}` (the OpenAPI document). */
 export interface OAuthProviderInput {
   /** The environment the settings apply to; each environment is configured on its own. */
   environment: Environment;

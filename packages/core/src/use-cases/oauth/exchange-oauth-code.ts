@@ -7,7 +7,7 @@ import { ONE_TIME_TOKEN_TTL_SECONDS } from '../../domain/tokens';
 import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from '../complete-first-factor';
 import type { AuthDeps } from '../deps';
 
-/** Stores a single-use exchange code for the user (60 s, DESIGN §3) and returns the raw code. */
+/** Stores a single-use exchange code for the user (60 s) and returns the raw code. */
 export async function issueExchangeCode(
   deps: Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens'>,
   scope: TenantScope,
@@ -28,7 +28,7 @@ export async function issueExchangeCode(
 }
 
 /**
- * Contract endpoint 12. The atomic consume makes the code single-use; a code of another project
+ * `POST /api/auth/oauth/token`. The atomic consume makes the code single-use; a code of another project
  * or environment is looked up in the key's scope and so is simply unknown: all of these are
  * `401 invalid_token`. A user deleted since is `404 user_not_found`; then the rule of every
  * password-equivalent path applies: banned -> 403, TOTP on -> the second-factor challenge.

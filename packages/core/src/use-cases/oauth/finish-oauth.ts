@@ -29,7 +29,7 @@ export interface OAuthCallbackResult {
 type CallbackDeps = ResolveDeps & Pick<AuthDeps, 'projects' | 'secretBox' | 'oneTimeTokens' | 'oauthProviders' | 'oauthClient'>;
 
 /**
- * Contract endpoint 11. The state is checked first: without a valid one nothing is trusted and
+ * `GET /api/auth/oauth/{provider}/callback`. The state is checked first: without a valid one nothing is trusted and
  * the answer is `400 validation_error`. With one, the browser always goes back to the caller's
  * URL: with `code` (single use, 60 s), `provider` and the caller's `state`, or with `error`.
  */

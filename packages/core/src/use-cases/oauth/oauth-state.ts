@@ -21,7 +21,7 @@ export interface OAuthStateData {
   provider: OAuthProvider;
   /** The customer's URL the browser returns to (already checked against the allow-list). */
   redirectUrl: string;
-  /** The caller's own opaque `state`, echoed at the end (DESIGN §14). */
+  /** The caller's own opaque `state`, echoed at the end (docs/decisions.md#contract-clarifications). */
   callerState?: string;
   nonce: string;
   /** The PKCE verifier, sealed: the row alone does not finish a stolen code. */

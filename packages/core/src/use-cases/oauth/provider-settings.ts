@@ -7,7 +7,7 @@ import type { AuthDeps } from '../deps';
 
 /**
  * The provider named by an initiate call, configured and enabled in the key's scope. Anything
- * else (unknown slug, never configured, disabled) is `400 validation_error` (DESIGN §14).
+ * else (unknown slug, never configured, disabled) is `400 validation_error` (docs/decisions.md#contract-clarifications).
  */
 export async function enabledProvider(
   deps: Pick<AuthDeps, 'oauthProviders'>,
@@ -36,7 +36,7 @@ export function clientConfigOf(deps: Pick<AuthDeps, 'secretBox'>, scope: TenantS
 }
 
 /**
- * The service's own callback (contract endpoint 11) registered at the provider. It hangs off the
+ * The service's own callback (`GET /api/auth/oauth/{provider}/callback`) registered at the provider. It hangs off the
  * configured base URL, never the request's Host header.
  */
 export function callbackUrlOf(deps: Pick<AuthDeps, 'settings'>, provider: OAuthProvider): string {

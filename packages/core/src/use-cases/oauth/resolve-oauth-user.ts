@@ -12,7 +12,7 @@ import { proveMailbox } from '../prove-mailbox';
 export type ResolveDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'identities' | 'sessions'> & MailboxProofDeps;
 
 /**
- * The user a provider account signs in as (DESIGN §8): the one it is linked to; else the account
+ * The user a provider account signs in as (docs/decisions.md#social-sign-in): the one it is linked to; else the account
  * with the same address, linked now, but only when the provider says the address is verified;
  * else a new user (within the plan's limit). Refusals become error redirects: a profile with text
  * that cannot be stored is `provider_error`.

@@ -17,7 +17,7 @@ export interface StartOAuthInput {
 }
 
 /**
- * Contract endpoint 10: checks provider and redirect URL, stores a single-use state that binds
+ * `POST /api/auth/oauth/{provider}`: checks provider and redirect URL, stores a single-use state that binds
  * this sign-in (10 minutes), and answers the provider's authorization URL with PKCE (S256) and,
  * for OpenID providers, a nonce.
  */
@@ -45,7 +45,7 @@ export async function startOAuth(
   return { provider: config.provider, authorizationUrl };
 }
 
-/** DESIGN §8 and §4a: the requested (or default) URL must match an allow-list entry exactly. */
+/** The requested (or default) URL must match an allow-list entry exactly. */
 function allowedRedirectUrl(project: Project, config: OAuthProviderConfig, requested: string | null): string {
   const candidate = requested ?? config.redirectUrl ?? project.redirectUrls[0];
   if (candidate === undefined) {

@@ -16,7 +16,7 @@ export interface OidcGrantInput {
 }
 
 /**
- * Contract endpoint 13 and its rules 1-4. Order of checks: plan (403 plan_upgrade_required), then
+ * `POST /api/auth/oidc/grant`. Order of checks: plan (403 plan_upgrade_required), then
  * the request token (401 invalid_token for unknown, forged, used, expired or another
  * environment's token: the same answer the contract gives for a bad OAuth exchange code), then the
  * decision. Nothing is consumed until every check passed, so a 400 lets the login page retry; the

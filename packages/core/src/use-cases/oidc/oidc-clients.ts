@@ -19,8 +19,8 @@ export interface OidcClientInput {
 }
 
 /**
- * Registers a relying party for one environment (DESIGN §12). A confidential client gets a
- * 256-bit secret, returned once; only its SHA-256 is stored (DESIGN §4a), and the provider
+ * Registers a relying party for one environment (the OpenAPI document). A confidential client gets a
+ * 256-bit secret, returned once; only its SHA-256 is stored (docs/security.md), and the provider
  * compares a presented secret by hashing it. Clients may be registered on any plan, so a project
  * can be set up before it upgrades; only Pro projects' issuers answer.
  */

@@ -10,7 +10,7 @@ import type { OidcDeps } from './oidc-deps';
  * Step one of the login-page hand-off: the provider sends the browser to the project's
  * `oidcLoginUrl` with a fresh `request_token` (256 random bits, stored as SHA-256, 10 minutes,
  * single use), the client's name as `app_name`, and the requested scopes. The token is stored in
- * the client's environment, so only an API key of that environment can redeem it (endpoint 13).
+ * the client's environment, so only an API key of that environment can redeem it (`POST /api/auth/oidc/grant`).
  */
 export async function startOidcLogin(
   deps: Pick<OidcDeps, 'clock' | 'random' | 'oneTimeTokens'>,
@@ -39,7 +39,7 @@ export async function loadOidcAccount(deps: Pick<OidcDeps, 'users'>, scope: Tena
   return user && !isBanned(user) ? user : null;
 }
 
-/** The plan gate of DESIGN §9, shared by endpoint 13 and the issuer's own endpoints. */
+/** The Pro-plan gate of the hosted OIDC provider, shared by `POST /api/auth/oidc/grant` and the issuer's own endpoints. */
 export function assertOidcPlan(project: { plan: Plan }): void {
   if (!hasOidcProvider(project.plan)) throw new AuthError('plan_upgrade_required', 'The hosted OIDC provider needs the Pro plan.');
 }

@@ -36,7 +36,7 @@ type LoginDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'ses
  * POST /api/auth/passkeys/login/verify: the assertion must answer this challenge (single use),
  * come from a passkey of the user the challenge was issued for, verify against the project's
  * relying party with user verification, and move the signature counter forward. Possession plus
- * user verification is two factors already, so TOTP is not asked for (DESIGN §4a).
+ * user verification is two factors already, so TOTP is not asked for (docs/security.md).
  */
 export async function logInWithPasskey(
   deps: LoginDeps,

@@ -22,7 +22,7 @@ type VerifyDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'se
 const invalidToken = () => new AuthError('invalid_two_factor_token');
 
 /**
- * POST /api/auth/2fa/totp/verify (DESIGN §5): redeems a login challenge with a code.
+ * POST /api/auth/2fa/totp/verify (the OpenAPI document): redeems a login challenge with a code.
  *
  * Each attempt is charged against the challenge BEFORE its code is checked, so concurrent
  * guesses cannot exceed the budget: at most five codes are ever checked against one challenge,
