@@ -4,7 +4,7 @@ import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adap
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
-import { createAuthService, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
+import { createAuthService, cryptoRandom, purgeExpired, systemClock, withChangeNotices, type AuthDeps, type ChangeFeed, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import { AfterAnswer } from '../http/after-answer';
 import type { RuntimeConfig } from './dev-secrets';
@@ -13,6 +13,7 @@ import { createLogger } from './logger';
 import type { Metrics, OutboxDepthSource } from '../http/metrics';
 import { buildRateLimitStore } from './rate-limit-store';
 import { buildOidc } from './oidc-wiring';
+import { buildChangeFeed, type ChangeFeedKind } from './change-feed';
 import type { AppOidc } from '../http/app-deps';
 
 /** The running service's parts, built from configuration. */
@@ -27,6 +28,9 @@ export interface Container {
   purge(): Promise<PurgeCounts>;
   /** Runs `purge` every SVC_PURGE_INTERVAL_SECONDS; main.ts starts it, `close()` stops it. */
   janitor: Janitor;
+  /** Where admin changes are announced to this instance's caches and the other instances'. */
+  changes: ChangeFeed;
+  changeFeedKind: ChangeFeedKind;
   /** The hosted OIDC provider for Pro projects (issue 7). */
   oidc: AppOidc;
   /** Runs what magic-link and reset requests do after answering; `close()` waits for it. */
@@ -57,7 +61,13 @@ export interface ContainerOptions {
  */
 export async function buildContainer(config: RuntimeConfig, options: ContainerOptions = {}): Promise<Container> {
   const logger = options.logger ?? createLogger({ level: 'silent' });
-  const storage = await openCurrentStorage(config);
+  const opened = await openCurrentStorage(config);
+  const changes = await buildChangeFeed(config, opened, storageOptionsOf(config), logger).catch(async (error: unknown) => {
+    await opened.close();
+    throw error;
+  });
+  // Every write of admin-changeable state announces itself, whoever makes it (docs/decisions.md, "Changes reach every instance").
+  const storage = withChangeNotices(opened, changes.feed);
   const limits = await buildRateLimitStore({
     redisUrl: config.redisUrl,
     redisPrefix: config.redisPrefix,
@@ -105,10 +115,12 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     logger,
     metrics: options.metrics,
   });
-  const oidc = await buildOidc({ storage, deps, encryption, masterKey: config.masterKey, baseUrl: config.baseUrl, logger });
+  const oidc = await buildOidc({ storage, deps, changes: changes.feed, encryption, masterKey: config.masterKey, baseUrl: config.baseUrl, logger });
   const afterAnswer = new AfterAnswer({ logger, metrics: options.metrics });
   return {
-    auth: createAuthService(deps),
+    auth: createAuthService(deps, { changes: changes.feed }),
+    changes: changes.feed,
+    changeFeedKind: changes.kind,
     oidc,
     rateLimiter: limits.limiter,
     ready: () => storage.probe(config.readyTimeoutMs),
@@ -122,6 +134,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
       // Answered requests first: their mails go into the outbox the worker may still send.
       await afterAnswer.idle();
       await Promise.all([outboxWorker.stop(), janitor.stop()]);
+      await changes.feed.close();
       await Promise.all([storage.close(), limits.close()]);
     },
   };

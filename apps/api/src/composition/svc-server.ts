@@ -93,7 +93,7 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
     const port = await listen(server, startOptions);
     server.on('error', (error) => logger.fatal({ err: error }, 'server failed'));
     // The bound port (0 picks a free one); tests and scripts read it from this line.
-    logger.info({ url: config.baseUrl, port, database: config.database.kind, redis: config.redisUrl !== null }, `svc API listening on port ${port} (${config.baseUrl})`);
+    logger.info({ url: config.baseUrl, port, database: config.database.kind, redis: config.redisUrl !== null, changes: container.changeFeedKind }, `svc API listening on port ${port} (${config.baseUrl})`);
     return { url: `http://${urlHost(startOptions.host)}:${port}`, port };
   };
 
