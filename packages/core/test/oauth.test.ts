@@ -133,7 +133,7 @@ describe('social sign-in (core)', () => {
     // Settings of its own win, and disabled ones keep the provider out of Sandbox.
     await service.admin.configureOAuthProvider(projectId, 'github', { environment: 'sandbox', enabled: true, clientId: 'gh-sandbox', clientSecret: 's' });
     expect(new URL((await service.oauth.start(sandbox, 'github', {})).authorizationUrl).searchParams.get('client_id')).toBe('gh-sandbox');
-    await service.admin.configureOAuthProvider(projectId, 'github', { environment: 'sandbox', enabled: false });
+    await service.admin.configureOAuthProvider(projectId, 'github', { environment: 'sandbox', enabled: false, clientId: 'gh-sandbox' });
     await expect(service.oauth.start(sandbox, 'github', {})).rejects.toMatchObject({ code: 'validation_error' });
     // The other way round: Sandbox-only settings do not serve Production.
     await service.admin.configureOAuthProvider(projectId, 'discord', { environment: 'sandbox', enabled: true, clientId: 'dc', clientSecret: 's' });
