@@ -6,6 +6,7 @@ import { createApp } from '../http/app';
 import { configFromObject, type SvcServerConfig } from './config-object';
 import { buildContainer, type Container } from './container';
 import { resolveSecrets, type ResolvedSecrets, type RuntimeConfig } from './dev-secrets';
+import { StartupError } from './config';
 import { ConnectionDrain, Drain, type RequestListener } from './drain';
 import { errorBody, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/http-errors';
 import { createLogger } from './logger';
@@ -93,7 +94,7 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
     const port = await listen(server, startOptions);
     server.on('error', (error) => logger.fatal({ err: error }, 'server failed'));
     // The bound port (0 picks a free one); tests and scripts read it from this line.
-    logger.info({ url: config.baseUrl, port, database: config.database.kind, redis: config.redisUrl !== null, changes: container.changeFeedKind }, `svc API listening on port ${port} (${config.baseUrl})`);
+    logger.info({ url: config.baseUrl, port, host: startOptions.host ?? null, database: config.database.kind, redis: config.redisUrl !== null, changes: container.changeFeedKind }, `svc API listening on port ${port} (${config.baseUrl})`);
     return { url: `http://${urlHost(startOptions.host)}:${port}`, port };
   };
 
@@ -125,12 +126,23 @@ const refuseStopped: RequestListener = (_req, res) => {
 
 function listen(server: Server, options: StartOptions): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
     });
   });
+}
+
+/** What went wrong with the address, in the operator's words (SVC_HOST, PORT); other errors as they are. */
+function listenError(error: NodeJS.ErrnoException, options: StartOptions): Error {
+  const where = `port ${options.port}${options.host ? ` on ${options.host}` : ''}`;
+  if (error.code === 'EADDRINUSE') return new StartupError(`${where} is already in use: stop what listens there, or set PORT to a free port.`);
+  if (error.code === 'EACCES') return new StartupError(`${where} needs privileges this process lacks: set PORT to a port above 1023.`);
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') {
+    return new StartupError(`SVC_HOST ${options.host} is not an address of this machine (${error.code}).`);
+  }
+  return error;
 }
 
 function urlHost(host: string | undefined): string {
