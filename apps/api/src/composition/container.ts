@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { BcryptPasswordHasher, CommonPasswordFile, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
+import { BcryptPasswordHasher, CommonPasswordFile, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory, signingKeyContext } from '@svc/adapters-crypto';
 import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adapters-smtp';
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
@@ -8,6 +8,7 @@ import { createAuthService, cryptoRandom, purgeExpired, systemClock, withChangeN
 import type { Logger } from 'pino';
 import { AfterAnswer } from '../http/after-answer';
 import type { RuntimeConfig } from './dev-secrets';
+import { StartupError } from './config';
 import { Janitor } from './janitor';
 import { createLogger } from './logger';
 import type { Metrics, OutboxDepthSource } from '../http/metrics';
@@ -62,6 +63,11 @@ export interface ContainerOptions {
 export async function buildContainer(config: RuntimeConfig, options: ContainerOptions = {}): Promise<Container> {
   const logger = options.logger ?? createLogger({ level: 'silent' });
   const opened = await openCurrentStorage(config);
+  const encryption = new KeyEncryption({ masterKey: config.masterKey });
+  await assertMasterKeyOpens(opened, encryption).catch(async (error: unknown) => {
+    await opened.close();
+    throw error;
+  });
   const changes = await buildChangeFeed(config, opened, storageOptionsOf(config), logger).catch(async (error: unknown) => {
     await opened.close();
     throw error;
@@ -75,7 +81,6 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     logger,
     onStoreFailure: () => options.metrics?.limiterStoreFailures.inc(),
   });
-  const encryption = new KeyEncryption({ masterKey: config.masterKey });
   const secretBox = new MasterKeySecretBox({ masterKey: config.masterKey });
   // A request's enqueue wakes the worker, so mail leaves at once rather than at the next poll.
   let outboxWorker: OutboxWorker | undefined;
@@ -138,6 +143,23 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
       await Promise.all([storage.close(), limits.close()]);
     },
   };
+}
+
+/**
+ * A master key other than the one the stored signing keys were sealed with would fail every
+ * sign-in with a 500; the start fails instead, saying so. Nothing stored yet: nothing to check.
+ */
+async function assertMasterKeyOpens(storage: Pick<TypeormStorage, 'signingKeys'>, encryption: KeyEncryption): Promise<void> {
+  const key = await storage.signingKeys.anyCurrent();
+  if (!key) return;
+  try {
+    encryption.decrypt(key.encryptedPrivateKey, signingKeyContext(key));
+  } catch {
+    throw new StartupError(
+      'SVC_MASTER_KEY does not open the signing keys stored in this database: it is not the key they were sealed with. ' +
+        'Start with the master key this database was created with (docs/operating.md, "Backups"); without SVC_MASTER_KEY it is read from <SVC_DATA_DIR>/master-key.',
+    );
+  }
 }
 
 /** Where the configured database is, in the adapter's terms (also used by `svc migrate`). */

@@ -7,7 +7,8 @@ import request from 'supertest';
 import { startApiProcess } from './support/api-process';
 import { startRealApp, type RealApp } from './support/real-app';
 
-// What a new user meets first: the address in a browser, a port already taken, the bind address.
+// What a new user meets first: the address in a browser, a port already taken, the bind address,
+// a master key that is not the database's.
 
 describe('GET /', () => {
   let real: RealApp;
@@ -30,7 +31,8 @@ describe('GET /', () => {
 
 describe('starting the API process', () => {
   let dataDir: string;
-  const env = () => ({ SVC_DATA_DIR: dataDir, SVC_BCRYPT_COST: '4', SVC_ADMIN_TOKEN: `admin-${randomBytes(24).toString('hex')}`, SVC_MASTER_KEY: randomBytes(32).toString('hex'), LOG_LEVEL: 'info' });
+  const masterKey = randomBytes(32).toString('hex');
+  const env = () => ({ SVC_DATA_DIR: dataDir, SVC_BCRYPT_COST: '4', SVC_ADMIN_TOKEN: `admin-${randomBytes(24).toString('hex')}`, SVC_MASTER_KEY: masterKey, LOG_LEVEL: 'info' });
   beforeEach(async () => (dataDir = await mkdtemp(join(tmpdir(), 'svc-start-'))));
   afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
@@ -50,6 +52,19 @@ describe('starting the API process', () => {
       taken.close();
     }
   }, 60_000);
+
+  it('with a master key that is not the database\'s, says so and exits 1 instead of failing sign-ins', async () => {
+    // The first start (development) creates the demo project and its signing keys under key A.
+    const first = await startApiProcess(env());
+    await first.stop();
+    const failure = await startApiProcess({ ...env(), SVC_MASTER_KEY: randomBytes(32).toString('hex') }).then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    expect(failure).toContain('API exited with 1 before listening');
+    expect(failure).toContain('svc cannot start: SVC_MASTER_KEY does not open the signing keys stored in this database');
+    expect(failure).not.toMatch(/at .*\.ts:\d+/);
+  }, 90_000);
 
   it('listens only on SVC_HOST when it is set', async () => {
     // 127.0.0.2 is a loopback address on Linux too, but not 127.0.0.1: a bind to it alone refuses the other.
