@@ -186,5 +186,5 @@ async function openCurrentStorage(config: RuntimeConfig): Promise<TypeormStorage
 /** SMTP_URL -> SMTP; otherwise the embedded default, a file mailbox under the data folder (DESIGN §7). */
 function buildMailer(config: RuntimeConfig, logger: Logger) {
   if (config.smtpUrl) return new SmtpMailer(config.smtpUrl, { from: config.mailFrom });
-  return new FileMailer(join(config.dataDir, 'mail'), logger, { from: config.mailFrom });
+  return new FileMailer(join(config.dataDir, 'mail'), logger, { from: config.mailFrom, showLinks: !config.production });
 }
