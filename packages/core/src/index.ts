@@ -4,6 +4,7 @@ export * from './domain/ids';
 export * from './domain/plain-json';
 export * from './domain/project';
 export * from './domain/project-settings';
+export * from './domain/rate-limit-overrides';
 export * from './domain/api-key';
 export * from './domain/user';
 export * from './domain/session';
