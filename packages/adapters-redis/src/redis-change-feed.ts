@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { LocalChangeFeed, parseChangeNotice, type ChangeFeed, type ChangeListener, type ChangeNotice } from '@svc/core';
 import type { Redis } from 'ioredis';
-import { connectRedis, type RedisLogger } from './connect-redis';
+import { connectRedis } from './connect-redis';
 
 export interface RedisChangeFeedOptions {
   url: string;
   /** Prefix of the channel (SVC_REDIS_PREFIX): the channel is `<prefix>changes`. */
   prefix: string;
-  logger?: RedisLogger;
   /** Bound on sending a notice, in ms. Default 1000. */
   timeoutMs?: number;
   /** Told when a notice cannot be sent (Redis down); the caches' TTLs then bound what it costs. */
@@ -37,10 +36,9 @@ export class RedisChangeFeed implements ChangeFeed {
   /** Connects both connections; resolves once subscribed or the first attempt failed (it goes on retrying). */
   static async open(options: RedisChangeFeedOptions): Promise<RedisChangeFeed> {
     const timeoutMs = options.timeoutMs ?? 1000;
-    const [publisher, subscriber] = await Promise.all([
-      connectRedis(options.url, { logger: options.logger, timeoutMs }),
-      connectRedis(options.url, { timeoutMs }),
-    ]);
+    // No outage logger of their own: the rate limiter's connection already reports Redis outages,
+    // and `onError` reports notices that could not be sent.
+    const [publisher, subscriber] = await Promise.all([connectRedis(options.url, { timeoutMs }), connectRedis(options.url, { timeoutMs })]);
     const feed = new RedisChangeFeed(publisher, subscriber, options);
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === feed.channel) feed.receive(message);

@@ -22,7 +22,7 @@ export async function buildChangeFeed(
   const onListenerError = (error: unknown) => logger.error({ err: error }, 'a cache failed to take a change notice');
   const failing = failureLog(logger);
   if (config.redisUrl) {
-    const feed = await RedisChangeFeed.open({ url: config.redisUrl, prefix: config.redisPrefix, logger, onError: failing });
+    const feed = await RedisChangeFeed.open({ url: config.redisUrl, prefix: config.redisPrefix, onError: failing });
     return { feed, kind: 'redis' };
   }
   if (config.database.kind === 'postgres') {
