@@ -73,25 +73,25 @@ export function withChangeNotices<D extends ChangeableStores>(deps: D, feed: Cha
 }
 
 function publishing<T extends object>(store: T, writes: Record<string, Write>, feed: ChangeFeed): T {
-  // Methods are bound once (class methods may use private state), not on every access.
-  const bound = new Map<PropertyKey, unknown>();
+  // Methods are bound once per function (class methods may use private state), not on every
+  // access; a method replaced on the store later (a test's spy) is bound anew.
+  const bound = new Map<PropertyKey, { original: unknown; method: unknown }>();
   return new Proxy(store, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
-      let method = bound.get(property);
-      if (!method) {
-        const call = (value as (...args: unknown[]) => unknown).bind(target);
-        const write = typeof property === 'string' ? writes[property] : undefined;
-        method = write
-          ? async (...args: unknown[]) => {
-              const result = await call(...args);
-              if (write.changed?.(result) ?? true) await feed.publish({ kind: write.kind, projectId: write.project(args) });
-              return result;
-            }
-          : call;
-        bound.set(property, method);
-      }
+      const known = bound.get(property);
+      if (known?.original === value) return known.method;
+      const call = (value as (...args: unknown[]) => unknown).bind(target);
+      const write = typeof property === 'string' ? writes[property] : undefined;
+      const method = write
+        ? async (...args: unknown[]) => {
+            const result = await call(...args);
+            if (write.changed?.(result) ?? true) await feed.publish({ kind: write.kind, projectId: write.project(args) });
+            return result;
+          }
+        : call;
+      bound.set(property, { original: value, method });
       return method;
     },
   });
