@@ -15,7 +15,7 @@ export async function runService(env: Record<string, string | undefined> = proce
   const server = await createSvcServer(config, { logger });
   await announceFirstStart(server.container, server.secrets, logger);
   try {
-    await server.start({ port: config.port, host: config.host ?? undefined });
+    await server.start({ port: config.port });
   } catch (error) {
     // Nothing listens, but the database (and Redis) are open: close them so the process can exit.
     await server.stop();

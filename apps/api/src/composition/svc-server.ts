@@ -22,7 +22,7 @@ export interface SvcServerOptions {
 export interface StartOptions {
   /** Listen on this port (0: a free one). Without it nothing listens: mount `handler` in your app. */
   port?: number;
-  /** The address to listen on (default: every address, as Node's `listen`). */
+  /** The address to listen on (default: the config's `host`, SVC_HOST; else every address, as Node's `listen`). */
   host?: string;
 }
 
@@ -91,11 +91,12 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
     // Connections are tracked from the first request on, before the handler sees it.
     listening = { server, connections: new ConnectionDrain(server) };
     server.on('request', handler);
-    const port = await listen(server, startOptions);
+    const where = { port: startOptions.port, host: startOptions.host ?? config.host ?? undefined };
+    const port = await listen(server, where);
     server.on('error', (error) => logger.fatal({ err: error }, 'server failed'));
     // The bound port (0 picks a free one); tests and scripts read it from this line.
-    logger.info({ url: config.baseUrl, port, host: startOptions.host ?? null, database: config.database.kind, redis: config.redisUrl !== null, changes: container.changeFeedKind }, `svc API listening on port ${port} (${config.baseUrl})`);
-    return { url: `http://${urlHost(startOptions.host)}:${port}`, port };
+    logger.info({ url: config.baseUrl, port, host: where.host ?? null, database: config.database.kind, redis: config.redisUrl !== null, changes: container.changeFeedKind }, `svc API listening on port ${port} (${config.baseUrl})`);
+    return { url: `http://${urlHost(where.host)}:${port}`, port };
   };
 
   const stop = () => {
