@@ -31,7 +31,7 @@ export async function providerSettings(
 /**
  * The provider named by an initiate call, configured (or borrowed from Production, for Sandbox)
  * and enabled for the key's scope. Anything else (unknown slug, never configured, disabled) is
- * `400 validation_error` (DESIGN §14).
+ * `400 validation_error`.
  */
 export async function enabledProvider(
   deps: Pick<AuthDeps, 'oauthProviders'>,
