@@ -23,7 +23,7 @@ export interface ResolvedSecrets {
 
 export const ADMIN_TOKEN_FILE = 'admin-token';
 export const MASTER_KEY_FILE = 'master-key';
-export const DEMO_PROJECT_FILE = 'demo-project.json';
+const DEMO_PROJECT_FILE = 'demo-project.json';
 
 /** Fills unset secrets from `<dataDir>/admin-token` and `<dataDir>/master-key`, creating them if absent. */
 export async function resolveSecrets(config: Config): Promise<ResolvedSecrets> {

@@ -26,11 +26,6 @@ export interface ChangeFeed {
   close(): Promise<void>;
 }
 
-/** True when `notice` may have changed state of `projectId` (an `everything` notice concerns every project). */
-export function concernsProject(notice: ChangeNotice, projectId: string): boolean {
-  return notice.kind === 'everything' || notice.projectId === projectId;
-}
-
 /** The project of `notice`, or null for one about every project. */
 export function projectOfNotice(notice: ChangeNotice): string | null {
   return notice.kind === 'everything' ? null : notice.projectId;

@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock';
 
 /** A cached lookup: call it like the lookup; `forget` drops answers that a change made stale. */
-export interface CachedLookup<V> {
+interface CachedLookup<V> {
   (key: string): Promise<V>;
   /**
    * Drops the kept answers `stale` picks (every one without it). Lookups in flight when it is

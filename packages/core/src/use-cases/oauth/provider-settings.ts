@@ -6,7 +6,7 @@ import type { OAuthClientConfig } from '../../ports/oauth-provider-client';
 import type { AuthDeps } from '../deps';
 
 /** A provider's settings and the scope they are stored in (Production's, for a Sandbox that borrows them). */
-export interface ProviderSettings {
+interface ProviderSettings {
   config: OAuthProviderConfig;
   storedIn: TenantScope;
 }
