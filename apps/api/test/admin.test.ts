@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, admin, buildTestApp, createProject, ISO_DATE, signUp } fro
 
 const PROJECT_KEYS = [
   'absoluteSessionLifetimeSeconds', 'accessTokenTtlSeconds', 'allowedOrigins', 'createdAt', 'defaultMeta', 'emailTemplates', 'id', 'magicLinkUrl', 'name',
-  'oidcLoginUrl', 'passwordResetUrl', 'plan', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshTokenTtlSeconds', 'rejectCommonPasswords', 'updatedAt',
+  'oidcLoginUrl', 'passwordResetUrl', 'plan', 'rateLimits', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshTokenTtlSeconds', 'rejectCommonPasswords', 'updatedAt',
   'userLimit', 'webauthn',
 ];
 

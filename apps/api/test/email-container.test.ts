@@ -35,8 +35,23 @@ describe('container mail wiring', () => {
     return createApp({ ...container, logger, config: secrets.config });
   }
 
-  it('embedded default: each mail is an .eml file under SVC_DATA_DIR/mail; the log names the file, not the token', async () => {
+  it('embedded default: each mail is an .eml file under SVC_DATA_DIR/mail; in development the log also carries its link, on one line', async () => {
     const app = await start();
+    const project = await createMailProject(app);
+    await requestMagicLink(app, project.sandbox, { email: 'ada@example.com' }).expect(200);
+    expect(await container!.outboxWorker.runOnce()).toMatchObject({ sent: 1 });
+    const [file] = (await readdir(join(dir, 'mail'))).filter((name) => name.endsWith('.eml'));
+    const mail = await parseMail(await readFile(join(dir, 'mail', file)));
+    const link = /https:\/\/\S+/.exec(mail.text ?? '')![0];
+    const logged = lines.map((line) => JSON.parse(line) as { msg: string; links?: string[] }).find((line) => line.links);
+    expect(logged?.links).toEqual([link]);
+    expect(logged?.msg).toContain(link);
+    expect(await readFile(join(dir, 'mail', `${file}.links.txt`), 'utf8')).toBe(`${link}\n`);
+    expect(lines.join('')).not.toContain('ada@example.com');
+  });
+
+  it('in production the file mailbox log names the file, never the token', async () => {
+    const app = await start({ NODE_ENV: 'production', SVC_MASTER_KEY: '5'.repeat(64) });
     const project = await createMailProject(app);
     await requestMagicLink(app, project.sandbox, { email: 'ada@example.com' }).expect(200);
     expect(await container!.outboxWorker.runOnce()).toMatchObject({ sent: 1 });

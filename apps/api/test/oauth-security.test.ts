@@ -72,12 +72,18 @@ describe('POST /api/auth/oauth/{provider}: initiate', () => {
     for (const [key, provider, body] of [
       [project.live, 'twitter', {}],
       [project.live, 'discord', {}],
-      [project.sandbox, 'github', {}],
+      // Sandbox has no settings of its own: it borrows Production's, here disabled.
+      [project.sandbox, 'discord', {}],
       [project.live, 'github', { redirectUrl: 42 }],
       [project.live, 'github', { state: 'x'.repeat(1025) }],
     ] as const) {
       expect((await initiate(app, key, provider, body).expect(400)).body.error).toBe('validation_error');
     }
+    // ...and Production's enabled github serves Sandbox too, through the real provider's round trip.
+    const landing = await browserSignIn(app, project.sandbox, 'github');
+    const signedIn = await exchange(app, project.sandbox, landing.searchParams.get('code')).expect(200);
+    expect(signedIn.body.data.provider).toBe('github');
+    await request(app).get('/api/auth/me').set('X-API-Key', project.sandbox).set('Authorization', `Bearer ${signedIn.body.data.accessToken}`).expect(200);
     expect((await initiate(app, undefined, 'github').expect(401)).body.error).toBe('missing_api_key');
     expect((await initiate(app, 'svc_live_not-a-key', 'github').expect(401)).body.error).toBe('invalid_api_key');
     // The body is optional: none at all is fine.

@@ -72,6 +72,22 @@ describe('Rs256AccessTokenCodec', () => {
     expect(await codec.decode(scope, after)).toEqual(claims);
   });
 
+  it('signs with the new key at once when told to forget the project\'s current keys (a rotation\'s notice)', async () => {
+    const before = kidOf(await codec.sign(scope, claims));
+    const other: TenantScope = { projectId: 'p-2', environment: 'production' };
+    await signingKeys.rotate(other, await factory.generate(other, clock.now()));
+    const otherKid = kidOf(await codec.sign(other, claims));
+    await signingKeys.rotate(scope, await factory.generate(scope, clock.now()));
+    await signingKeys.rotate(other, await factory.generate(other, clock.now()));
+    expect(kidOf(await codec.sign(scope, claims))).toBe(before);
+    codec.forgetCurrentKeys('p-1');
+    expect(kidOf(await codec.sign(scope, claims))).toBe((await signingKeys.current(scope))!.kid);
+    // Only that project's: another project's cached key stays until its own notice.
+    expect(kidOf(await codec.sign(other, claims))).toBe(otherKid);
+    codec.forgetCurrentKeys(null);
+    expect(kidOf(await codec.sign(other, claims))).toBe((await signingKeys.current(other))!.kid);
+  });
+
   it('refuses to sign with a key encrypted under another master key', async () => {
     const other = { projectId: 'p-2', environment: 'sandbox' } as const;
     const foreign = new RsaSigningKeyFactory({ encryption: new KeyEncryption({ masterKey: Buffer.alloc(32, 8) }) });

@@ -19,8 +19,9 @@ export interface Rs256AccessTokenCodecOptions {
   signingKeys: SigningKeyStore;
   encryption: KeyEncryption;
   /**
-   * How long a scope's current kid is reused before the store is asked again: a rotation made by
-   * another instance takes effect within this time. 0 asks on every sign. Default 10.
+   * How long a scope's current kid is reused at most before the store is asked again. A rotation
+   * drops it at once through `forgetCurrentKeys` (the service calls it on the rotation's change
+   * notice, on every instance); this bounds a notice that was lost. 0 asks on every sign. Default 10.
    */
   currentKeyCacheSeconds?: number;
   /** Injected so tests can move time instead of sleeping. */
@@ -29,6 +30,7 @@ export interface Rs256AccessTokenCodecOptions {
 
 interface CurrentKey {
   kid: string;
+  projectId: string;
   privateKey: KeyObject;
   expiresAt: number;
 }
@@ -46,6 +48,8 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
   private readonly currentKeys = new Map<string, CurrentKey>();
   private readonly privateKeys = new Map<string, KeyObject>();
   private readonly publicKeys = new Map<string, KeyObject>();
+  /** Bumped by forgetCurrentKeys: a lookup that started before it does not keep its answer. */
+  private generation = 0;
 
   constructor(options: Rs256AccessTokenCodecOptions) {
     this.signingKeys = options.signingKeys;
@@ -82,10 +86,17 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
     return { kty: 'RSA', n, e, kid: key.kid, alg: 'RS256', use: 'sig' };
   }
 
+  forgetCurrentKeys(projectId: string | null): void {
+    this.generation += 1;
+    if (projectId === null) return this.currentKeys.clear();
+    for (const [id, key] of this.currentKeys) if (key.projectId === projectId) this.currentKeys.delete(id);
+  }
+
   private async currentKey(scope: TenantScope): Promise<CurrentKey> {
     const now = this.clock.now().getTime();
     const cached = this.currentKeys.get(scopeId(scope));
     if (cached && now < cached.expiresAt) return cached;
+    const generation = this.generation;
     const record = await this.signingKeys.current(scope);
     if (!record) throw new Error('No signing key for this project environment.');
     const id = keyId(scope, record.kid);
@@ -94,8 +105,8 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
       privateKey = createPrivateKey(this.encryption.decrypt(record.encryptedPrivateKey, signingKeyContext(record)));
       this.privateKeys.set(id, privateKey);
     }
-    const current = { kid: record.kid, privateKey, expiresAt: now + this.currentKeyCacheMs };
-    this.currentKeys.set(scopeId(scope), current);
+    const current = { kid: record.kid, projectId: scope.projectId, privateKey, expiresAt: now + this.currentKeyCacheMs };
+    if (generation === this.generation) this.currentKeys.set(scopeId(scope), current);
     return current;
   }
 

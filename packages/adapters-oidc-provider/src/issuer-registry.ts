@@ -17,9 +17,9 @@ export interface IssuerRegistryOptions {
 }
 
 /**
- * Project issuers, built on first use and cached. Every `refreshMs` the project and its signing
- * keys are read again, and the issuer is rebuilt if either changed, so a plan change, a new
- * login URL or a key rotation reaches every instance within that time. Concurrent requests share
+ * Project issuers, built on first use and cached. After `forget` (a change notice) or every
+ * `refreshMs` (the safety net) the project and its signing keys are read again, and the issuer is
+ * rebuilt if either changed: that is how a plan change, a new login URL or a key rotation arrives. Concurrent requests share
  * one load. Nothing the issuer holds is state: flows live in the artifact store.
  */
 export class IssuerRegistry {
@@ -29,6 +29,15 @@ export class IssuerRegistry {
     private readonly context: IssuerContext,
     private readonly options: IssuerRegistryOptions,
   ) {}
+
+  /**
+   * Makes the next request for the project (every project for null) read it and its keys again;
+   * the issuer is rebuilt only if they changed. Called on a change notice; a load in flight is
+   * checked again too, as it may have read the state before the change.
+   */
+  forget(projectId: string | null): void {
+    for (const [id, entry] of this.entries) if (projectId === null || id === projectId) entry.checkAfter = 0;
+  }
 
   /** The project's issuer, or null when there is no such project. */
   async get(projectId: string): Promise<ProjectIssuer | null> {

@@ -15,7 +15,7 @@ export interface OidcHostOptions {
   /** Keys the provider's signed cookies; the same on every instance (derive it from the master key). */
   cookieSecret: Buffer;
   log: OidcLog;
-  /** Seconds an issuer is used before its project and keys are read again. Default 10 (as API keys). */
+  /** Seconds an issuer is used at most before its project and keys are read again (`forget` is at once). Default 10 (as API keys). */
   refreshSeconds?: number;
   /** Issuers kept in memory at most. Default 200. */
   maxProjects?: number;
@@ -72,6 +72,11 @@ export class OidcProviderHost implements OidcInteractionGateway {
       this.options.log.error({ err: error, projectId }, 'OIDC request failed');
       if (!res.headersSent) writeOAuthError(res, 500, 'server_error', 'An internal error occurred.');
     }
+  }
+
+  /** The project's issuer (every one for null) reads its project and keys again on its next request. */
+  forget(projectId: string | null): void {
+    this.registry.forget(projectId);
   }
 
   async pending(projectId: string, uid: string): Promise<PendingOidcAuthorization | null> {

@@ -1,2 +1,3 @@
 export * from './redis-rate-limiter';
 export * from './connect-redis';
+export * from './redis-change-feed';

@@ -39,4 +39,19 @@ describe('FileMailer (the embedded default)', () => {
     await mailer.send({ ...mail, text: 'second' });
     expect(readdirSync(dir)).toEqual(['same@svc.eml']);
   });
+
+  it('in development, also logs the link and writes it beside the .eml, each on one line', async () => {
+    const logs: { details: object; message: string }[] = [];
+    const mailer = new FileMailer(dir, { info: (details, message) => logs.push({ details, message }) }, { from: 'svc <no-reply@svc.test>', showLinks: true });
+    // Longer than a quoted-printable line (76 characters): the .eml cuts it, the log and the .txt do not.
+    const link = `https://app.example.test/magic-link?token=ml_sbx_${'A'.repeat(60)}&project=6f1d2c3b-0000-4000-8000-000000000001`;
+    await mailer.send({ to: 'ada@example.test', subject: 'Sign in', text: `Open ${link}\nor ignore this mail.`, html: `<a href="${link}">x</a>`, messageId: '<dev@svc>' });
+    expect(readFileSync(join(dir, 'dev@svc.eml'), 'utf8')).not.toContain(link);
+    expect(readFileSync(join(dir, 'dev@svc.eml.links.txt'), 'utf8')).toBe(`${link}\n`);
+    expect(statSync(join(dir, 'dev@svc.eml.links.txt')).mode & 0o777).toBe(0o600);
+    expect(logs).toHaveLength(1);
+    expect(logs[0].message).toBe(`mail written to the file mailbox; its link (development only): ${link}`);
+    expect(logs[0].details).toMatchObject({ links: [link] });
+    expect(JSON.stringify(logs)).not.toContain('ada@example.test');
+  });
 });

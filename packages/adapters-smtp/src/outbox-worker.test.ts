@@ -1,6 +1,8 @@
 import { MailDeliveryError, outboxSealContext, type DeliveryDeps } from '@svc/core';
 import { createInMemoryDeps, RecordingMailer, seedScope } from '@svc/core/testing';
 import { OutboxWorker, withEnqueueHook } from './outbox-worker';
+import { SmtpMailer } from './smtp-mailer';
+import { startTestSmtpServer } from './testing';
 
 const quiet = { info: () => undefined, warn: () => undefined };
 
@@ -63,6 +65,26 @@ describe('OutboxWorker', () => {
     const healthy = new OutboxWorker(delivery, { logger: { info: () => undefined, warn: (_d, m) => warnings.push(m) } });
     expect(await healthy.runOnce()).toMatchObject({ retried: 1 });
     expect(warnings.at(-1)).toMatch(/failed/);
+  });
+
+  it('logs why mails failed, as the SMTP server said it, with addresses masked and no secret', async () => {
+    const { delivery, enqueue } = await setup();
+    const server = await startTestSmtpServer();
+    try {
+      server.refusal = { code: 550, message: 'Mailbox unavailable for ada.lovelace@example.test' };
+      const mailer = new SmtpMailer(server.url.replace('smtp://', 'smtp://svc:hunter2-secret@'), { from: 'svc <no-reply@svc.test>', connectTimeoutSeconds: 2 });
+      const lines: { details: Record<string, unknown>; message: string }[] = [];
+      const logger = { info: () => undefined, warn: (details: object, message: string) => lines.push({ details: details as Record<string, unknown>, message }) };
+      await enqueue('ada.lovelace@example.test');
+      const worker = new OutboxWorker({ ...delivery, mailer }, { logger });
+      expect(await worker.runOnce()).toMatchObject({ claimed: 1, retried: 1 });
+      expect(lines).toHaveLength(1);
+      expect(lines[0].message).toMatch(/^outbox: some mails failed \(retried later or dead-lettered\): .*550 Mailbox unavailable for a\*\*\*@example\.test/);
+      expect(lines[0].details.reasons).toEqual([expect.stringContaining('550 Mailbox unavailable for a***@example.test')]);
+      expect(JSON.stringify(lines)).not.toMatch(/ada\.lovelace|hunter2/);
+    } finally {
+      await server.stop();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { deliverOutbox, DEFAULT_DELIVERY_POLICY, type DeliveryDeps, type DeliveryPolicy, type DeliveryReport, type MailOutbox } from '@svc/core';
+import { deliverOutbox, DEFAULT_DELIVERY_POLICY, maskEmail, type DeliveryDeps, type DeliveryPolicy, type DeliveryReport, type MailOutbox } from '@svc/core';
 
 /** What the worker logs with; pino's logger fits. */
 export interface WorkerLogger {
@@ -14,6 +14,10 @@ export interface OutboxWorkerOptions {
 }
 
 const EMPTY: DeliveryReport = { claimed: 0, sent: 0, retried: 0, dead: 0 };
+/** Distinct failure reasons named in one log line at most (an outage fails every mail the same way). */
+const MAX_REASONS = 3;
+/** Addresses in a server's answer ("550 <ada@example.com> unknown") are masked in the log. */
+const ADDRESS = /[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g;
 
 /**
  * Runs `deliverOutbox` in a loop: a round every `intervalMs`, at once after `wake()` (called when
@@ -69,12 +73,16 @@ export class OutboxWorker {
 
   private async drain(): Promise<DeliveryReport> {
     const total = { ...EMPTY };
+    const reasons = new Set<string>();
+    const noteFailure = ({ reason }: { reason: string }) => {
+      if (reasons.size < MAX_REASONS) reasons.add(reason.replace(ADDRESS, (address) => maskEmail(address)));
+    };
     for (;;) {
-      const round = await deliverOutbox(this.deps, this.policy);
+      const round = await deliverOutbox(this.deps, this.policy, noteFailure);
       for (const key of Object.keys(total) as (keyof DeliveryReport)[]) total[key] += round[key];
       if (round.claimed < this.policy.batchSize) break;
     }
-    if (total.retried || total.dead) this.options.logger.warn({ ...total }, 'outbox: some mails failed (retried later or dead-lettered)');
+    if (total.retried || total.dead) this.options.logger.warn({ ...total, reasons: [...reasons] }, `outbox: some mails failed (retried later or dead-lettered): ${[...reasons].join('; ')}`);
     else if (total.sent) this.options.logger.info({ ...total }, 'outbox: mails sent');
     return total;
   }

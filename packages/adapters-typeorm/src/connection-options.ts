@@ -135,6 +135,14 @@ export function servingPool(options: PoolSettings): Pool {
   return pool;
 }
 
+/**
+ * One PostgreSQL connection of its own with the serving pool's settings (the change feed's
+ * listener: LISTEN needs a session that no pool hands to someone else).
+ */
+export function dedicatedClient(options: PoolSettings): Client {
+  return new Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: timeoutsOf(options).connectMs, ...connectionSettings(options) });
+}
+
 function timeoutsOf(options: Pick<OpenStorageOptions, 'timeouts'>): DatabaseTimeouts {
   return { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
 }

@@ -21,3 +21,4 @@ export { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
 export { migrations } from './migrations';
 export { DEFAULT_DATABASE_TIMEOUTS, MIGRATION_TIMEOUTS, type DatabaseTimeouts } from './database-timeouts';
 export { fromPostgresError, fromSqliteError, unavailableReason, type UnavailableReason } from './unavailable';
+export { PostgresChangeFeed, CHANGE_CHANNEL, type PostgresChangeFeedOptions } from './postgres-change-feed';

@@ -26,6 +26,7 @@ export type ProjectRow = {
   reject_common_passwords: unknown;
   email_templates: unknown;
   webauthn: unknown;
+  rate_limits: unknown;
   created_at: unknown;
   updated_at: unknown;
 };

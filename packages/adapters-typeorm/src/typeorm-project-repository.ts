@@ -1,4 +1,4 @@
-import type { EmailTemplates, Plan, Project, ProjectRepository, ProjectSettings, WebAuthnSettings } from '@svc/core';
+import type { EmailTemplates, Plan, Project, ProjectRepository, ProjectSettings, RateLimitOverrides, WebAuthnSettings } from '@svc/core';
 import type { Database } from './database';
 import type { ProjectRow } from './rows';
 import { assertDate, assertText, assertUuid, isUuid } from './guards';
@@ -7,7 +7,7 @@ import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-val
 const COLUMNS = `id, name, plan, allowed_origins, default_meta, redirect_urls, magic_link_url,
   password_reset_url, oidc_login_url, user_limit, access_token_ttl_seconds,
   refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at, email_templates, webauthn,
-  absolute_session_lifetime_seconds, reject_common_passwords`;
+  absolute_session_lifetime_seconds, reject_common_passwords, rate_limits`;
 
 /**
  * The settings an update may touch and the column each one lives in. Updates iterate over this
@@ -30,6 +30,7 @@ const SETTING_COLUMNS: { [K in keyof Required<ProjectSettings>]: { column: strin
   rejectCommonPasswords: { column: 'reject_common_passwords' },
   emailTemplates: { column: 'email_templates', json: true },
   webauthn: { column: 'webauthn', json: true },
+  rateLimits: { column: 'rate_limits', json: true },
 };
 
 /** ProjectRepository on PostgreSQL or SQLite through plain parameterised SQL. */
@@ -44,7 +45,7 @@ export class TypeormProjectRepository implements ProjectRepository {
     assertDate(project.updatedAt, 'updatedAt');
     await this.db.query(
       `INSERT INTO projects (${COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
       [
         project.id,
         project.name,
@@ -65,6 +66,7 @@ export class TypeormProjectRepository implements ProjectRepository {
         project.webauthn === null ? null : jsonParam(project.webauthn),
         project.absoluteSessionLifetimeSeconds,
         project.rejectCommonPasswords,
+        project.rateLimits === null ? null : jsonParam(project.rateLimits),
       ],
     );
   }
@@ -123,5 +125,6 @@ function toProject(row: ProjectRow): Project {
     webauthn: row.webauthn === null || row.webauthn === undefined ? null : readJson<WebAuthnSettings>(row.webauthn),
     absoluteSessionLifetimeSeconds: Number(row.absolute_session_lifetime_seconds),
     rejectCommonPasswords: readBoolean(row.reject_common_passwords),
+    rateLimits: row.rate_limits === null || row.rate_limits === undefined ? null : readJson<RateLimitOverrides>(row.rate_limits),
   };
 }

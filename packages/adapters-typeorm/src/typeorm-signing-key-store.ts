@@ -39,6 +39,11 @@ export class TypeormSigningKeyStore implements SigningKeyStore {
     );
   }
 
+  async anyCurrent(): Promise<SigningKeyRecord | null> {
+    const rows = await this.db.query<SigningKeyRow>(`SELECT ${COLUMNS} FROM signing_keys WHERE retired_at IS NULL LIMIT 1`);
+    return rows.length ? toRecord(rows[0]) : null;
+  }
+
   async current(scope: TenantScope): Promise<SigningKeyRecord | null> {
     if (!isScope(scope)) return null;
     const rows = await this.db.query<SigningKeyRow>(

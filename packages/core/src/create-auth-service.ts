@@ -18,15 +18,25 @@ import { verifyAccessToken } from './use-cases/verify-access-token';
 import { passkeyService, totpService } from './second-factor-service';
 import { emailAdminService, emailService } from './email-service';
 import { oauthAdminService, oauthService } from './oauth-service';
+import { LocalChangeFeed } from './changes/local-change-feed';
+import { withChangeNotices } from './changes/publishing-stores';
+import { projectOfNotice, type ChangeFeed } from './ports/change-feed';
 
 export interface AuthServiceOptions {
-  /** Seconds an API-key resolution (with its project) is kept; default 10. */
+  /** Seconds an API-key resolution (with its project) is kept at most; default 10. */
   apiKeyCacheSeconds?: number;
+  /**
+   * Where admin changes are announced, so the service's caches (and the token codec's current
+   * key) drop stale state. Given one, the caller wraps the stores it passes in with
+   * `withChangeNotices` on the same feed, as the server's composition root does for every
+   * instance. Without one, the service announces its own writes in this process (LocalChangeFeed).
+   */
+  changes?: ChangeFeed;
 }
 
 /** What every service has: password sign-up and sign-in, tokens, /me, the JWKS and the admin API. */
 function coreService(deps: AuthServiceDeps, options: AuthServiceOptions) {
-  const resolveKey = createApiKeyResolver(deps, { ttlSeconds: options.apiKeyCacheSeconds });
+  const resolveKey = createApiKeyResolver(deps, { ttlSeconds: options.apiKeyCacheSeconds, changes: options.changes });
   return {
     resolveApiKey: resolveKey,
     signUp: (key: ResolvedApiKey, input: SignUpInput) => signUp(deps, key.scope, key.project, input),
@@ -81,14 +91,19 @@ export type AuthService<D extends AuthServiceDeps = AuthDeps> = ReturnType<typeo
  * layer (ours in apps/api, or anyone's) needs; nothing here knows about transport. Give the core
  * parts and the parts of the capabilities you want; a capability given in part is refused.
  */
-export function createAuthService<D extends AuthServiceDeps>(deps: D, options: AuthServiceOptions = {}): AuthService<D> {
-  assertWholeCapabilities(deps);
-  const service: Record<string, unknown> = coreService(deps, options);
+export function createAuthService<D extends AuthServiceDeps>(given: D, options: AuthServiceOptions = {}): AuthService<D> {
+  assertWholeCapabilities(given);
+  const changes = options.changes ?? new LocalChangeFeed();
+  const deps = options.changes ? given : withChangeNotices(given, changes);
+  changes.subscribe((notice) => {
+    if (notice.kind === 'signing-keys' || notice.kind === 'everything') deps.tokens.forgetCurrentKeys?.(projectOfNotice(notice));
+  });
+  const service: Record<string, unknown> = coreService(deps, { ...options, changes });
   const admin: Record<string, unknown> = coreAdminService(deps);
   if (hasCapability(deps, 'totp')) Object.assign(service, totpService(deps));
   if (hasCapability(deps, 'passkeys')) Object.assign(service, passkeyService(deps));
   if (hasCapability(deps, 'mail')) {
-    Object.assign(service, emailService(deps));
+    Object.assign(service, emailService(deps, changes));
     Object.assign(admin, emailAdminService(deps));
   }
   if (hasCapability(deps, 'oauth')) {

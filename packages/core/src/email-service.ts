@@ -1,5 +1,6 @@
 import { isUuid } from './domain/ids';
 import type { Project } from './domain/project';
+import type { ChangeFeed } from './ports/change-feed';
 import { cachedLookup } from './use-cases/cached-lookup';
 import type { AuthServiceDeps, MailDeps } from './use-cases/deps';
 import { listDeadMails, listSandboxOutbox } from './use-cases/email/outbox-admin';
@@ -9,16 +10,20 @@ import { updatePassword, type PasswordUpdateInput } from './use-cases/email/upda
 import { magicLinkOrigins, magicLinkProject, verifyMagicLink } from './use-cases/email/verify-magic-link';
 import type { ResolvedApiKey } from './use-cases/resolve-api-key';
 
-/** Same bound as API-key resolutions: a change of `allowedOrigins` reaches every instance in 10 s. */
+/** Same as API-key resolutions: a change of `allowedOrigins` drops the entry on its notice; 10 s is the safety net. */
 const ORIGINS_CACHE = { ttlSeconds: 10, maxEntries: 10_000 };
 
 /**
  * The e-mail flows (the magic-link and password-reset endpoints), bound to `deps`; part of createAuthService with the
  * mail capability. The requests only enqueue mail; `deliverOutbox` (run by a worker) sends it.
  */
-export function emailService(deps: AuthServiceDeps & MailDeps) {
+export function emailService(deps: AuthServiceDeps & MailDeps, changes?: ChangeFeed) {
   // Cached, so a flood of verify calls does not become a flood of project queries.
   const origins = cachedLookup(deps.clock, (projectId) => magicLinkOrigins(deps, projectId), ORIGINS_CACHE);
+  changes?.subscribe((notice) => {
+    if (notice.kind === 'everything') origins.forget();
+    else if (notice.kind === 'project') origins.forget((_origins, projectId) => projectId === notice.projectId);
+  });
   return {
     magicLink: {
       request: (key: ResolvedApiKey, input: MagicLinkRequestInput, options?: MagicLinkRequestOptions) =>

@@ -121,6 +121,25 @@ describe('social sign-in (core)', () => {
     }
   });
 
+  it('lets Sandbox use the settings of Production until Sandbox has its own; Production never borrows', async () => {
+    const { signIn, exchange, service, projectId, sandbox, production, deps } = await oauthProject();
+    // Configured once (Production): a Sandbox sign-in works with those settings, the user lives in Sandbox.
+    const { authorizationUrl } = await service.oauth.start(sandbox, 'github', {});
+    expect(new URL(authorizationUrl).searchParams.get('client_id')).toBe('gh-client');
+    const { result } = await exchange((await signIn(ADA, sandbox)).get('code'), sandbox);
+    if (result.twoFactorRequired) throw new Error('unexpected challenge');
+    expect(await deps.users.findById(sandbox.scope, result.user.id)).not.toBeNull();
+    expect(await deps.users.count(production.scope)).toBe(0);
+    // Settings of its own win, and disabled ones keep the provider out of Sandbox.
+    await service.admin.configureOAuthProvider(projectId, 'github', { environment: 'sandbox', enabled: true, clientId: 'gh-sandbox', clientSecret: 's' });
+    expect(new URL((await service.oauth.start(sandbox, 'github', {})).authorizationUrl).searchParams.get('client_id')).toBe('gh-sandbox');
+    await service.admin.configureOAuthProvider(projectId, 'github', { environment: 'sandbox', enabled: false, clientId: 'gh-sandbox' });
+    await expect(service.oauth.start(sandbox, 'github', {})).rejects.toMatchObject({ code: 'validation_error' });
+    // The other way round: Sandbox-only settings do not serve Production.
+    await service.admin.configureOAuthProvider(projectId, 'discord', { environment: 'sandbox', enabled: true, clientId: 'dc', clientSecret: 's' });
+    await expect(service.oauth.start(production, 'discord', {})).rejects.toMatchObject({ code: 'validation_error' });
+  });
+
   it('gives a TOTP user the second-factor challenge instead of tokens', async () => {
     const { signIn, exchange, service, production, deps } = await oauthProject();
     const { result } = await exchange((await signIn(ADA)).get('code'));

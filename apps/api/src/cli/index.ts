@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AuthError, environmentMessage, isEnvironment, type AuthService, type Environment, type PurgeCounts } from '@svc/core';
-import { ConfigError, loadConfig } from '../composition/config';
+import { ConfigError, loadConfig, StartupError } from '../composition/config';
 import { buildContainer } from '../composition/container';
 import { resolveSecrets } from '../composition/dev-secrets';
 import { CreateProjectDto, ListUsersQuery, settingsOf } from '../http/dto/admin-dtos';
@@ -188,7 +188,8 @@ if (require.main === module) {
   runCli(process.argv.slice(2), io, openFromEnvironment).then(
     (code) => process.exit(code),
     (error) => {
-      process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `svc: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      if (error instanceof StartupError) process.stderr.write(`svc cannot start: ${error.message}\n`);
+      else process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `svc: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(1);
     },
   );

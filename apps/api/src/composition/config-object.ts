@@ -17,6 +17,7 @@ export type SvcServerConfig = Partial<Omit<Config, 'masterKey' | 'databaseTimeou
 const FIELDS: Record<string, [variable: string, text?: (value: never) => string]> = {
   production: ['NODE_ENV', (value: boolean) => (value ? 'production' : 'development')],
   port: ['PORT'],
+  host: ['SVC_HOST'],
   baseUrl: ['SVC_BASE_URL'],
   migrateOnStart: ['SVC_MIGRATE_ON_START'],
   redisUrl: ['REDIS_URL'],

@@ -16,6 +16,8 @@ export type DatabaseConfig = { kind: 'postgres'; url: string; schema?: string } 
 export interface Config {
   production: boolean;
   port: number;
+  /** The address to listen on (SVC_HOST); null = every address. */
+  host: string | null;
   /** Public base URL without a trailing slash; the `iss` of access tokens. */
   baseUrl: string;
   database: DatabaseConfig;
@@ -58,6 +60,17 @@ export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
     this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The service cannot start for a reason the operator fixes outside the code (the port is taken,
+ * the master key does not open the data): the entry points print the message alone and exit 1.
+ */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
   }
 }
 
@@ -107,6 +120,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
   const config: Config = {
     production,
     port,
+    host: check('SVC_HOST', parseHost, null),
     baseUrl,
     database: databaseUrl ? { kind: 'postgres', url: databaseUrl, ...(schema !== null ? { schema } : {}) } : { kind: 'sqlite', path: resolve(dataDir, 'svc.sqlite') },
     migrateOnStart: check('SVC_MIGRATE_ON_START', parseBoolean, true),
@@ -148,6 +162,12 @@ class Invalid extends Error {}
 
 function invalid(text: string): never {
   throw new Invalid(text);
+}
+
+function parseHost(raw: string): string {
+  return isIP(raw) !== 0 || /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(raw)
+    ? raw
+    : invalid('must be an IP address or a host name (e.g. 127.0.0.1, ::1, localhost).');
 }
 
 function parsePort(raw: string): number {

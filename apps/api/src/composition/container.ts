@@ -1,18 +1,20 @@
 import { join } from 'node:path';
-import { BcryptPasswordHasher, CommonPasswordFile, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
+import { BcryptPasswordHasher, CommonPasswordFile, KeyEncryption, MasterKeySecretBox, Rs256AccessTokenCodec, RsaSigningKeyFactory, signingKeyContext } from '@svc/adapters-crypto';
 import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adapters-smtp';
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
-import { createAuthService, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
+import { createAuthService, cryptoRandom, purgeExpired, systemClock, withChangeNotices, type AuthDeps, type ChangeFeed, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import { AfterAnswer } from '../http/after-answer';
 import type { RuntimeConfig } from './dev-secrets';
+import { StartupError } from './config';
 import { Janitor } from './janitor';
 import { createLogger } from './logger';
 import type { Metrics, OutboxDepthSource } from '../http/metrics';
 import { buildRateLimitStore } from './rate-limit-store';
 import { buildOidc } from './oidc-wiring';
+import { buildChangeFeed, type ChangeFeedKind } from './change-feed';
 import type { AppOidc } from '../http/app-deps';
 
 /** The running service's parts, built from configuration. */
@@ -27,6 +29,9 @@ export interface Container {
   purge(): Promise<PurgeCounts>;
   /** Runs `purge` every SVC_PURGE_INTERVAL_SECONDS; main.ts starts it, `close()` stops it. */
   janitor: Janitor;
+  /** Where admin changes are announced to this instance's caches and the other instances'. */
+  changes: ChangeFeed;
+  changeFeedKind: ChangeFeedKind;
   /** The hosted OIDC provider for Pro projects. */
   oidc: AppOidc;
   /** Runs what magic-link and reset requests do after answering; `close()` waits for it. */
@@ -57,7 +62,18 @@ export interface ContainerOptions {
  */
 export async function buildContainer(config: RuntimeConfig, options: ContainerOptions = {}): Promise<Container> {
   const logger = options.logger ?? createLogger({ level: 'silent' });
-  const storage = await openCurrentStorage(config);
+  const opened = await openCurrentStorage(config);
+  const encryption = new KeyEncryption({ masterKey: config.masterKey });
+  await assertMasterKeyOpens(opened, encryption).catch(async (error: unknown) => {
+    await opened.close();
+    throw error;
+  });
+  const changes = await buildChangeFeed(config, opened, storageOptionsOf(config), logger).catch(async (error: unknown) => {
+    await opened.close();
+    throw error;
+  });
+  // Every write of admin-changeable state announces itself, whoever makes it (docs/decisions.md, "Changes reach every instance").
+  const storage = withChangeNotices(opened, changes.feed);
   const limits = await buildRateLimitStore({
     redisUrl: config.redisUrl,
     redisPrefix: config.redisPrefix,
@@ -65,7 +81,6 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     logger,
     onStoreFailure: () => options.metrics?.limiterStoreFailures.inc(),
   });
-  const encryption = new KeyEncryption({ masterKey: config.masterKey });
   const secretBox = new MasterKeySecretBox({ masterKey: config.masterKey });
   // A request's enqueue wakes the worker, so mail leaves at once rather than at the next poll.
   let outboxWorker: OutboxWorker | undefined;
@@ -105,10 +120,12 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     logger,
     metrics: options.metrics,
   });
-  const oidc = await buildOidc({ storage, deps, encryption, masterKey: config.masterKey, baseUrl: config.baseUrl, logger });
+  const oidc = await buildOidc({ storage, deps, changes: changes.feed, encryption, masterKey: config.masterKey, baseUrl: config.baseUrl, logger });
   const afterAnswer = new AfterAnswer({ logger, metrics: options.metrics });
   return {
-    auth: createAuthService(deps),
+    auth: createAuthService(deps, { changes: changes.feed }),
+    changes: changes.feed,
+    changeFeedKind: changes.kind,
     oidc,
     rateLimiter: limits.limiter,
     ready: () => storage.probe(config.readyTimeoutMs),
@@ -122,9 +139,27 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
       // Answered requests first: their mails go into the outbox the worker may still send.
       await afterAnswer.idle();
       await Promise.all([outboxWorker.stop(), janitor.stop()]);
+      await changes.feed.close();
       await Promise.all([storage.close(), limits.close()]);
     },
   };
+}
+
+/**
+ * A master key other than the one the stored signing keys were sealed with would fail every
+ * sign-in with a 500; the start fails instead, saying so. Nothing stored yet: nothing to check.
+ */
+async function assertMasterKeyOpens(storage: Pick<TypeormStorage, 'signingKeys'>, encryption: KeyEncryption): Promise<void> {
+  const key = await storage.signingKeys.anyCurrent();
+  if (!key) return;
+  try {
+    encryption.decrypt(key.encryptedPrivateKey, signingKeyContext(key));
+  } catch {
+    throw new StartupError(
+      'SVC_MASTER_KEY does not open the signing keys stored in this database: it is not the key they were sealed with. ' +
+        'Start with the master key this database was created with (docs/operating.md, "Backups"); without SVC_MASTER_KEY it is read from <SVC_DATA_DIR>/master-key.',
+    );
+  }
 }
 
 /** Where the configured database is, in the adapter's terms (also used by `svc migrate`). */
@@ -151,5 +186,5 @@ async function openCurrentStorage(config: RuntimeConfig): Promise<TypeormStorage
 /** SMTP_URL -> SMTP; otherwise the embedded default, a file mailbox under the data folder (docs/operating.md#the-e-mail-outbox). */
 function buildMailer(config: RuntimeConfig, logger: Logger) {
   if (config.smtpUrl) return new SmtpMailer(config.smtpUrl, { from: config.mailFrom });
-  return new FileMailer(join(config.dataDir, 'mail'), logger, { from: config.mailFrom });
+  return new FileMailer(join(config.dataDir, 'mail'), logger, { from: config.mailFrom, showLinks: !config.production });
 }

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Environment } from '@svc/core';
 import { decodeMasterKey } from '@svc/adapters-crypto';
-import { adminTokenProblem, type Config } from './config';
+import { adminTokenProblem, type Config, type DatabaseConfig } from './config';
 
 // The embedded default (docs/operating.md#configuration) must start with nothing configured, yet keep its secrets
 // across restarts: a new master key would make every stored signing key undecryptable. So unset
@@ -23,7 +23,7 @@ export interface ResolvedSecrets {
 
 const ADMIN_TOKEN_FILE = 'admin-token';
 const MASTER_KEY_FILE = 'master-key';
-export const DEMO_PROJECT_FILE = 'demo-project.json';
+const DEMO_PROJECT_FILE = 'demo-project.json';
 
 /** Fills unset secrets from `<dataDir>/admin-token` and `<dataDir>/master-key`, creating them if absent. */
 export async function resolveSecrets(config: Config): Promise<ResolvedSecrets> {
@@ -77,13 +77,32 @@ export interface DemoProjectFile {
   createdAt: string;
 }
 
-export async function readDemoProject(dataDir: string): Promise<DemoProjectFile | null> {
-  const text = await readIfExists(join(dataDir, DEMO_PROJECT_FILE));
+/**
+ * The demo project's file for `database` in `dataDir`: `demo-project.json` for the embedded
+ * default (`<dataDir>/svc.sqlite`), else `demo-project.<kind>-<hash of the database>.json`, so a
+ * data folder used with SQLite and then PostgreSQL (or two PostgreSQL databases or schemas)
+ * keeps each database's demo keys. The hash covers the address without its password.
+ */
+export function demoProjectPath(dataDir: string, database?: DatabaseConfig): string {
+  if (!database || (database.kind === 'sqlite' && resolve(database.path) === resolve(dataDir, 'svc.sqlite'))) return join(dataDir, DEMO_PROJECT_FILE);
+  const identity = database.kind === 'sqlite' ? resolve(database.path) : `${withoutPassword(database.url)}#${database.schema ?? ''}`;
+  const hash = createHash('sha256').update(identity).digest('hex').slice(0, 12);
+  return join(dataDir, `demo-project.${database.kind}-${hash}.json`);
+}
+
+function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = '';
+  return parsed.toString();
+}
+
+export async function readDemoProject(dataDir: string, database?: DatabaseConfig): Promise<DemoProjectFile | null> {
+  const text = await readIfExists(demoProjectPath(dataDir, database));
   return text === null ? null : (JSON.parse(text) as DemoProjectFile);
 }
 
-export async function writeDemoProject(dataDir: string, demo: DemoProjectFile): Promise<string> {
-  const path = join(dataDir, DEMO_PROJECT_FILE);
+export async function writeDemoProject(dataDir: string, demo: DemoProjectFile, database?: DatabaseConfig): Promise<string> {
+  const path = demoProjectPath(dataDir, database);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await writeFile(path, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   // writeFile's mode only applies to new files; an old file keeps its permissions otherwise.

@@ -1,13 +1,12 @@
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { isAppUrl } from '@svc/core';
 import type { Container } from './container';
-import { DEMO_PROJECT_FILE, readDemoProject, writeDemoProject, type ResolvedSecrets } from './dev-secrets';
+import { demoProjectPath, readDemoProject, writeDemoProject, type ResolvedSecrets } from './dev-secrets';
 
 /**
  * What a person starting the embedded default needs to try the API (docs/operating.md#configuration): on the first
  * start with an empty database, a demo project whose keys are printed once and kept in
- * `<dataDir>/demo-project.json` (0600); on later starts, where to find them. Not in production:
+ * `<dataDir>/demo-project.json` (0600; one file per database, see demoProjectPath); on later starts, where to find them. Not in production:
  * there projects are made on purpose, with the CLI or the admin API.
  */
 export async function announceFirstStart(container: Container, secrets: ResolvedSecrets, logger: Logger): Promise<void> {
@@ -26,14 +25,14 @@ export async function announceFirstStart(container: Container, secrets: Resolved
       projectId: created.project.id,
       apiKeys: created.apiKeys,
       createdAt: created.project.createdAt.toISOString(),
-    });
+    }, config.database);
     lines.push(
       `Demo project ${created.project.id} (keys stored in ${path}):`,
       `  production key: ${created.apiKeys.production}`,
       `  sandbox key:    ${created.apiKeys.sandbox}`,
     );
-  } else if (await readDemoProject(config.dataDir)) {
-    logger.info({ file: join(config.dataDir, DEMO_PROJECT_FILE) }, 'demo project keys: see file');
+  } else if (await readDemoProject(config.dataDir, config.database)) {
+    logger.info({ file: demoProjectPath(config.dataDir, config.database) }, 'demo project keys: see file');
   }
   // Printed to the terminal, not logged: log lines never carry secrets (docs/security.md), and these are
   // shown once, on the start that created them.

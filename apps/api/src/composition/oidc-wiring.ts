@@ -1,7 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 import { signingKeyContext, type KeyEncryption } from '@svc/adapters-crypto';
 import { OidcProviderHost } from '@svc/adapters-oidc-provider';
-import { createOidcService, type AuthDeps, type OidcArtifactStore, type OidcClientStore } from '@svc/core';
+import { createOidcService, projectOfNotice, type AuthDeps, type ChangeFeed, type OidcArtifactStore, type OidcClientStore } from '@svc/core';
 import type { Logger } from 'pino';
 import type { AppOidc } from '../http/app-deps';
 
@@ -12,6 +12,8 @@ import type { AppOidc } from '../http/app-deps';
 export async function buildOidc(parts: {
   storage: { oidcClients: OidcClientStore; oidcArtifacts: OidcArtifactStore };
   deps: Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'users' | 'oneTimeTokens' | 'signingKeys'>;
+  /** The issuers re-read their project and keys on a notice about them. */
+  changes: ChangeFeed;
   encryption: KeyEncryption;
   masterKey: Buffer;
   baseUrl: string;
@@ -25,6 +27,9 @@ export async function buildOidc(parts: {
     // HKDF with its own label: the cookie key is tied to the master key but useless for anything else.
     cookieSecret: Buffer.from(hkdfSync('sha256', parts.masterKey, Buffer.alloc(0), 'svc oidc cookie keys v1', 32)),
     log: parts.logger,
+  });
+  parts.changes.subscribe((notice) => {
+    if (notice.kind === 'project' || notice.kind === 'signing-keys' || notice.kind === 'everything') provider.forget(projectOfNotice(notice));
   });
   return { provider, service: createOidcService({ ...deps, oidcInteractions: provider }) };
 }

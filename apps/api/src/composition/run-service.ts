@@ -14,7 +14,13 @@ export async function runService(env: Record<string, string | undefined> = proce
   const logger = createLogger({ level: config.logLevel });
   const server = await createSvcServer(config, { logger });
   await announceFirstStart(server.container, server.secrets, logger);
-  await server.start({ port: config.port });
+  try {
+    await server.start({ port: config.port });
+  } catch (error) {
+    // Nothing listens, but the database (and Redis) are open: close them so the process can exit.
+    await server.stop();
+    throw error;
+  }
   // The listeners stay for the whole drain: a terminal or a supervisor often sends the signal to
   // every process of the group (npm, tsx and this one), so a second SIGTERM arrives while we
   // stop; with no listener left, Node's default action would kill the process mid-drain.

@@ -6,6 +6,7 @@ import { createApp } from '../http/app';
 import { configFromObject, type SvcServerConfig } from './config-object';
 import { buildContainer, type Container } from './container';
 import { resolveSecrets, type ResolvedSecrets, type RuntimeConfig } from './dev-secrets';
+import { StartupError } from './config';
 import { ConnectionDrain, Drain, type RequestListener } from './drain';
 import { errorBody, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/http-errors';
 import { createLogger } from './logger';
@@ -21,7 +22,7 @@ export interface SvcServerOptions {
 export interface StartOptions {
   /** Listen on this port (0: a free one). Without it nothing listens: mount `handler` in your app. */
   port?: number;
-  /** The address to listen on (default: every address, as Node's `listen`). */
+  /** The address to listen on (default: the config's `host`, SVC_HOST; else every address, as Node's `listen`). */
   host?: string;
 }
 
@@ -90,11 +91,12 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
     // Connections are tracked from the first request on, before the handler sees it.
     listening = { server, connections: new ConnectionDrain(server) };
     server.on('request', handler);
-    const port = await listen(server, startOptions);
+    const where = { port: startOptions.port, host: startOptions.host ?? config.host ?? undefined };
+    const port = await listen(server, where);
     server.on('error', (error) => logger.fatal({ err: error }, 'server failed'));
     // The bound port (0 picks a free one); tests and scripts read it from this line.
-    logger.info({ url: config.baseUrl, port, database: config.database.kind, redis: config.redisUrl !== null }, `svc API listening on port ${port} (${config.baseUrl})`);
-    return { url: `http://${urlHost(startOptions.host)}:${port}`, port };
+    logger.info({ url: config.baseUrl, port, host: where.host ?? null, database: config.database.kind, redis: config.redisUrl !== null, changes: container.changeFeedKind }, `svc API listening on port ${port} (${config.baseUrl})`);
+    return { url: `http://${urlHost(where.host)}:${port}`, port };
   };
 
   const stop = () => {
@@ -125,12 +127,23 @@ const refuseStopped: RequestListener = (_req, res) => {
 
 function listen(server: Server, options: StartOptions): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options)));
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
     });
   });
+}
+
+/** What went wrong with the address, in the operator's words (SVC_HOST, PORT); other errors as they are. */
+function listenError(error: NodeJS.ErrnoException, options: StartOptions): Error {
+  const where = `port ${options.port}${options.host ? ` on ${options.host}` : ''}`;
+  if (error.code === 'EADDRINUSE') return new StartupError(`${where} is already in use: stop what listens there, or set PORT to a free port.`);
+  if (error.code === 'EACCES') return new StartupError(`${where} needs privileges this process lacks: set PORT to a port above 1023.`);
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') {
+    return new StartupError(`SVC_HOST ${options.host} is not an address of this machine (${error.code}).`);
+  }
+  return error;
 }
 
 function urlHost(host: string | undefined): string {

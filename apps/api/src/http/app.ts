@@ -30,6 +30,7 @@ import { magicLinkVerifyRoutes } from './routes/auth-magic-link-verify';
 import { passwordRoutes } from './routes/auth-password';
 import { oidcGrantRoutes } from './routes/auth-oidc-grant';
 import { oidcProviderRoutes } from './routes/oidc-provider';
+import { homeRoutes } from './routes/home';
 import { openApiRoutes } from './routes/openapi';
 
 /** Request bodies above this are refused with 413 (the OpenAPI document). */
@@ -54,7 +55,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(refreshRoutes(deps), meRoutes(deps), loginRoutes(deps), signupRoutes(deps), logoutRoutes(deps));
   app.use(healthRoutes(deps), jwksRoutes(deps), metricsRoutes(deps, metrics), magicLinkVerifyRoutes(deps));
   // The API's own description (apps/api/openapi/openapi.yaml) and its reference page; no key.
-  app.use(openApiRoutes());
+  app.use(openApiRoutes(), homeRoutes());
   app.use(brandingRoutes(deps));
   app.use(twoFactorRoutes(deps), passkeyRoutes(deps));
   const mailDeps = { ...deps, metrics, afterAnswer: deps.afterAnswer ?? new AfterAnswer({ logger: deps.logger, metrics }) };

@@ -58,6 +58,7 @@ export function presentProject(project: Project) {
     refreshReuseGraceSeconds: project.refreshReuseGraceSeconds,
     absoluteSessionLifetimeSeconds: project.absoluteSessionLifetimeSeconds,
     rejectCommonPasswords: project.rejectCommonPasswords,
+    rateLimits: project.rateLimits,
     createdAt: iso(project.createdAt),
     updatedAt: iso(project.updatedAt),
   };

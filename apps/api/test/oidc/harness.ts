@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { KeyEncryption, Rs256AccessTokenCodec, RsaSigningKeyFactory } from '@svc/adapters-crypto';
 import type { TypeormStorage } from '@svc/adapters-typeorm';
-import { createAuthService, InMemoryRateLimiter, type AuthDeps } from '@svc/core';
+import { createAuthService, InMemoryRateLimiter, LocalChangeFeed, withChangeNotices, type AuthDeps } from '@svc/core';
 import { createInMemoryDeps, FixedClock, InMemoryOidcArtifactStore, InMemoryOidcClientStore, InMemorySigningKeyStore } from '@svc/core/testing';
 import { createApp } from '../../src/http/app';
 import { createLogger } from '../../src/composition/logger';
@@ -36,19 +36,21 @@ export async function startInstance(options: { storage?: TypeormStorage; baseUrl
   const clock = new FixedClock(new Date());
   const stored = options.storage;
   const signingKeys = stored?.signingKeys ?? new InMemorySigningKeyStore();
-  const deps = createInMemoryDeps({
+  // As the composition root does: the stores announce admin changes on one feed the caches hear.
+  const changes = new LocalChangeFeed();
+  const deps = withChangeNotices(createInMemoryDeps({
     clock,
     signingKeys,
     keyFactory: new RsaSigningKeyFactory({ encryption }),
     tokens: new Rs256AccessTokenCodec({ signingKeys, encryption }),
     ...(stored ? { projects: stored.projects, apiKeys: stored.apiKeys, users: stored.users, sessions: stored.sessions, oneTimeTokens: stored.oneTimeTokens } : {}),
-  });
+  }), changes);
   const logs: string[] = [];
   const logger = createLogger({ level: 'warn', destination: new Writable({ write: (chunk, _e, done) => (logs.push(String(chunk)), done()) }) });
-  const oidcStorage = stored ?? { oidcClients: new InMemoryOidcClientStore(), oidcArtifacts: new InMemoryOidcArtifactStore() };
-  const oidc = await buildOidc({ storage: oidcStorage, deps, encryption, masterKey: Buffer.alloc(32, 9), baseUrl: base, logger });
+  const oidcStorage = withChangeNotices(stored ?? { oidcClients: new InMemoryOidcClientStore(), oidcArtifacts: new InMemoryOidcArtifactStore() }, changes);
+  const oidc = await buildOidc({ storage: oidcStorage, deps, changes, encryption, masterKey: Buffer.alloc(32, 9), baseUrl: base, logger });
   const app = createApp({
-    auth: createAuthService(deps),
+    auth: createAuthService(deps, { changes }),
     rateLimiter: new InMemoryRateLimiter(clock),
     logger,
     config: { adminToken: ADMIN_TOKEN, trustProxy: false, rateLimits: structuredClone(DEFAULT_RATE_LIMITS) },

@@ -125,6 +125,16 @@ describe('hosted OIDC provider: refusals', () => {
     expect([res.status, res.body.error]).toEqual([403, 'plan_upgrade_required']);
   }, 30_000);
 
+  it('closes the issuer of a project downgraded from Pro at once, though it was cached a moment before', async () => {
+    const pro = await createTenant(instance);
+    expect((await fetch(`${pro.issuer}/.well-known/openid-configuration`)).status).toBe(200);
+    const patched = await api(instance.base).admin('PATCH', `/projects/${pro.projectId}`, { plan: 'SOLO' });
+    expect(patched.status).toBe(200);
+    const res = await fetch(`${pro.issuer}/.well-known/openid-configuration`);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: 'access_denied', error_description: expect.stringContaining('Pro plan') });
+  }, 30_000);
+
   it('answers login_required to prompt=none (the login page decides every authorization)', async () => {
     const started = await authorize(instance, config, { prompt: 'none' });
     expect(new URL(started.hop.location!).searchParams.get('error')).toBe('login_required');

@@ -1,4 +1,4 @@
-import type { TenantScope } from './environment';
+import type { Environment, TenantScope } from './environment';
 
 /** The identity providers a project can enable (docs/decisions.md#social-sign-in); `oidc` is any OpenID provider by issuer. */
 export const OAUTH_PROVIDERS = ['google', 'github', 'discord', 'oidc'] as const;
@@ -43,6 +43,16 @@ export interface OAuthProviderConfig {
   userInfoUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/**
+ * Where a provider's settings are looked for, in order, for a sign-in in `environment`: its own,
+ * then, for Sandbox, Production's. A provider configured once (PUT without `environment` saves
+ * Production) so serves both environments unless Sandbox has settings of its own, even disabled
+ * ones (that is how an operator keeps a provider out of Sandbox). Production never borrows.
+ */
+export function oauthSettingsEnvironments(environment: Environment): readonly Environment[] {
+  return environment === 'sandbox' ? ['sandbox', 'production'] : ['production'];
 }
 
 /** Binds a sealed client secret to its tenant and provider: a value copied to another row does not open. */

@@ -3,6 +3,7 @@ import { isPlan, PLANS, type ProjectSettings, type TokenLifetimes } from './proj
 import { appUrlMessage, isAppUrl, isOrigin, originMessage } from './redirect-url';
 import { webAuthnSettingsProblem } from './relying-party';
 import { displayNameProblem } from './text';
+import { rateLimitOverridesProblem } from './rate-limit-overrides';
 import { userMetaProblem } from './user';
 
 /** Entries of `allowedOrigins` and of `redirectUrls`, at most. */
@@ -44,6 +45,7 @@ const CHECKS: Readonly<Record<keyof ProjectSettings, Check>> = {
   refreshReuseGraceSeconds: lifetimeProblem,
   absoluteSessionLifetimeSeconds: lifetimeProblem,
   rejectCommonPasswords: (value, field) => (typeof value === 'boolean' ? null : `${field} must be true or false.`),
+  rateLimits: nullable(rateLimitOverridesProblem),
 };
 
 /**

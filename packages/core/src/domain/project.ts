@@ -1,5 +1,6 @@
 import type { WebAuthnSettings } from './relying-party';
 import type { EmailTemplates } from './email-templates';
+import type { RateLimitOverrides } from './rate-limit-overrides';
 
 export const PLANS = ['FREE', 'SOLO', 'PRO'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -52,6 +53,8 @@ export interface Project extends TokenLifetimes {
   emailTemplates: EmailTemplates | null;
   /** Refuse the most common passwords wherever a password is set (off by default; see isCommonPassword). */
   rejectCommonPasswords: boolean;
+  /** The project's own rate limits per environment, over the service's; null = the service's. */
+  rateLimits: RateLimitOverrides | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -76,6 +79,7 @@ export type ProjectSettings = Partial<
     | 'refreshReuseGraceSeconds'
     | 'absoluteSessionLifetimeSeconds'
     | 'rejectCommonPasswords'
+    | 'rateLimits'
   >
 >;
 

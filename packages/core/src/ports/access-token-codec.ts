@@ -22,6 +22,11 @@ export interface AccessTokenCodec {
   decode(scope: TenantScope, token: string): Promise<Record<string, unknown> | null>;
   /** The JWK form of a stored key's public half. */
   toPublicJwk(key: SigningKeyRecord): PublicJwk;
+  /**
+   * For a codec that keeps the current key between signs: forget it for the project (every
+   * project for null), so the next sign asks the store. Called on a rotation's change notice.
+   */
+  forgetCurrentKeys?(projectId: string | null): void;
 }
 
 export interface SigningKeyFactory {

@@ -13,4 +13,9 @@ export interface SigningKeyStore {
   listPublished(scope: TenantScope, retiredSince: Date): Promise<SigningKeyRecord[]>;
   /** The key with this kid in the scope (retired or not), or null. Keys of other scopes are never found. */
   findByKid(scope: TenantScope, kid: string): Promise<SigningKeyRecord | null>;
+  /**
+   * Some current key of any scope, or null when none is stored: opened at start to check that
+   * the master key is the one the stored keys were sealed with.
+   */
+  anyCurrent(): Promise<SigningKeyRecord | null>;
 }

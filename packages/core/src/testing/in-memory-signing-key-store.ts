@@ -14,6 +14,11 @@ export class InMemorySigningKeyStore implements SigningKeyStore {
     this.keys.push({ ...key, projectId: scope.projectId, environment: scope.environment, retiredAt: null });
   }
 
+  async anyCurrent(): Promise<SigningKeyRecord | null> {
+    const key = this.keys.find((k) => k.retiredAt === null);
+    return key ? { ...key } : null;
+  }
+
   async current(scope: TenantScope): Promise<SigningKeyRecord | null> {
     const key = this.keys.find((k) => sameScope(k, scope) && k.retiredAt === null);
     return key ? { ...key } : null;

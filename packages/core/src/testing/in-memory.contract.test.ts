@@ -1,3 +1,5 @@
+import { LocalChangeFeed } from '../changes/local-change-feed';
+import { changeFeedContract } from './change-feed.contract';
 import { accessTokenCodecContract } from './access-token-codec.contract';
 import { FakeAccessTokenCodec, FakeSigningKeyFactory } from './fake-access-token-codec';
 import { FakePasswordHasher } from './fake-password-hasher';
@@ -56,3 +58,5 @@ accessTokenCodecContract('FakeAccessTokenCodec', async () => {
 
 // The oathtool cross-check of this reference runs in adapters-mfa (core's tests start no processes).
 totpAlgorithmContract('core reference', () => new ReferenceTotp());
+
+changeFeedContract('LocalChangeFeed', { open: async () => new LocalChangeFeed(), shared: false });

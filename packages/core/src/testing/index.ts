@@ -15,6 +15,7 @@ export * from './user-repository.contract';
 export * from './session-store.contract';
 export * from './signing-key-store.contract';
 export * from './rate-limiter.contract';
+export * from './change-feed.contract';
 export * from './password-hasher.contract';
 export * from './access-token-codec.contract';
 export * from './in-memory-one-time-token-store';

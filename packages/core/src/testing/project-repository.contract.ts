@@ -25,6 +25,7 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
         refreshReuseGraceSeconds: 5,
         absoluteSessionLifetimeSeconds: 86_400,
         rejectCommonPasswords: true,
+        rateLimits: { sandbox: { signup: { limit: 500 }, login: { limit: 50, windowSeconds: 60 } } },
       });
       await ports().projects.create(project);
       expect(await ports().projects.findById(project.id)).toEqual(project);
@@ -67,6 +68,16 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
       expect((await ports().projects.update(project.id, { emailTemplates }, project.updatedAt))?.emailTemplates).toEqual(emailTemplates);
       expect((await ports().projects.update(project.id, { emailTemplates: null }, project.updatedAt))?.emailTemplates).toBeNull();
       expect((await ports().projects.findById(project.id))?.emailTemplates).toBeNull();
+    });
+
+    it('sets and clears the project\'s own rate limits', async () => {
+      const project = projectFixture();
+      await ports().projects.create(project);
+      const rateLimits = { production: { refresh: { windowSeconds: 120 } }, sandbox: { signup: { limit: 1000 } } };
+      expect((await ports().projects.update(project.id, { rateLimits }, project.updatedAt))?.rateLimits).toEqual(rateLimits);
+      expect((await ports().projects.findById(project.id))?.rateLimits).toEqual(rateLimits);
+      expect((await ports().projects.update(project.id, { rateLimits: null }, project.updatedAt))?.rateLimits).toBeNull();
+      expect((await ports().projects.findById(project.id))?.rateLimits).toBeNull();
     });
 
     it('sets and clears the WebAuthn relying party', async () => {

@@ -20,6 +20,14 @@ export function signingKeyStoreContract(label: string, factory: StorageFactory):
       expect(await ports().signingKeys.current(await seedScope(ports()))).toBeNull();
     });
 
+    it('answers some current key of any scope once one is stored', async () => {
+      const scope = await seedScope(ports());
+      await ports().signingKeys.rotate(scope, keyFor(scope, '2026-01-01T00:00:00.000Z'));
+      const some = await ports().signingKeys.anyCurrent();
+      expect(some?.retiredAt).toBeNull();
+      expect(await ports().signingKeys.current({ projectId: some!.projectId, environment: some!.environment })).toEqual(some);
+    });
+
     it('rotation retires the previous key at the new key creation time', async () => {
       const scope = await seedScope(ports());
       const first = keyFor(scope, '2026-01-01T00:00:00.000Z');

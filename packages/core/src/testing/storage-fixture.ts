@@ -33,6 +33,7 @@ export function projectFixture(overrides: Partial<Project> = {}): Project {
     webauthn: null,
     emailTemplates: null,
     rejectCommonPasswords: false,
+    rateLimits: null,
     ...DEFAULT_TOKEN_LIFETIMES,
     createdAt: now,
     updatedAt: now,

@@ -4,6 +4,7 @@ import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
 import { cachedLookup } from './cached-lookup';
 import type { AuthDeps } from './deps';
+import type { ChangeFeed } from '../ports/change-feed';
 
 export interface ResolvedApiKey {
   keyId: string;
@@ -30,17 +31,22 @@ export async function resolveApiKey(
 }
 
 /**
- * Caches resolutions for `ttlSeconds` (default 10): a revoked key or a changed project setting
- * takes effect on every instance within that time (docs/decisions.md#contract-clarifications). Failures are not cached, so a
- * key created a moment ago works at once.
+ * Caches resolutions for `ttlSeconds` (default 10). A notice on `changes` about the project (its
+ * settings, plan or keys) drops its resolutions at once; the TTL only bounds a notice that was
+ * lost (docs/decisions.md, "Changes reach every instance"). Failures are not cached, so a key
+ * created a moment ago works at once.
  */
 export function createApiKeyResolver(
   deps: Pick<AuthDeps, 'apiKeys' | 'projects' | 'clock'>,
-  options: { ttlSeconds?: number; maxEntries?: number } = {},
+  options: { ttlSeconds?: number; maxEntries?: number; changes?: ChangeFeed } = {},
 ): (key: string | undefined) => Promise<ResolvedApiKey> {
   const cached = cachedLookup(deps.clock, (key) => resolveApiKey(deps, key), {
     ttlSeconds: options.ttlSeconds ?? 10,
     maxEntries: options.maxEntries ?? 10_000,
+  });
+  options.changes?.subscribe((notice) => {
+    if (notice.kind === 'everything') cached.forget();
+    else if (notice.kind === 'project' || notice.kind === 'api-keys') cached.forget((resolved) => resolved.project.id === notice.projectId);
   });
   // No key at all is refused without touching the cache.
   return (key) => (key ? cached(key) : resolveApiKey(deps, key));

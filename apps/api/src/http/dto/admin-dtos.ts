@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { Allow, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { isUuid, MAX_EMAIL, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates } from '@svc/core';
+import { isUuid, MAX_EMAIL, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates, type RateLimitOverrides } from '@svc/core';
 import { IsEnvironment, Trim } from './checks';
 
 /**
@@ -28,6 +28,8 @@ class ProjectFieldsDto {
   @Allow() refreshReuseGraceSeconds?: number;
   @Allow() absoluteSessionLifetimeSeconds?: number;
   @Allow() rejectCommonPasswords?: boolean;
+  /** The project's own rate limits per environment (`{ sandbox: { signup: { limit: 500 } } }`); null clears them. */
+  @Allow() rateLimits?: RateLimitOverrides | null;
 }
 
 /** Body of POST /admin/projects (the OpenAPI document): a name and optional settings. */

@@ -5,7 +5,7 @@ import { originGuard } from './cors';
 /**
  * Resolves `X-API-Key` to its project and environment and keeps it on `res.locals.apiKey`.
  * No header -> 401 missing_api_key; anything else that does not resolve -> 401 invalid_api_key
- * (both decided by core). Resolutions are cached by core for at most 10 s (docs/decisions.md#contract-clarifications).
+ * (both decided by core). Resolutions are cached by core until a change notice drops them (10 s at most).
  */
 export function requireApiKey(auth: AuthService): RequestHandler {
   return async (req: Request, res: Response, next) => {

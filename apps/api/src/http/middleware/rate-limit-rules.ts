@@ -1,30 +1,19 @@
-import type { FailoverRule, StoreDownPolicy } from '@svc/core';
+import { RATE_LIMIT_NAMES, type FailoverRule, type RateLimitName, type StoreDownPolicy } from '@svc/core';
 
 /**
- * Every named limit. The first, `signup` .. `passwordReset`, are the contract's Limits table; the
+ * Every named limit (named in core, where a project's overrides are checked). The first, `signup` .. `passwordReset`, are the contract's Limits table; the
  * rest close the doors an attacker would use next (docs/security.md): password spraying from one
  * address (`loginAddress`), guessing one account's password from many addresses (`loginAccount`,
  * which does not count clients that signed in to the account before),
  * flooding one inbox with sign-in and reset mails from many addresses (`mailAccount`), guessing
  * reset / magic-link tokens and second-factor codes.
  */
-export const RATE_LIMIT_NAMES = [
-  'signup',
-  'login',
-  'refresh',
-  'magicLink',
-  'passwordReset',
-  'loginAddress',
-  'loginAccount',
-  'mailAccount',
-  'magicLinkVerify',
-  'passwordUpdate',
-  'twoFactorVerify',
-  'totpCode',
-] as const;
-export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
+export { RATE_LIMIT_NAMES, type RateLimitName };
 
-/** Limit and window (overridable with SVC_RATE_LIMITS) and the fixed outage policy of each limit. */
+/**
+ * Limit and window (overridable with SVC_RATE_LIMITS, and per project and environment with the
+ * project's `rateLimits`) and the fixed outage policy of each limit.
+ */
 export type RateLimitRules = Record<RateLimitName, FailoverRule>;
 
 // While Redis is down, limits that guard against guessing count per process at half the limit

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AuthError, normalizeEmail, sha256Hex, type FailoverRule, type RateLimitDecision, type RateLimiter, type ResolvedApiKey } from '@svc/core';
+import { AuthError, effectiveRateLimit, normalizeEmail, sha256Hex, type FailoverRule, type RateLimitDecision, type RateLimiter, type ResolvedApiKey } from '@svc/core';
 import { unverifiedSubject } from './bearer';
 import { addressKey, clientAddress } from './client-address';
 import { RATE_LIMIT_KEYS, storeDownPolicy, type RateLimitName, type RateLimitRules } from './rate-limit-rules';
@@ -44,7 +44,7 @@ export async function countLimits(names: readonly RateLimitName[], options: Rate
   res.locals.rateLimitTightest = tightest;
   const { name, decision } = tightest;
   // The decision's limit, not the configured one: during a Redis outage it is the stricter local limit.
-  res.set('RateLimit-Policy', `${decision.limit};w=${options.rules[name].windowSeconds}`);
+  res.set('RateLimit-Policy', `${decision.limit};w=${ruleOf(options, name, res).windowSeconds}`);
   res.set('RateLimit', `limit=${decision.limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`);
   if (decision.allowed) return;
   res.set('Retry-After', String(decision.resetSeconds));
@@ -79,7 +79,7 @@ function refundIfServerFails(res: Response, options: RateLimitOptions, name: Rat
   if (!decision) return; // nothing was counted
   res.once('finish', () => {
     if (res.statusCode < 500) return;
-    options.limiter.refund(key, options.rules[name], decision.window).catch((error: unknown) => {
+    options.limiter.refund(key, ruleOf(options, name, res), decision.window).catch((error: unknown) => {
       options.logger.warn({ err: error, requestId: res.locals.requestId, limit: name }, 'rate limiter failed to refund a failed request');
     });
   });
@@ -106,13 +106,23 @@ function tighter(a: RateLimitDecision, b: RateLimitDecision): boolean {
  */
 async function hitOrFailOpen(options: RateLimitOptions, name: RateLimitName, key: string, res: Response): Promise<RateLimitDecision | null> {
   // FailoverRateLimiter reads `whenStoreDown`; other limiters ignore it.
-  const rule: FailoverRule = { ...options.rules[name], whenStoreDown: storeDownPolicy(name, options.rules[name]) };
+  const rule: FailoverRule = { ...ruleOf(options, name, res), whenStoreDown: storeDownPolicy(name, options.rules[name]) };
   try {
     return await options.limiter.hit(key, rule);
   } catch (error) {
     options.logger.warn({ err: error, requestId: res.locals.requestId, limit: name }, 'rate limiter failed; request let through');
     return null;
   }
+}
+
+/**
+ * The rule of `name` for this request: the service's, with the project's own override for the
+ * key's environment laid over it (core's effectiveRateLimit). Key-less routes use the service's.
+ */
+function ruleOf(options: RateLimitOptions, name: RateLimitName, res: Response): FailoverRule {
+  const key = res.locals.apiKey as ResolvedApiKey | undefined;
+  const rule = options.rules[name];
+  return key ? effectiveRateLimit(rule, key.project.rateLimits, key.scope.environment, name) : rule;
 }
 
 /** `rl:<limit>:<project>:<environment>:<parts of the limit's key kind>`. */

@@ -36,6 +36,7 @@ export async function createProject(
     refreshReuseGraceSeconds: settings.refreshReuseGraceSeconds ?? DEFAULT_TOKEN_LIFETIMES.refreshReuseGraceSeconds,
     absoluteSessionLifetimeSeconds: settings.absoluteSessionLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIMES.absoluteSessionLifetimeSeconds,
     rejectCommonPasswords: settings.rejectCommonPasswords ?? false,
+    rateLimits: settings.rateLimits ?? null,
     createdAt: now,
     updatedAt: now,
   };

@@ -31,27 +31,32 @@ export type DeliveryDeps = Pick<AuthDeps, 'clock' | 'random' | 'outbox' | 'secre
 export type DeliveryOutcome = 'sent' | 'retried' | 'dead';
 export type DeliveryReport = Record<DeliveryOutcome | 'claimed', number>;
 
+/** Told of each mail that failed in a round: why (as stored with the mail) and what became of it. */
+export type DeliveryFailureListener = (failure: { mailId: string; outcome: 'retried' | 'dead'; reason: string }) => void;
+
 /**
  * One round of the outbox worker: claims due mails, sends each with its stable Message-ID, and
  * records the outcome. A crash after a send but before its mark leaves the claim to expire; the
  * next round sends the same message again under the same Message-ID, which receivers dedupe.
  */
-export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<DeliveryPolicy> = {}): Promise<DeliveryReport> {
+export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<DeliveryPolicy> = {}, onFailure?: DeliveryFailureListener): Promise<DeliveryReport> {
   const rules = { ...DEFAULT_DELIVERY_POLICY, ...policy };
   const mails = await deps.outbox.claimDue(deps.clock.now(), { limit: rules.batchSize, leaseSeconds: rules.leaseSeconds });
-  const outcomes = await Promise.all(mails.map((mail) => deliverOne(deps, rules, mail)));
+  const outcomes = await Promise.all(mails.map((mail) => deliverOne(deps, rules, mail, onFailure)));
   const report: DeliveryReport = { claimed: mails.length, sent: 0, retried: 0, dead: 0 };
   for (const outcome of outcomes) report[outcome] += 1;
   return report;
 }
 
-async function deliverOne(deps: DeliveryDeps, rules: DeliveryPolicy, mail: OutboxMail): Promise<DeliveryOutcome> {
+async function deliverOne(deps: DeliveryDeps, rules: DeliveryPolicy, mail: OutboxMail, onFailure?: DeliveryFailureListener): Promise<DeliveryOutcome> {
   const now = deps.clock.now();
   // Sandbox payloads stay (sealed) for the sandbox outbox endpoint; production ones are wiped.
   const keepPayload = mail.environment === 'sandbox';
   const fail = async (error: string, nextAttemptAt: Date | null): Promise<DeliveryOutcome> => {
     await deps.outbox.markFailed(mail, mail.id, { error, nextAttemptAt, keepPayload });
-    return nextAttemptAt ? 'retried' : 'dead';
+    const outcome = nextAttemptAt ? 'retried' : 'dead';
+    onFailure?.({ mailId: mail.id, outcome, reason: error });
+    return outcome;
   };
   if (mail.expiresAt <= now) return fail('the link expired before the mail could be sent', null);
   const payload = openPayload(deps.secretBox, mail);

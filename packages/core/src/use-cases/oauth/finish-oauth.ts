@@ -5,7 +5,7 @@ import { OAuthProviderError, type OAuthProfile } from '../../ports/oauth-provide
 import type { AuthDeps } from '../deps';
 import { issueExchangeCode } from './exchange-oauth-code';
 import { codeVerifierContext, consumeOAuthState, type OpenedOAuthState } from './oauth-state';
-import { callbackUrlOf, clientConfigOf } from './provider-settings';
+import { callbackUrlOf, clientConfigOf, providerSettings } from './provider-settings';
 import { resolveOAuthUser, type ResolveDeps } from './resolve-oauth-user';
 import { sha256Hex } from '../../domain/secrets';
 
@@ -51,12 +51,12 @@ export async function finishOAuthCallback(deps: CallbackDeps, provider: string, 
 async function profileFromProvider(deps: CallbackDeps, state: OpenedOAuthState, query: OAuthCallbackQuery): Promise<OAuthProfile> {
   // The provider's own error text is never passed on: only our fixed words leave (no reflection).
   if (query.error !== undefined) throw new OAuthCallbackFailure(query.error === 'access_denied' ? 'access_denied' : 'provider_error');
-  const config = await deps.oauthProviders.find(state.scope, state.provider);
+  const settings = await providerSettings(deps, state.scope, state.provider);
   // Disabled between initiate and callback: the operator's latest word wins.
-  if (!query.code || !config?.enabled) throw new OAuthCallbackFailure('provider_error');
+  if (!query.code || !settings?.config.enabled) throw new OAuthCallbackFailure('provider_error');
   try {
     return await deps.oauthClient.exchange({
-      config: clientConfigOf(deps, state.scope, config),
+      config: clientConfigOf(deps, settings),
       redirectUri: callbackUrlOf(deps, state.provider),
       code: query.code,
       state: state.token,

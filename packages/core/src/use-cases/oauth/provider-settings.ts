@@ -1,28 +1,53 @@
 import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
-import { isOAuthProvider, oauthSecretContext, type OAuthProvider, type OAuthProviderConfig } from '../../domain/oauth';
+import { isOAuthProvider, oauthSecretContext, oauthSettingsEnvironments, type OAuthProvider, type OAuthProviderConfig } from '../../domain/oauth';
 import { oauthCallbackUrl } from '../../domain/service-paths';
 import type { OAuthClientConfig } from '../../ports/oauth-provider-client';
 import type { AuthDeps } from '../deps';
 
+/** A provider's settings and the scope they are stored in (Production's, for a Sandbox that borrows them). */
+interface ProviderSettings {
+  config: OAuthProviderConfig;
+  storedIn: TenantScope;
+}
+
 /**
- * The provider named by an initiate call, configured and enabled in the key's scope. Anything
- * else (unknown slug, never configured, disabled) is `400 validation_error` (docs/decisions.md#contract-clarifications).
+ * The settings that apply to sign-ins with `provider` in `scope`: the scope's own, else those it
+ * falls back to (oauthSettingsEnvironments); null when there are none.
+ */
+export async function providerSettings(
+  deps: Pick<AuthDeps, 'oauthProviders'>,
+  scope: TenantScope,
+  provider: OAuthProvider,
+): Promise<ProviderSettings | null> {
+  for (const environment of oauthSettingsEnvironments(scope.environment)) {
+    const storedIn: TenantScope = { projectId: scope.projectId, environment };
+    const config = await deps.oauthProviders.find(storedIn, provider);
+    if (config) return { config, storedIn };
+  }
+  return null;
+}
+
+/**
+ * The provider named by an initiate call, configured (or borrowed from Production, for Sandbox)
+ * and enabled for the key's scope. Anything else (unknown slug, never configured, disabled) is
+ * `400 validation_error`.
  */
 export async function enabledProvider(
   deps: Pick<AuthDeps, 'oauthProviders'>,
   scope: TenantScope,
   provider: string,
-): Promise<OAuthProviderConfig> {
-  const config = isOAuthProvider(provider) ? await deps.oauthProviders.find(scope, provider) : null;
-  if (!config?.enabled) {
+): Promise<ProviderSettings> {
+  const settings = isOAuthProvider(provider) ? await providerSettings(deps, scope, provider) : null;
+  if (!settings?.config.enabled) {
     throw new AuthError('validation_error', 'This sign-in provider is not configured or not enabled for the project environment.');
   }
-  return config;
+  return settings;
 }
 
-/** The settings as the protocol client needs them: the client secret opened for this one call. */
-export function clientConfigOf(deps: Pick<AuthDeps, 'secretBox'>, scope: TenantScope, config: OAuthProviderConfig): OAuthClientConfig {
+/** The settings as the protocol client needs them: the client secret opened (under the scope it was sealed in) for this one call. */
+export function clientConfigOf(deps: Pick<AuthDeps, 'secretBox'>, { config, storedIn }: ProviderSettings): OAuthClientConfig {
+  const scope = storedIn;
   return {
     provider: config.provider,
     clientId: config.clientId,

@@ -28,7 +28,8 @@ export async function startOAuth(
   provider: string,
   input: StartOAuthInput,
 ): Promise<{ provider: OAuthProvider; authorizationUrl: string }> {
-  const config = await enabledProvider(deps, scope, provider);
+  const settings = await enabledProvider(deps, scope, provider);
+  const { config } = settings;
   const redirectUrl = allowedRedirectUrl(project, config, input.redirectUrl ?? null);
   const stateProblem = input.state === undefined ? null : callerStateProblem(input.state);
   if (stateProblem) throw new AuthError('validation_error', stateProblem);
@@ -36,7 +37,7 @@ export async function startOAuth(
   const nonce = newBearerSecret(deps.random);
   const state = await issueOAuthState(deps, scope, { provider: config.provider, redirectUrl, callerState: input.state, nonce, codeVerifier });
   const authorizationUrl = await deps.oauthClient.authorizationUrl({
-    config: clientConfigOf(deps, scope, config),
+    config: clientConfigOf(deps, settings),
     redirectUri: callbackUrlOf(deps, config.provider),
     state,
     codeChallenge: pkceChallenge(codeVerifier),
