@@ -14,7 +14,12 @@ type DtoClass<T> = new () => T;
  * field does not break it. Every request value is typed and checked here before it reaches core
  * or the ORM (DESIGN §4a).
  */
-export async function validateInput<T extends object>(Dto: DtoClass<T>, input: unknown, what = 'The request body'): Promise<T> {
+export async function validateInput<T extends object>(
+  Dto: DtoClass<T>,
+  input: unknown,
+  what = 'The request body',
+  options: { refuseUnknown?: boolean } = {},
+): Promise<T> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new AuthError('validation_error', `${what} must be a JSON object.`);
   }
@@ -22,7 +27,10 @@ export async function validateInput<T extends object>(Dto: DtoClass<T>, input: u
   const forbidden = findForbiddenKey(input);
   if (forbidden) throw new AuthError('validation_error', forbidden);
   const instance = plainToInstance(Dto, input, { exposeUnsetFields: false });
-  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: false });
+  const refuseUnknown = options.refuseUnknown === true;
+  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: refuseUnknown });
+  const unknown = errors.filter((error) => error.constraints?.whitelistValidation).map((error) => error.property);
+  if (unknown.length > 0) throw new AuthError('validation_error', `${what} has unknown parameter(s): ${unknown.join(', ')}.`);
   if (errors.length > 0) throw new AuthError('validation_error', firstMessage(errors));
   return instance;
 }
@@ -37,13 +45,15 @@ export function validateBody<T extends object>(Dto: DtoClass<T>): RequestHandler
 
 /**
  * Validates the query string into `Dto` and keeps it on `res.locals.query`. `%00` decodes to a
- * NUL, which no storage takes: refused first, as in bodies.
+ * NUL, which no storage takes: refused first, as in bodies. With `refuseUnknown` (the admin
+ * API's lists) a parameter the DTO does not name is a 400 naming it, so a misspelt filter
+ * (`?emial=`) is not silently ignored into a list of everyone.
  */
-export function validateQuery<T extends object>(Dto: DtoClass<T>): RequestHandler {
+export function validateQuery<T extends object>(Dto: DtoClass<T>, options: { refuseUnknown?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
     const unstorable = unstorableTextProblem(req.query, 'The query');
     if (unstorable) throw new AuthError('validation_error', unstorable);
-    res.locals.query = await validateInput(Dto, { ...req.query }, 'The query');
+    res.locals.query = await validateInput(Dto, { ...req.query }, 'The query', options);
     next();
   };
 }

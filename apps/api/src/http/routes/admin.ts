@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { requireAdmin } from '../middleware/admin-auth';
+import { limited } from './guards';
 import { adminApiKeyRoutes } from './admin-api-keys';
 import { adminProjectRoutes } from './admin-projects';
 import { adminSigningKeyRoutes } from './admin-signing-keys';
@@ -11,10 +12,12 @@ import { adminOidcClientRoutes } from './admin-oidc-clients';
 
 /**
  * The admin API (DESIGN §12), mounted at /admin. The token is checked before routing, so without
- * it every /admin path answers 401 and the route map is not revealed.
+ * it every /admin path answers 401 and the route map is not revealed. Every request, with a token
+ * or not, counts toward the `admin` limit of its address.
  */
 export function adminRoutes(deps: AppDeps): Router {
   return Router()
+    .use(limited(deps, 'admin'))
     .use(requireAdmin(deps.config.adminToken))
     .use(adminProjectRoutes(deps), adminApiKeyRoutes(deps), adminSigningKeyRoutes(deps), adminUserRoutes(deps), adminOutboxRoutes(deps))
     .use(adminOAuthProviderRoutes(deps))
