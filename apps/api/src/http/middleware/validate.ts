@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { RequestHandler, Response } from 'express';
 import { plainToInstance } from 'class-transformer';
-import { validate, type ValidationError } from 'class-validator';
+import { getMetadataStorage, validate, type ValidationError } from 'class-validator';
 import { AuthError } from '@svc/core';
 import { findForbiddenKey } from '../dto/plain-object';
 import { unstorableTextProblem } from '../dto/storable-text';
@@ -26,13 +26,22 @@ export async function validateInput<T extends object>(
   // Checked on the raw input: class-transformer would assign a "__proto__" key as a prototype.
   const forbidden = findForbiddenKey(input);
   if (forbidden) throw new AuthError('validation_error', forbidden);
+  if (options.refuseUnknown) {
+    const known = declaredProperties(Dto);
+    const unknown = Object.keys(input).filter((name) => !known.has(name));
+    if (unknown.length > 0) throw new AuthError('validation_error', `${what} has unknown parameter(s): ${unknown.join(', ')}.`);
+  }
   const instance = plainToInstance(Dto, input, { exposeUnsetFields: false });
-  const refuseUnknown = options.refuseUnknown === true;
-  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: refuseUnknown });
-  const unknown = errors.filter((error) => error.constraints?.whitelistValidation).map((error) => error.property);
-  if (unknown.length > 0) throw new AuthError('validation_error', `${what} has unknown parameter(s): ${unknown.join(', ')}.`);
+  // A DTO that declares nothing (NoQuery) has nothing to check, and class-validator refuses it.
+  const errors = declaredProperties(Dto).size === 0 ? [] : await validate(instance, { whitelist: true, forbidNonWhitelisted: false });
   if (errors.length > 0) throw new AuthError('validation_error', firstMessage(errors));
   return instance;
+}
+
+/** The properties `Dto` (with its parents) declares a check for: what whitelisting keeps. */
+function declaredProperties(Dto: DtoClass<object>): Set<string> {
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(Dto, '', true, false);
+  return new Set(metadata.map((entry) => entry.propertyName));
 }
 
 /** Validates the JSON body into `Dto` and keeps it on `res.locals.body` (read it with {@link bodyOf}). */
