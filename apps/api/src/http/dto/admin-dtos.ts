@@ -113,3 +113,11 @@ export class CreateUserDto extends UpdateUserDto {
   @IsString({ message: 'password must be a string.' })
   password?: string;
 }
+
+/** Body of POST /console/api/session: the admin token, exchanged for a console session. */
+export class ConsoleSignInDto {
+  @IsDefined({ message: 'token is required.' })
+  @IsString({ message: 'token must be a string.' })
+  @MaxLength(1024, { message: 'token must be at most 1024 characters.' })
+  token!: string;
+}

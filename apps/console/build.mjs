@@ -1,0 +1,25 @@
+// Builds the console into dist/: one ES module bundled by esbuild from the npm packages in
+// node_modules (Preact), the stylesheet and the page. Nothing is fetched at run time.
+import { build } from 'esbuild';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const out = join(root, 'dist');
+await mkdir(out, { recursive: true });
+await build({
+  entryPoints: [join(root, 'src', 'app.tsx')],
+  outfile: join(out, 'console.js'),
+  bundle: true,
+  format: 'esm',
+  target: ['es2022'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  minify: true,
+  sourcemap: true,
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
+await copyFile(join(root, 'src', 'console.css'), join(out, 'console.css'));
+await copyFile(join(root, 'src', 'index.html'), join(out, 'index.html'));

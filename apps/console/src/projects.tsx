@@ -1,0 +1,334 @@
+import { useState } from 'preact/hooks';
+import { api, type Environment, type Project } from './api';
+import { Alert, Badge, Card, Field, Secret, useAction, useLoad, when } from './ui';
+import { navigate } from './router';
+
+export function ProjectList() {
+  const [q, setQ] = useState('');
+  const [search, setSearch] = useState('');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const page = useLoad(() => api.listProjects({ q: search || undefined, cursor }), [search, cursor]);
+  const [created, setCreated] = useState<{ project: Project; apiKeys: Record<Environment, string> } | null>(null);
+  const create = useAction();
+  const [name, setName] = useState('');
+  const [plan, setPlan] = useState('FREE');
+  return (
+    <div class="stack">
+      <Card title="Projects">
+        <form
+          class="toolbar"
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setCursors([]);
+            setSearch(q.trim());
+          }}
+        >
+          <label class="visually-hidden" for="project-search">
+            Search projects by name
+          </label>
+          <input id="project-search" type="search" placeholder="Search by name" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+          <button class="button" type="submit">
+            Search
+          </button>
+        </form>
+        {page.error ? <Alert>{page.error}</Alert> : null}
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Projects</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Plan</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data?.projects.map((p) => (
+                <tr key={p.id}>
+                  <td>
+                    <a href={`#/projects/${p.id}/production/users`}>{p.name}</a>
+                  </td>
+                  <td>
+                    <Badge>{p.plan}</Badge>
+                  </td>
+                  <td>{when(p.createdAt)}</td>
+                </tr>
+              ))}
+              {page.data && page.data.projects.length === 0 ? (
+                <tr>
+                  <td colSpan={3} class="empty">
+                    No projects{search ? ` match “${search}”` : ' yet: create one below'}.
+                  </td>
+                </tr>
+              ) : null}
+            </tbody>
+          </table>
+        </div>
+        <Pager hasPrevious={cursors.length > 0} next={page.data?.nextCursor ?? null} onPrevious={() => setCursors(cursors.slice(0, -1))} onNext={(c) => setCursors([...cursors, c])} />
+      </Card>
+      <Card title="New project">
+        <form
+          class="form-grid"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create.run(async () => {
+              setCreated(await api.createProject({ name, plan }));
+              setName('');
+              page.reload();
+            });
+          }}
+        >
+          <Field id="new-project-name" label="Name">
+            <input id="new-project-name" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </Field>
+          <Field id="new-project-plan" label="Plan">
+            <select id="new-project-plan" value={plan} onChange={(e) => setPlan(e.currentTarget.value)}>
+              <option>FREE</option>
+              <option>SOLO</option>
+              <option>PRO</option>
+            </select>
+          </Field>
+          <div class="form-actions">
+            <button class="button button-primary" type="submit" disabled={create.busy}>
+              Create project
+            </button>
+          </div>
+        </form>
+        {create.error ? <Alert>{create.error}</Alert> : null}
+        {created ? (
+          <Alert tone="success">
+            <p>
+              <strong>{created.project.name}</strong> was created. Copy its API keys now: they are shown only once.
+            </p>
+            <Secret label="Production" value={created.apiKeys.production} />
+            <Secret label="Sandbox" value={created.apiKeys.sandbox} />
+            <p>
+              <a href={`#/projects/${created.project.id}/production/settings`}>Open its settings</a>
+            </p>
+          </Alert>
+        ) : null}
+      </Card>
+    </div>
+  );
+}
+
+export function Pager(props: { hasPrevious: boolean; next: string | null; onPrevious(): void; onNext(cursor: string): void }) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button class="button" type="button" disabled={!props.hasPrevious} onClick={props.onPrevious}>
+        Previous
+      </button>
+      <button class="button" type="button" disabled={!props.next} onClick={() => props.next && props.onNext(props.next)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+const lines = (text: string) => text.split('\n').map((l) => l.trim()).filter(Boolean);
+
+export function ProjectSettings({ project, onChange }: { project: Project; onChange(p: Project): void }) {
+  const [form, setForm] = useState({
+    name: project.name,
+    plan: project.plan,
+    allowedOrigins: project.allowedOrigins.join('\n'),
+    redirectUrls: project.redirectUrls.join('\n'),
+    magicLinkUrl: project.magicLinkUrl ?? '',
+    passwordResetUrl: project.passwordResetUrl ?? '',
+    accessTokenTtlSeconds: String(project.accessTokenTtlSeconds),
+    refreshTokenTtlSeconds: String(project.refreshTokenTtlSeconds),
+    refreshReuseGraceSeconds: String(project.refreshReuseGraceSeconds),
+  });
+  const save = useAction();
+  const remove = useAction();
+  const [saved, setSaved] = useState(false);
+  const [confirm, setConfirm] = useState('');
+  const set = (key: keyof typeof form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [key]: e.currentTarget.value });
+  return (
+    <div class="stack">
+      <Card title="Settings">
+        <form
+          class="form-grid"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setSaved(false);
+            void save.run(async () => {
+              const { project: updated } = await api.updateProject(project.id, {
+                name: form.name,
+                plan: form.plan,
+                allowedOrigins: lines(form.allowedOrigins),
+                redirectUrls: lines(form.redirectUrls),
+                magicLinkUrl: form.magicLinkUrl.trim() || null,
+                passwordResetUrl: form.passwordResetUrl.trim() || null,
+                accessTokenTtlSeconds: Number(form.accessTokenTtlSeconds),
+                refreshTokenTtlSeconds: Number(form.refreshTokenTtlSeconds),
+                refreshReuseGraceSeconds: Number(form.refreshReuseGraceSeconds),
+              });
+              onChange(updated);
+              setSaved(true);
+            });
+          }}
+        >
+          <Field id="s-name" label="Name">
+            <input id="s-name" required value={form.name} onInput={set('name')} />
+          </Field>
+          <Field id="s-plan" label="Plan">
+            <select id="s-plan" value={form.plan} onChange={set('plan')}>
+              <option>FREE</option>
+              <option>SOLO</option>
+              <option>PRO</option>
+            </select>
+          </Field>
+          <Field id="s-origins" label="Allowed origins" hint="One per line; empty allows any origin.">
+            <textarea id="s-origins" rows={3} aria-describedby="s-origins-hint" value={form.allowedOrigins} onInput={set('allowedOrigins')} />
+          </Field>
+          <Field id="s-redirects" label="OAuth redirect URLs" hint="One per line, matched exactly.">
+            <textarea id="s-redirects" rows={3} aria-describedby="s-redirects-hint" value={form.redirectUrls} onInput={set('redirectUrls')} />
+          </Field>
+          <Field id="s-magic" label="Magic-link page URL">
+            <input id="s-magic" type="url" value={form.magicLinkUrl} onInput={set('magicLinkUrl')} />
+          </Field>
+          <Field id="s-reset" label="Password-reset page URL">
+            <input id="s-reset" type="url" value={form.passwordResetUrl} onInput={set('passwordResetUrl')} />
+          </Field>
+          <Field id="s-access" label="Access-token lifetime (seconds)">
+            <input id="s-access" type="number" min={60} max={86400} value={form.accessTokenTtlSeconds} onInput={set('accessTokenTtlSeconds')} />
+          </Field>
+          <Field id="s-refresh" label="Refresh-token lifetime (seconds)">
+            <input id="s-refresh" type="number" min={300} value={form.refreshTokenTtlSeconds} onInput={set('refreshTokenTtlSeconds')} />
+          </Field>
+          <Field id="s-grace" label="Refresh reuse grace window (seconds)" hint="0 treats every reuse as a replay.">
+            <input id="s-grace" type="number" min={0} max={60} aria-describedby="s-grace-hint" value={form.refreshReuseGraceSeconds} onInput={set('refreshReuseGraceSeconds')} />
+          </Field>
+          <div class="form-actions">
+            <button class="button button-primary" type="submit" disabled={save.busy}>
+              Save settings
+            </button>
+          </div>
+        </form>
+        {save.error ? <Alert>{save.error}</Alert> : null}
+        {saved ? <Alert tone="success">Settings saved.</Alert> : null}
+      </Card>
+      <Card title="Delete project">
+        <p>Deletes both environments with every user, session, key and mail. This cannot be undone.</p>
+        <form
+          class="toolbar"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void remove.run(async () => {
+              await api.deleteProject(project.id);
+              navigate('#/projects');
+            });
+          }}
+        >
+          <label for="confirm-delete">Type the project's name to confirm</label>
+          <input id="confirm-delete" value={confirm} onInput={(e) => setConfirm(e.currentTarget.value)} />
+          <button class="button button-danger" type="submit" disabled={confirm !== project.name || remove.busy}>
+            Delete project
+          </button>
+        </form>
+        {remove.error ? <Alert>{remove.error}</Alert> : null}
+      </Card>
+    </div>
+  );
+}
+
+export function ApiKeys({ project, env }: { project: Project; env: Environment }) {
+  const keys = useLoad(() => api.listApiKeys(project.id), [project.id]);
+  const action = useAction();
+  const [fresh, setFresh] = useState<string | null>(null);
+  const signing = useLoad(() => api.publicKey(project.id, env), [project.id, env]);
+  const ofEnv = keys.data?.apiKeys.filter((k) => k.environment === env) ?? [];
+  return (
+    <div class="stack">
+      <Card
+        title={`API keys (${env === 'production' ? 'Production' : 'Sandbox'})`}
+        actions={
+          <button
+            class="button button-primary"
+            type="button"
+            disabled={action.busy}
+            onClick={() =>
+              action.run(async () => {
+                setFresh((await api.createApiKey(project.id, env)).key);
+                keys.reload();
+              })
+            }
+          >
+            New key
+          </button>
+        }
+      >
+        {fresh ? (
+          <Alert tone="success">
+            <p>Copy the new key now: it is shown only once.</p>
+            <Secret label="Key" value={fresh} />
+          </Alert>
+        ) : null}
+        {action.error || keys.error ? <Alert>{action.error ?? keys.error}</Alert> : null}
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Created</th>
+                <th scope="col">State</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {ofEnv.map((k) => (
+                <tr key={k.id}>
+                  <td>
+                    <code>…{k.suffix}</code>
+                  </td>
+                  <td>{when(k.createdAt)}</td>
+                  <td>{k.revokedAt ? <Badge tone="bad">revoked</Badge> : <Badge tone="good">active</Badge>}</td>
+                  <td>
+                    {k.revokedAt ? null : (
+                      <button
+                        class="button button-small button-danger"
+                        type="button"
+                        aria-label={`Revoke key ending ${k.suffix}`}
+                        onClick={() => action.run(async () => (await api.revokeApiKey(project.id, k.id), keys.reload()))}
+                      >
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </Card>
+      <Card
+        title="Signing key"
+        actions={
+          <button class="button" type="button" onClick={() => action.run(async () => (await api.rotateSigningKey(project.id, env), signing.reload()))}>
+            Rotate
+          </button>
+        }
+      >
+        {signing.data ? (
+          <>
+            <p>
+              Key id <code>{signing.data.kid}</code>. JWKS:{' '}
+              <a href={`/api/projects/${project.id}/${env}/jwks.json`}>{`/api/projects/${project.id}/${env}/jwks.json`}</a>
+            </p>
+            <pre class="pem" tabIndex={0} aria-label="Public key (PEM)">
+              {signing.data.publicKey}
+            </pre>
+          </>
+        ) : signing.error ? (
+          <Alert>{signing.error}</Alert>
+        ) : null}
+      </Card>
+    </div>
+  );
+}
