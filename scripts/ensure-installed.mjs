@@ -33,7 +33,7 @@ if (!upToDate) {
 // The admin console (apps/console) is served by the API from its built bundle: built here, on a
 // fresh clone and whenever a source is newer than the bundle, before anything starts or tests.
 const consoleRoot = join(root, 'apps', 'console');
-const consoleBundle = join(consoleRoot, 'dist', 'console.js');
+const consoleBundle = join(root, 'apps', 'api', 'console', 'console.js');
 const newestSource = () => {
   const sources = readdirSync(join(consoleRoot, 'src')).map((name) => statSync(join(consoleRoot, 'src', name)).mtimeMs);
   return Math.max(...sources, statSync(join(consoleRoot, 'build.mjs')).mtimeMs);

@@ -1,12 +1,13 @@
-// Builds the console into dist/: one ES module bundled by esbuild from the npm packages in
-// node_modules (Preact), the stylesheet and the page. Nothing is fetched at run time.
+// Builds the console into apps/api/console/ (shipped in the server package beside openapi/):
+// one ES module bundled by esbuild from the npm packages in node_modules (Preact), the
+// stylesheet and the page. Nothing is fetched at run time.
 import { build } from 'esbuild';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = dirname(fileURLToPath(import.meta.url));
-const out = join(root, 'dist');
+const out = join(root, '..', 'api', 'console');
 await mkdir(out, { recursive: true });
 await build({
   entryPoints: [join(root, 'src', 'app.tsx')],

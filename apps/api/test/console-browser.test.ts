@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { consoleAssetsDir } from '../src/http/routes/console';
 import { describeWithChromium, launchChromium } from './browser/chromium';
@@ -17,6 +17,8 @@ jest.setTimeout(120_000);
 const SHOTS = join(__dirname, '..', 'test-output', 'console');
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 type Json = Record<string, any>;
+// What the functions passed to page.evaluate read: they run in the page, not in Node.
+declare const document: any, localStorage: unknown, sessionStorage: unknown;
 
 /** Serious or critical axe-core violations of the page as it is now (WCAG 2.x A and AA rules). */
 async function seriousViolations(page: Page): Promise<string[]> {
@@ -57,7 +59,7 @@ describeWithChromium('the admin console in Chromium', () => {
     fetch(`${origin}${path}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    if (!consoleAssetsDir()) execFileSync(process.execPath, [join(dirname(require.resolve('@svc/console/package.json')), 'build.mjs')]);
+    if (!consoleAssetsDir()) execFileSync(process.execPath, [join(__dirname, '..', '..', 'console', 'build.mjs')]);
     mkdirSync(SHOTS, { recursive: true });
     service = await listenRealApp();
     // The console at localhost; the attacker's page at 127.0.0.1: another site to the browser.
@@ -218,7 +220,7 @@ describeWithChromium('the admin console in Chromium', () => {
     expect(JSON.parse((await page.textContent('body'))!)).toEqual({ error: 'unauthorized', message: 'Authentication is required.' });
 
     await page.goto(attackerOrigin);
-    await Promise.all([page.waitForURL(`${origin}/admin/projects`), page.evaluate(() => (document.getElementById('f') as HTMLFormElement).submit())]);
+    await Promise.all([page.waitForURL(`${origin}/admin/projects`), page.evaluate(() => document.getElementById('f').submit())]);
     // Refused (a form cannot send JSON, and the cookie does not come along), and nothing was made.
     expect(['unauthorized', 'unsupported_media_type']).toContain(JSON.parse((await page.textContent('body'))!).error);
     const forged = await adminCall('GET', '/admin/projects?q=forged');

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
 import { AuthError } from '@svc/core';
 import type { AppDeps } from '../app-deps';
@@ -9,14 +9,14 @@ import { requireAdminOrConsole } from '../middleware/admin-auth';
 import { bodyOf, validateBody } from '../middleware/validate';
 import { limited } from './guards';
 
-/** Where the console's built files are (apps/console/dist), or null when it was not built. */
+/**
+ * Where the console's built files are (apps/console/build.mjs writes them to the package's
+ * `console/` folder, shipped beside `openapi/`), or null when it was not built. The sources run
+ * from `src/http/routes/`, the bundle from `dist/`.
+ */
 export function consoleAssetsDir(): string | null {
-  try {
-    const dir = join(dirname(require.resolve('@svc/console/package.json')), 'dist');
-    return existsSync(join(dir, 'index.html')) ? dir : null;
-  } catch {
-    return null;
-  }
+  const candidates = [join(__dirname, '..', '..', '..', 'console'), join(__dirname, '..', 'console')];
+  return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? null;
 }
 
 /**
