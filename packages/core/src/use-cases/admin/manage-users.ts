@@ -27,11 +27,16 @@ export async function listUsers(
 ): Promise<UserPage & { total: number }> {
   const email = query.email === undefined ? undefined : normalizeEmail(query.email);
   const search = query.q === undefined ? undefined : checkedSearch(query.q, 'q');
-  const [page, total] = await Promise.all([
-    deps.users.list(scope, { email, search, limit: pageSize(query.limit), cursor: query.cursor }),
-    email === undefined ? deps.users.count(scope, { search }) : deps.users.findByEmail(scope, email).then((user) => (user ? 1 : 0)),
-  ]);
+  const listed = deps.users.list(scope, { email, search, limit: pageSize(query.limit), cursor: query.cursor });
+  // An address is unique in its scope: the first page already holds every match.
+  if (email !== undefined && query.cursor === undefined) return listed.then((page) => ({ ...page, total: page.users.length }));
+  const [page, total] = await Promise.all([listed, email === undefined ? deps.users.count(scope, { search }) : countOne(deps, scope, email, search)]);
   return { ...page, total };
+}
+
+async function countOne(deps: Pick<AuthDeps, 'users'>, scope: TenantScope, email: string, search: string | undefined): Promise<number> {
+  const user = await deps.users.findByEmail(scope, email);
+  return user && (search === undefined || user.email.includes(search)) ? 1 : 0;
 }
 
 /** The search text of a query (trimmed, lower-cased), or 400 validation_error. */
