@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Mail, type Project } from './api';
-import { Alert, Badge, Card, useAction, useLoad, when } from './ui';
+import { Alert, Badge, Card, DataTable, useAction, useLoad, when } from './ui';
 
 /** Mails the Sandbox sent to one address, with their links, and the project's dead letters. */
 export function Inbox({ project }: { project: Project }) {
@@ -57,36 +57,19 @@ export function Inbox({ project }: { project: Project }) {
       </Card>
       <Card title="Dead letters">
         {dead.error ? <Alert>{dead.error}</Alert> : null}
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Dead letters</caption>
-            <thead>
-              <tr>
-                <th scope="col">To</th>
-                <th scope="col">Mail</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {dead.data?.mails.map((m) => (
-                <tr key={m.id}>
-                  <td>{m.to}</td>
-                  <td>{m.template}</td>
-                  <td>{m.attempts}</td>
-                  <td>{m.lastError ?? '—'}</td>
-                </tr>
-              ))}
-              {dead.data && dead.data.mails.length === 0 ? (
-                <tr>
-                  <td colSpan={4} class="empty">
-                    No dead letters.
-                  </td>
-                </tr>
-              ) : null}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Dead letters"
+          headers={['To', 'Mail', 'Attempts', 'Last error']}
+          empty="No dead letters."
+          rows={dead.data?.mails.map((m) => (
+            <tr key={m.id}>
+              <td>{m.to}</td>
+              <td>{m.template}</td>
+              <td>{m.attempts}</td>
+              <td>{m.lastError ?? '—'}</td>
+            </tr>
+          ))}
+        />
       </Card>
     </div>
   );

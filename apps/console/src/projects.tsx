@@ -1,14 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, type Environment, type Project } from './api';
-import { Alert, Badge, Card, Field, Secret, useAction, useLoad, when } from './ui';
+import { Alert, Badge, Card, DataTable, Field, SearchForm, Secret, useAction, useLoad, usePagedSearch, when } from './ui';
 import { navigate } from './router';
 
 export function ProjectList() {
-  const [q, setQ] = useState('');
-  const [search, setSearch] = useState('');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const page = useLoad(() => api.listProjects({ q: search || undefined, cursor }), [search, cursor]);
+  const { page, search, setSearch, pager } = usePagedSearch((q, cursor) => api.listProjects({ q: q || undefined, cursor }), []);
   const [created, setCreated] = useState<{ project: Project; apiKeys: Record<Environment, string> } | null>(null);
   const create = useAction();
   const [name, setName] = useState('');
@@ -16,57 +12,25 @@ export function ProjectList() {
   return (
     <div class="stack">
       <Card title="Projects">
-        <form
-          class="toolbar"
-          role="search"
-          onSubmit={(e) => {
-            e.preventDefault();
-            setCursors([]);
-            setSearch(q.trim());
-          }}
-        >
-          <label class="visually-hidden" for="project-search">
-            Search projects by name
-          </label>
-          <input id="project-search" type="search" placeholder="Search by name" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
-          <button class="button" type="submit">
-            Search
-          </button>
-        </form>
+        <SearchForm id="project-search" label="Search projects by name" placeholder="Search by name" onSearch={setSearch} />
         {page.error ? <Alert>{page.error}</Alert> : null}
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Projects</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Plan</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data?.projects.map((p) => (
-                <tr key={p.id}>
-                  <td>
-                    <a href={`#/projects/${p.id}/production/users`}>{p.name}</a>
-                  </td>
-                  <td>
-                    <Badge>{p.plan}</Badge>
-                  </td>
-                  <td>{when(p.createdAt)}</td>
-                </tr>
-              ))}
-              {page.data && page.data.projects.length === 0 ? (
-                <tr>
-                  <td colSpan={3} class="empty">
-                    No projects{search ? ` match “${search}”` : ' yet: create one below'}.
-                  </td>
-                </tr>
-              ) : null}
-            </tbody>
-          </table>
-        </div>
-        <Pager hasPrevious={cursors.length > 0} next={page.data?.nextCursor ?? null} onPrevious={() => setCursors(cursors.slice(0, -1))} onNext={(c) => setCursors([...cursors, c])} />
+        <DataTable
+          caption="Projects"
+          headers={['Name', 'Plan', 'Created']}
+          empty={`No projects${search ? ` match “${search}”` : ' yet: create one below'}.`}
+          rows={page.data?.projects.map((p) => (
+            <tr key={p.id}>
+              <td>
+                <a href={`#/projects/${p.id}/production/users`}>{p.name}</a>
+              </td>
+              <td>
+                <Badge>{p.plan}</Badge>
+              </td>
+              <td>{when(p.createdAt)}</td>
+            </tr>
+          ))}
+        />
+        {pager}
       </Card>
       <Card title="New project">
         <form
@@ -111,19 +75,6 @@ export function ProjectList() {
         ) : null}
       </Card>
     </div>
-  );
-}
-
-export function Pager(props: { hasPrevious: boolean; next: string | null; onPrevious(): void; onNext(cursor: string): void }) {
-  return (
-    <nav class="pager" aria-label="Pages">
-      <button class="button" type="button" disabled={!props.hasPrevious} onClick={props.onPrevious}>
-        Previous
-      </button>
-      <button class="button" type="button" disabled={!props.next} onClick={() => props.next && props.onNext(props.next)}>
-        Next
-      </button>
-    </nav>
   );
 }
 
@@ -268,44 +219,32 @@ export function ApiKeys({ project, env }: { project: Project; env: Environment }
           </Alert>
         ) : null}
         {action.error || keys.error ? <Alert>{action.error ?? keys.error}</Alert> : null}
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Created</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {ofEnv.map((k) => (
-                <tr key={k.id}>
-                  <td>
-                    <code>…{k.suffix}</code>
-                  </td>
-                  <td>{when(k.createdAt)}</td>
-                  <td>{k.revokedAt ? <Badge tone="bad">revoked</Badge> : <Badge tone="good">active</Badge>}</td>
-                  <td>
-                    {k.revokedAt ? null : (
-                      <button
-                        class="button button-small button-danger"
-                        type="button"
-                        aria-label={`Revoke key ending ${k.suffix}`}
-                        onClick={() => action.run(async () => (await api.revokeApiKey(project.id, k.id), keys.reload()))}
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="API keys"
+          headers={['Key', 'Created', 'State', '']}
+          empty="No keys in this environment."
+          rows={ofEnv.map((k) => (
+            <tr key={k.id}>
+              <td>
+                <code>…{k.suffix}</code>
+              </td>
+              <td>{when(k.createdAt)}</td>
+              <td>{k.revokedAt ? <Badge tone="bad">revoked</Badge> : <Badge tone="good">active</Badge>}</td>
+              <td>
+                {k.revokedAt ? null : (
+                  <button
+                    class="button button-small button-danger"
+                    type="button"
+                    aria-label={`Revoke key ending ${k.suffix}`}
+                    onClick={() => action.run(async () => (await api.revokeApiKey(project.id, k.id), keys.reload()))}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        />
       </Card>
       <Card
         title="Signing key"

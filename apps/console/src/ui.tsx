@@ -101,3 +101,96 @@ export function Secret({ label, value }: { label: string; value: string }) {
     </div>
   );
 }
+
+/**
+ * A table with a hidden caption and column headers (an empty header is an actions column, named
+ * for screen readers), its rows, and `empty` in one full-width row when there are none.
+ */
+export function DataTable(props: { caption: string; headers: string[]; rows: ComponentChildren[] | undefined; empty: string }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="visually-hidden">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.headers.map((header) => (
+              <th scope="col" key={header}>
+                {header || <span class="visually-hidden">Actions</span>}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows}
+          {props.rows && props.rows.length === 0 ? (
+            <tr>
+              <td colSpan={props.headers.length} class="empty">
+                {props.empty}
+              </td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A search box with its (visually hidden) label and button; `onSearch` gets the trimmed text. */
+export function SearchForm({ id, label, placeholder, onSearch }: { id: string; label: string; placeholder: string; onSearch(text: string): void }) {
+  const [text, setText] = useState('');
+  return (
+    <form
+      class="toolbar"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSearch(text.trim());
+      }}
+    >
+      <label class="visually-hidden" for={id}>
+        {label}
+      </label>
+      <input id={id} type="search" placeholder={placeholder} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      <button class="button" type="submit">
+        Search
+      </button>
+    </form>
+  );
+}
+
+/**
+ * A keyset-paged, searchable list: `load(search, cursor)` fetches a page; previous pages are the
+ * cursors kept on a stack (the API pages forward only). A new search starts at the first page.
+ */
+export function usePagedSearch<T extends { nextCursor: string | null }>(load: (search: string, cursor: string | undefined) => Promise<T>, deps: unknown[]) {
+  const [search, setSearchText] = useState('');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const page = useLoad(() => load(search, cursor), [...deps, search, cursor]);
+  const pager = (
+    <Pager
+      hasPrevious={cursors.length > 0}
+      next={page.data?.nextCursor ?? null}
+      onPrevious={() => setCursors(cursors.slice(0, -1))}
+      onNext={(next) => setCursors([...cursors, next])}
+    />
+  );
+  const setSearch = (text: string) => {
+    setCursors([]);
+    setSearchText(text);
+  };
+  return { page, search, setSearch, pager };
+}
+
+function Pager(props: { hasPrevious: boolean; next: string | null; onPrevious(): void; onNext(cursor: string): void }) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button class="button" type="button" disabled={!props.hasPrevious} onClick={props.onPrevious}>
+        Previous
+      </button>
+      <button class="button" type="button" disabled={!props.next} onClick={() => props.next && props.onNext(props.next)}>
+        Next
+      </button>
+    </nav>
+  );
+}

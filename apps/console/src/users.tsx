@@ -1,15 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, type Environment, type Project } from './api';
-import { Pager } from './projects';
 import { navigate } from './router';
-import { Alert, Badge, Card, Field, useAction, useLoad, when } from './ui';
+import { Alert, Badge, Card, DataTable, Field, SearchForm, useAction, useLoad, usePagedSearch, when } from './ui';
 
 export function UserList({ project, env }: { project: Project; env: Environment }) {
-  const [q, setQ] = useState('');
-  const [search, setSearch] = useState('');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const page = useLoad(() => api.listUsers(project.id, env, { q: search || undefined, cursor, limit: 25 }), [project.id, env, search, cursor]);
+  const { page, search, setSearch, pager } = usePagedSearch((q, cursor) => api.listUsers(project.id, env, { q: q || undefined, cursor, limit: 25 }), [project.id, env]);
   const create = useAction();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -17,61 +12,28 @@ export function UserList({ project, env }: { project: Project; env: Environment 
   return (
     <div class="stack">
       <Card title="Users" actions={page.data ? <span class="muted" aria-live="polite">{`${page.data.total} ${page.data.total === 1 ? 'user' : 'users'}`}</span> : null}>
-        <form
-          class="toolbar"
-          role="search"
-          onSubmit={(e) => {
-            e.preventDefault();
-            setCursors([]);
-            setSearch(q.trim());
-          }}
-        >
-          <label class="visually-hidden" for="user-search">
-            Search users by e-mail
-          </label>
-          <input id="user-search" type="search" placeholder="Search by part of the e-mail" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
-          <button class="button" type="submit">
-            Search
-          </button>
-        </form>
+        <SearchForm id="user-search" label="Search users by e-mail" placeholder="Search by part of the e-mail" onSearch={setSearch} />
         {page.error ? <Alert>{page.error}</Alert> : null}
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Users</caption>
-            <thead>
-              <tr>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">State</th>
-                <th scope="col">Last sign-in</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data?.users.map((u) => (
-                <tr key={u.id}>
-                  <td>
-                    <a href={`${base}/${u.id}`}>{u.email}</a>
-                  </td>
-                  <td>
-                    <code>{u.role}</code>
-                  </td>
-                  <td>
-                    {u.banned ? <Badge tone="bad">banned</Badge> : null} {u.emailVerified ? <Badge tone="good">verified</Badge> : <Badge>unverified</Badge>}
-                  </td>
-                  <td>{when(u.lastLoginAt)}</td>
-                </tr>
-              ))}
-              {page.data && page.data.users.length === 0 ? (
-                <tr>
-                  <td colSpan={4} class="empty">
-                    No users{search ? ` match “${search}”` : ''}.
-                  </td>
-                </tr>
-              ) : null}
-            </tbody>
-          </table>
-        </div>
-        <Pager hasPrevious={cursors.length > 0} next={page.data?.nextCursor ?? null} onPrevious={() => setCursors(cursors.slice(0, -1))} onNext={(c) => setCursors([...cursors, c])} />
+        <DataTable
+          caption="Users"
+          headers={['E-mail', 'Role', 'State', 'Last sign-in']}
+          empty={`No users${search ? ` match “${search}”` : ''}.`}
+          rows={page.data?.users.map((u) => (
+            <tr key={u.id}>
+              <td>
+                <a href={`${base}/${u.id}`}>{u.email}</a>
+              </td>
+              <td>
+                <code>{u.role}</code>
+              </td>
+              <td>
+                {u.banned ? <Badge tone="bad">banned</Badge> : null} {u.emailVerified ? <Badge tone="good">verified</Badge> : <Badge>unverified</Badge>}
+              </td>
+              <td>{when(u.lastLoginAt)}</td>
+            </tr>
+          ))}
+        />
+        {pager}
       </Card>
       <Card title="Add a user">
         <form
@@ -235,44 +197,25 @@ export function UserDetailView({ project, env, userId }: { project: Project; env
           </button>
         }
       >
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Sessions</caption>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {user.sessions.map((s) => (
-                <tr key={s.id}>
-                  <td>{when(s.createdAt)}</td>
-                  <td>{when(s.lastUsedAt)}</td>
-                  <td>{s.active ? <Badge tone="good">active</Badge> : <Badge>revoked {when(s.revokedAt)}</Badge>}</td>
-                  <td>
-                    {s.active ? (
-                      <button class="button button-small" type="button" aria-label={`Revoke session started ${when(s.createdAt)}`} onClick={() => act(() => api.revokeSession(project.id, env, user.id, s.id))}>
-                        Revoke
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-              {user.sessions.length === 0 ? (
-                <tr>
-                  <td colSpan={4} class="empty">
-                    No sessions.
-                  </td>
-                </tr>
-              ) : null}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Sessions"
+          headers={['Started', 'Last used', 'State', '']}
+          empty="No sessions."
+          rows={user.sessions.map((s) => (
+            <tr key={s.id}>
+              <td>{when(s.createdAt)}</td>
+              <td>{when(s.lastUsedAt)}</td>
+              <td>{s.active ? <Badge tone="good">active</Badge> : <Badge>revoked {when(s.revokedAt)}</Badge>}</td>
+              <td>
+                {s.active ? (
+                  <button class="button button-small" type="button" aria-label={`Revoke session started ${when(s.createdAt)}`} onClick={() => act(() => api.revokeSession(project.id, env, user.id, s.id))}>
+                    Revoke
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        />
       </Card>
     </div>
   );
