@@ -72,7 +72,7 @@ describeWithChromium('the admin console in Chromium', () => {
     });
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
     attackerOrigin = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
-    const created = await adminCall('POST', '/admin/projects', { name: 'Acme', magicLinkUrl: 'http://localhost:5173/magic' });
+    const created = await adminCall('POST', '/admin/projects', { name: 'Acme', plan: 'PRO', magicLinkUrl: 'http://localhost:5173/magic' });
     project = { id: created.body.data.project.id, live: created.body.data.apiKeys.production, sandbox: created.body.data.apiKeys.sandbox };
     for (const email of ['ada@example.com', 'grace@example.com', 'alan@example.com']) {
       expect((await keyCall(project.live, '/api/auth/signup', { email, password: 'correct horse battery' })).status).toBe(201);
@@ -163,6 +163,22 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByText('BEGIN PUBLIC KEY').waitFor();
     await check(page, '07-keys-sandbox');
 
+    // Sign-in methods: a provider (its secret write-only) and an OIDC client (its secret once).
+    await page.getByRole('link', { name: 'Sign-in methods' }).click();
+    await page.getByLabel('Client id').fill('gh-client-id');
+    await page.getByLabel('Client secret').fill('gh-client-secret');
+    await page.getByRole('button', { name: 'Save provider' }).click();
+    await page.getByRole('cell', { name: 'gh-client-id' }).waitFor();
+    expect(await page.content()).not.toContain('gh-client-secret');
+    await page.getByLabel('Name', { exact: true }).fill('Partner portal');
+    await page.getByLabel('Redirect URIs').fill('https://partner.example/callback');
+    await page.getByRole('button', { name: 'Register client' }).click();
+    await page.getByRole('cell', { name: /Partner portal/ }).first().waitFor();
+    expect(await page.getByTestId('secret').count()).toBe(2);
+    await check(page, '08-sign-in-methods');
+    const providers = await adminCall('GET', `/admin/projects/${project.id}/oauth-providers?environment=sandbox`);
+    expect(providers.body.data.providers).toEqual([expect.objectContaining({ provider: 'github', clientId: 'gh-client-id', enabled: true })]);
+
     // Sandbox inbox: the magic-link mail with its working link, and the dead letters.
     await page.getByRole('link', { name: 'Sandbox inbox' }).click();
     await page.getByLabel('Recipient').fill('tester@example.com');
@@ -171,7 +187,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await link.waitFor();
     expect(await link.getAttribute('href')).toMatch(new RegExp(`^http://localhost:5173/magic\\?.*token=`));
     await page.getByText('No dead letters.').waitFor();
-    await check(page, '08-inbox');
+    await check(page, '09-inbox');
 
     // A phone's width: nothing wider than the screen, everything still reachable.
     await page.setViewportSize({ width: 390, height: 844 });
@@ -179,7 +195,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByRole('link', { name: 'Production', exact: true }).click();
     await page.getByText('3 users').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await check(page, '09-users-390px');
+    await check(page, '10-users-390px');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();

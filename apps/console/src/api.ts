@@ -123,6 +123,25 @@ export interface Mail {
   links?: string[];
 }
 
+export interface OAuthProviderView {
+  provider: string;
+  environment: Environment;
+  enabled: boolean;
+  clientId: string;
+  scopes: string[];
+  redirectUrl: string | null;
+  updatedAt: string;
+}
+
+export interface OidcClientView {
+  clientId: string;
+  environment: Environment;
+  name: string;
+  redirectUris: string[];
+  public: boolean;
+  createdAt: string;
+}
+
 const projectPath = (id: string) => `/admin/projects/${encodeURIComponent(id)}`;
 const usersPath = (id: string, env: Environment) => `${projectPath(id)}/environments/${env}/users`;
 
@@ -152,6 +171,17 @@ export const api = {
     call('DELETE', `${usersPath(id, env)}/${userId}/sessions/${sessionId}`),
   revokeAllSessions: (id: string, env: Environment, userId: string) =>
     call<{ revoked: number }>('POST', `${usersPath(id, env)}/${userId}/sessions/revoke-all`),
+  listProviders: (id: string, environment: Environment) =>
+    call<{ providers: OAuthProviderView[] }>('GET', `${projectPath(id)}/oauth-providers${q({ environment })}`),
+  saveProvider: (id: string, provider: string, body: Record<string, unknown>) =>
+    call<{ provider: OAuthProviderView }>('PUT', `${projectPath(id)}/oauth-providers/${encodeURIComponent(provider)}`, body),
+  removeProvider: (id: string, provider: string, environment: Environment) =>
+    call('DELETE', `${projectPath(id)}/oauth-providers/${encodeURIComponent(provider)}${q({ environment })}`),
+  listOidcClients: (id: string, environment: Environment) =>
+    call<{ clients: OidcClientView[] }>('GET', `${projectPath(id)}/oidc-clients${q({ environment })}`),
+  createOidcClient: (id: string, body: Record<string, unknown>) =>
+    call<{ clientId: string; clientSecret?: string }>('POST', `${projectPath(id)}/oidc-clients`, body),
+  deleteOidcClient: (id: string, clientId: string) => call('DELETE', `${projectPath(id)}/oidc-clients/${encodeURIComponent(clientId)}`),
   sandboxMail: (id: string, email: string) => call<{ mails: Mail[] }>('GET', `${projectPath(id)}/environments/sandbox/outbox${q({ email, limit: 50 })}`),
   deadMail: (id: string) => call<{ mails: Mail[] }>('GET', `${projectPath(id)}/outbox/dead`),
 };

@@ -4,6 +4,7 @@ import { api, resume, signIn, signOut, whenSignedOut, type Environment, type Pro
 import { Inbox } from './inbox';
 import { ApiKeys, ProjectList, ProjectSettings } from './projects';
 import { navigate, useRoute } from './router';
+import { SignInMethods } from './sign-in-methods';
 import { Alert, useAction, useLoad } from './ui';
 import { UserDetailView, UserList } from './users';
 
@@ -47,6 +48,7 @@ const TABS = [
   ['users', 'Users'],
   ['settings', 'Settings'],
   ['keys', 'Keys'],
+  ['sign-in', 'Sign-in methods'],
   ['inbox', 'Sandbox inbox'],
 ] as const;
 
@@ -86,6 +88,7 @@ function ProjectScreen({ projectId, env, tab, rest }: { projectId: string; env: 
       {tab === 'users' && !rest[0] ? <UserList project={project} env={env} /> : null}
       {tab === 'settings' ? <ProjectSettings project={project} onChange={setProject} /> : null}
       {tab === 'keys' ? <ApiKeys project={project} env={env} /> : null}
+      {tab === 'sign-in' ? <SignInMethods project={project} env={env} /> : null}
       {tab === 'inbox' ? <Inbox project={project} /> : null}
     </div>
   );
