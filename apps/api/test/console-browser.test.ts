@@ -145,12 +145,18 @@ describeWithChromium('the admin console in Chromium', () => {
     const users = await adminCall('GET', `/admin/projects/${project.id}/environments/production/users?q=grace`);
     expect(users.body.data.users[0]).toMatchObject({ role: 'editor', meta: { team: 'blue' }, banned: true });
 
+    // Overview: users per environment (the Sandbox has the one the magic link created).
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('link', { name: /3\s*Production users/ }).waitFor();
+    await page.getByRole('link', { name: /1\s*Sandbox users/ }).waitFor();
+    await check(page, '06-overview');
+
     // Settings.
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Allowed origins').fill('https://acme.example\nhttp://localhost:5173');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
-    await check(page, '06-settings');
+    await check(page, '07-settings');
     expect((await adminCall('GET', `/admin/projects/${project.id}`)).body.data.project.allowedOrigins).toEqual(['https://acme.example', 'http://localhost:5173']);
 
     // Sandbox switch, API keys (secret shown once) and the signing key.
@@ -161,7 +167,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByTestId('secret').waitFor();
     expect(await page.getByTestId('secret').textContent()).toMatch(/^svc_sbx_/);
     await page.getByText('BEGIN PUBLIC KEY').waitFor();
-    await check(page, '07-keys-sandbox');
+    await check(page, '08-keys-sandbox');
 
     // Sign-in methods: a provider (its secret write-only) and an OIDC client (its secret once).
     await page.getByRole('link', { name: 'Sign-in methods' }).click();
@@ -175,7 +181,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByRole('button', { name: 'Register client' }).click();
     await page.getByRole('cell', { name: /Partner portal/ }).first().waitFor();
     expect(await page.getByTestId('secret').count()).toBe(2);
-    await check(page, '08-sign-in-methods');
+    await check(page, '09-sign-in-methods');
     const providers = await adminCall('GET', `/admin/projects/${project.id}/oauth-providers?environment=sandbox`);
     expect(providers.body.data.providers).toEqual([expect.objectContaining({ provider: 'github', clientId: 'gh-client-id', enabled: true })]);
 
@@ -187,7 +193,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await link.waitFor();
     expect(await link.getAttribute('href')).toMatch(new RegExp(`^http://localhost:5173/magic\\?.*token=`));
     await page.getByText('No dead letters.').waitFor();
-    await check(page, '09-inbox');
+    await check(page, '10-inbox');
 
     // A phone's width: nothing wider than the screen, everything still reachable.
     await page.setViewportSize({ width: 390, height: 844 });
@@ -195,7 +201,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByRole('link', { name: 'Production', exact: true }).click();
     await page.getByText('3 users').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await check(page, '10-users-390px');
+    await check(page, '11-users-390px');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();

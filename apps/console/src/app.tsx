@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, resume, signIn, signOut, whenSignedOut, type Environment, type Project } from './api';
 import { Inbox } from './inbox';
+import { Overview } from './overview';
 import { ApiKeys, ProjectList, ProjectSettings } from './projects';
 import { navigate, useRoute } from './router';
 import { SignInMethods } from './sign-in-methods';
@@ -45,6 +46,7 @@ function SignIn({ onSignedIn }: { onSignedIn(): void }) {
 }
 
 const TABS = [
+  ['overview', 'Overview'],
   ['users', 'Users'],
   ['settings', 'Settings'],
   ['keys', 'Keys'],
@@ -86,6 +88,7 @@ function ProjectScreen({ projectId, env, tab, rest }: { projectId: string; env: 
       </nav>
       {tab === 'users' && rest[0] ? <UserDetailView project={project} env={env} userId={rest[0]} /> : null}
       {tab === 'users' && !rest[0] ? <UserList project={project} env={env} /> : null}
+      {tab === 'overview' ? <Overview project={project} /> : null}
       {tab === 'settings' ? <ProjectSettings project={project} onChange={setProject} /> : null}
       {tab === 'keys' ? <ApiKeys project={project} env={env} /> : null}
       {tab === 'sign-in' ? <SignInMethods project={project} env={env} /> : null}
