@@ -17,6 +17,9 @@ await build({
   target: ['es2022'],
   jsx: 'automatic',
   jsxImportSource: 'preact',
+  // The mail preview renders with core's own renderer: that one file (pure, no Node built-ins),
+  // not the whole core, which uses node:crypto elsewhere.
+  alias: { '@svc/core/email-templates': join(root, '..', '..', 'packages', 'core', 'src', 'domain', 'email-templates.ts') },
   minify: true,
   sourcemap: true,
   legalComments: 'linked',

@@ -156,8 +156,16 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByLabel('Allowed origins').fill('https://acme.example\nhttp://localhost:5173');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
+    // Mail templates: the preview renders as the service will (core's renderer), then saved.
+    await page.getByRole('button', { name: 'Password reset' }).click();
+    await page.getByLabel('Subject').fill('Reset for {{projectName}} ({{expiresInMinutes}} min)');
+    await page.getByTestId('preview-subject').getByText('Reset for Acme (60 min)').waitFor();
+    await page.getByRole('button', { name: 'Save templates' }).click();
+    await page.getByText('Templates saved.').waitFor();
     await check(page, '07-settings');
-    expect((await adminCall('GET', `/admin/projects/${project.id}`)).body.data.project.allowedOrigins).toEqual(['https://acme.example', 'http://localhost:5173']);
+    const settings = (await adminCall('GET', `/admin/projects/${project.id}`)).body.data.project;
+    expect(settings.allowedOrigins).toEqual(['https://acme.example', 'http://localhost:5173']);
+    expect(settings.emailTemplates).toEqual({ passwordReset: { subject: 'Reset for {{projectName}} ({{expiresInMinutes}} min)' } });
 
     // Sandbox switch, API keys (secret shown once) and the signing key.
     await page.getByRole('link', { name: 'Keys' }).click();

@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, resume, signIn, signOut, whenSignedOut, type Environment, type Project } from './api';
+import { EmailTemplatesCard } from './email-templates';
 import { Inbox } from './inbox';
 import { Overview } from './overview';
 import { ApiKeys, ProjectList, ProjectSettings } from './projects';
@@ -89,7 +90,11 @@ function ProjectScreen({ projectId, env, tab, rest }: { projectId: string; env: 
       {tab === 'users' && rest[0] ? <UserDetailView project={project} env={env} userId={rest[0]} /> : null}
       {tab === 'users' && !rest[0] ? <UserList project={project} env={env} /> : null}
       {tab === 'overview' ? <Overview project={project} /> : null}
-      {tab === 'settings' ? <ProjectSettings project={project} onChange={setProject} /> : null}
+      {tab === 'settings' ? (
+        <ProjectSettings project={project} onChange={setProject}>
+          <EmailTemplatesCard project={project} onChange={setProject} />
+        </ProjectSettings>
+      ) : null}
       {tab === 'keys' ? <ApiKeys project={project} env={env} /> : null}
       {tab === 'sign-in' ? <SignInMethods project={project} env={env} /> : null}
       {tab === 'inbox' ? <Inbox project={project} /> : null}

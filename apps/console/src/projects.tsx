@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, type Environment, type Project } from './api';
 import { Alert, Badge, Card, DataTable, Field, SearchForm, Secret, useAction, useLoad, usePagedSearch, when } from './ui';
@@ -80,7 +81,8 @@ export function ProjectList() {
 
 const lines = (text: string) => text.split('\n').map((l) => l.trim()).filter(Boolean);
 
-export function ProjectSettings({ project, onChange }: { project: Project; onChange(p: Project): void }) {
+/** The settings form; `children` (more settings cards) go before the delete card. */
+export function ProjectSettings({ project, onChange, children }: { project: Project; onChange(p: Project): void; children?: ComponentChildren }) {
   const [form, setForm] = useState({
     name: project.name,
     plan: project.plan,
@@ -162,6 +164,7 @@ export function ProjectSettings({ project, onChange }: { project: Project; onCha
         {save.error ? <Alert>{save.error}</Alert> : null}
         {saved ? <Alert tone="success">Settings saved.</Alert> : null}
       </Card>
+      {children}
       <Card title="Delete project">
         <p>Deletes both environments with every user, session, key and mail. This cannot be undone.</p>
         <form
