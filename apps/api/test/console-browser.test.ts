@@ -154,6 +154,12 @@ describeWithChromium('the admin console in Chromium', () => {
     // Settings.
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Allowed origins').fill('https://acme.example\nhttp://localhost:5173');
+    await page.getByLabel('Default meta (JSON object)').fill('{"tier": ');
+    await page.getByText('Default meta is not valid JSON').waitFor();
+    await page.getByLabel('Default meta (JSON object)').fill('{"tier": "gold"}');
+    await page.getByLabel('Passkeys: relying party id').fill('acme.example');
+    await page.getByLabel('Passkeys: name shown').fill('Acme');
+    await page.getByLabel('Passkeys: origins').fill('https://acme.example');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
     // Mail templates: the preview renders as the service will (core's renderer), then saved.
@@ -165,6 +171,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await check(page, '07-settings');
     const settings = (await adminCall('GET', `/admin/projects/${project.id}`)).body.data.project;
     expect(settings.allowedOrigins).toEqual(['https://acme.example', 'http://localhost:5173']);
+    expect(settings).toMatchObject({ defaultMeta: { tier: 'gold' }, webauthn: { rpId: 'acme.example', rpName: 'Acme', origins: ['https://acme.example'] } });
     expect(settings.emailTemplates).toEqual({ passwordReset: { subject: 'Reset for {{projectName}} ({{expiresInMinutes}} min)' } });
 
     // Sandbox switch, API keys (secret shown once) and the signing key.

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, type Environment, type Project } from './api';
-import { Alert, Badge, Card, DataTable, Field, SearchForm, Secret, useAction, useLoad, usePagedSearch, when } from './ui';
+import { Alert, Badge, Card, DataTable, Field, parseJsonObject, SearchForm, Secret, useAction, useLoad, usePagedSearch, when } from './ui';
 import { navigate } from './router';
 
 export function ProjectList() {
@@ -79,6 +79,8 @@ export function ProjectList() {
   );
 }
 
+const webauthnOf = (project: Project) => project.webauthn as { rpId: string; rpName: string; origins: string[] } | null | undefined;
+
 const lines = (text: string) => text.split('\n').map((l) => l.trim()).filter(Boolean);
 
 /** The settings form; `children` (more settings cards) go before the delete card. */
@@ -93,7 +95,12 @@ export function ProjectSettings({ project, onChange, children }: { project: Proj
     accessTokenTtlSeconds: String(project.accessTokenTtlSeconds),
     refreshTokenTtlSeconds: String(project.refreshTokenTtlSeconds),
     refreshReuseGraceSeconds: String(project.refreshReuseGraceSeconds),
+    defaultMeta: JSON.stringify(project.defaultMeta, null, 2),
+    rpId: webauthnOf(project)?.rpId ?? '',
+    rpName: webauthnOf(project)?.rpName ?? '',
+    rpOrigins: (webauthnOf(project)?.origins ?? []).join('\n'),
   });
+  const defaultMeta = parseJsonObject(form.defaultMeta, 'Default meta');
   const save = useAction();
   const remove = useAction();
   const [saved, setSaved] = useState(false);
@@ -118,6 +125,9 @@ export function ProjectSettings({ project, onChange, children }: { project: Proj
                 accessTokenTtlSeconds: Number(form.accessTokenTtlSeconds),
                 refreshTokenTtlSeconds: Number(form.refreshTokenTtlSeconds),
                 refreshReuseGraceSeconds: Number(form.refreshReuseGraceSeconds),
+                defaultMeta: defaultMeta.value,
+                // All three empty: the relying party is derived from the allowed origins again.
+                webauthn: form.rpId || form.rpName || form.rpOrigins.trim() ? { rpId: form.rpId.trim(), rpName: form.rpName.trim(), origins: lines(form.rpOrigins) } : null,
               });
               onChange(updated);
               setSaved(true);
@@ -155,8 +165,34 @@ export function ProjectSettings({ project, onChange, children }: { project: Proj
           <Field id="s-grace" label="Refresh reuse grace window (seconds)" hint="0 treats every reuse as a replay.">
             <input id="s-grace" type="number" min={0} max={60} aria-describedby="s-grace-hint" value={form.refreshReuseGraceSeconds} onInput={set('refreshReuseGraceSeconds')} />
           </Field>
+          <Field id="s-meta" label="Default meta (JSON object)" hint="Merged into the meta of every new user.">
+            <textarea
+              id="s-meta"
+              class="code"
+              rows={4}
+              spellcheck={false}
+              aria-invalid={defaultMeta.problem ? 'true' : 'false'}
+              aria-describedby="s-meta-hint"
+              value={form.defaultMeta}
+              onInput={set('defaultMeta')}
+            />
+          </Field>
+          <Field id="s-rpid" label="Passkeys: relying party id" hint="Empty: taken from the first allowed origin.">
+            <input id="s-rpid" placeholder="example.com" aria-describedby="s-rpid-hint" value={form.rpId} onInput={set('rpId')} />
+          </Field>
+          <Field id="s-rpname" label="Passkeys: name shown">
+            <input id="s-rpname" value={form.rpName} onInput={set('rpName')} />
+          </Field>
+          <Field id="s-rporigins" label="Passkeys: origins" hint="One per line; the RP id or its subdomains.">
+            <textarea id="s-rporigins" rows={2} aria-describedby="s-rporigins-hint" value={form.rpOrigins} onInput={set('rpOrigins')} />
+          </Field>
+          {defaultMeta.problem ? (
+            <p class="field-problem" role="alert">
+              {defaultMeta.problem}
+            </p>
+          ) : null}
           <div class="form-actions">
-            <button class="button button-primary" type="submit" disabled={save.busy}>
+            <button class="button button-primary" type="submit" disabled={save.busy || !!defaultMeta.problem}>
               Save settings
             </button>
           </div>

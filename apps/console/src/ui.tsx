@@ -194,3 +194,14 @@ function Pager(props: { hasPrevious: boolean; next: string | null; onPrevious():
     </nav>
   );
 }
+
+/** JSON typed by the operator that must be an object (meta, default meta), or why it is not. */
+export function parseJsonObject(text: string, what: string): { value?: Record<string, unknown>; problem?: string } {
+  try {
+    const value = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: `${what} must be a JSON object, such as {"plan": "pro"}.` };
+    return { value };
+  } catch (e) {
+    return { problem: `${what} is not valid JSON: ${(e as Error).message}` };
+  }
+}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Environment, type Project } from './api';
 import { navigate } from './router';
-import { Alert, Badge, Card, DataTable, Field, SearchForm, useAction, useLoad, usePagedSearch, when } from './ui';
+import { Alert, Badge, Card, DataTable, Field, parseJsonObject, SearchForm, useAction, useLoad, usePagedSearch, when } from './ui';
 
 export function UserList({ project, env }: { project: Project; env: Environment }) {
   const { page, search, setSearch, pager } = usePagedSearch((q, cursor) => api.listUsers(project.id, env, { q: q || undefined, cursor, limit: 25 }), [project.id, env]);
@@ -64,17 +64,6 @@ export function UserList({ project, env }: { project: Project; env: Environment 
   );
 }
 
-/** Meta as the operator types it: JSON that must be an object. */
-function parseMeta(text: string): { meta?: Record<string, unknown>; problem?: string } {
-  try {
-    const value = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'Meta must be a JSON object, such as {"plan": "pro"}.' };
-    return { meta: value };
-  } catch (e) {
-    return { problem: `Meta is not valid JSON: ${(e as Error).message}` };
-  }
-}
-
 export function UserDetailView({ project, env, userId }: { project: Project; env: Environment; userId: string }) {
   const detail = useLoad(() => api.getUser(project.id, env, userId), [project.id, env, userId]);
   const action = useAction();
@@ -84,7 +73,7 @@ export function UserDetailView({ project, env, userId }: { project: Project; env
   if (detail.error) return <Alert>{detail.error}</Alert>;
   if (!user) return <p aria-busy="true">Loading…</p>;
   const form = edit ?? { role: user.role, meta: JSON.stringify(user.meta, null, 2), emailVerified: user.emailVerified };
-  const metaProblem = parseMeta(form.meta).problem;
+  const metaProblem = parseJsonObject(form.meta, 'Meta').problem;
   const list = `#/projects/${project.id}/${env}/users`;
   const act = (work: () => Promise<unknown>) => action.run(async () => (await work(), detail.reload()));
   return (
@@ -146,11 +135,11 @@ export function UserDetailView({ project, env, userId }: { project: Project; env
           class="form-grid"
           onSubmit={(e) => {
             e.preventDefault();
-            const parsed = parseMeta(form.meta);
-            if (!parsed.meta) return;
+            const parsed = parseJsonObject(form.meta, 'Meta');
+            if (!parsed.value) return;
             setSaved(false);
             void action.run(async () => {
-              await api.updateUser(project.id, env, user.id, { role: form.role, meta: parsed.meta, emailVerified: form.emailVerified });
+              await api.updateUser(project.id, env, user.id, { role: form.role, meta: parsed.value, emailVerified: form.emailVerified });
               setEdit(null);
               setSaved(true);
               detail.reload();
