@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, type Environment, type Project } from './api';
-import { Alert, Badge, Card, DataTable, Field, parseJsonObject, SearchForm, Secret, useAction, useLoad, usePagedSearch, when } from './ui';
+import { Alert, Badge, Card, DataTable, Field, parseJsonObject, RowButton, SearchForm, Secret, useAction, useLoad, usePagedSearch, when } from './ui';
 import { navigate } from './router';
 
 export function ProjectList() {
@@ -271,14 +271,7 @@ export function ApiKeys({ project, env }: { project: Project; env: Environment }
               <td>{k.revokedAt ? <Badge tone="bad">revoked</Badge> : <Badge tone="good">active</Badge>}</td>
               <td>
                 {k.revokedAt ? null : (
-                  <button
-                    class="button button-small button-danger"
-                    type="button"
-                    aria-label={`Revoke key ending ${k.suffix}`}
-                    onClick={() => action.run(async () => (await api.revokeApiKey(project.id, k.id), keys.reload()))}
-                  >
-                    Revoke
-                  </button>
+                  <RowButton label={`Revoke key ending ${k.suffix}`} text="Revoke" onClick={() => action.run(async () => (await api.revokeApiKey(project.id, k.id), keys.reload()))} />
                 )}
               </td>
             </tr>

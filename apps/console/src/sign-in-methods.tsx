@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Environment, type Project } from './api';
-import { Alert, Badge, Card, DataTable, Field, Secret, useAction, useLoad, when } from './ui';
+import { Alert, Badge, Card, CheckField, DataTable, Field, RowButton, Secret, useAction, useLoad, when } from './ui';
 
 const PROVIDERS = ['google', 'github', 'discord', 'oidc'];
 const lines = (text: string) => text.split('\n').map((l) => l.trim()).filter(Boolean);
@@ -34,14 +34,7 @@ function Providers({ project, env }: { project: Project; env: Environment }) {
             <td>{p.enabled ? <Badge tone="good">enabled</Badge> : <Badge>disabled</Badge>}</td>
             <td>{when(p.updatedAt)}</td>
             <td>
-              <button
-                class="button button-small button-danger"
-                type="button"
-                aria-label={`Remove ${p.provider}`}
-                onClick={() => action.run(async () => (await api.removeProvider(project.id, p.provider, env), list.reload()))}
-              >
-                Remove
-              </button>
+              <RowButton label={`Remove ${p.provider}`} text="Remove" onClick={() => action.run(async () => (await api.removeProvider(project.id, p.provider, env), list.reload()))} />
             </td>
           </tr>
         ))}
@@ -70,10 +63,7 @@ function Providers({ project, env }: { project: Project; env: Environment }) {
         <Field id="p-secret" label="Client secret" hint="Write-only: it is stored encrypted and never shown again.">
           <input id="p-secret" type="password" autoComplete="off" required aria-describedby="p-secret-hint" value={form.clientSecret} onInput={(e) => setForm({ ...form, clientSecret: e.currentTarget.value })} />
         </Field>
-        <div class="field field-check">
-          <input id="p-enabled" type="checkbox" checked={form.enabled} onChange={(e) => setForm({ ...form, enabled: e.currentTarget.checked })} />
-          <label for="p-enabled">Enabled</label>
-        </div>
+        <CheckField id="p-enabled" label="Enabled" checked={form.enabled} onChange={(enabled) => setForm({ ...form, enabled })} />
         <div class="form-actions">
           <button class="button button-primary" type="submit" disabled={action.busy}>
             Save provider
@@ -106,14 +96,7 @@ function OidcClients({ project, env }: { project: Project; env: Environment }) {
             </td>
             <td>{c.redirectUris.join(', ')}</td>
             <td>
-              <button
-                class="button button-small button-danger"
-                type="button"
-                aria-label={`Delete client ${c.name}`}
-                onClick={() => action.run(async () => (await api.deleteOidcClient(project.id, c.clientId), list.reload()))}
-              >
-                Delete
-              </button>
+              <RowButton label={`Delete client ${c.name}`} text="Delete" onClick={() => action.run(async () => (await api.deleteOidcClient(project.id, c.clientId), list.reload()))} />
             </td>
           </tr>
         ))}
@@ -135,10 +118,7 @@ function OidcClients({ project, env }: { project: Project; env: Environment }) {
         <Field id="o-redirects" label="Redirect URIs" hint="One per line.">
           <textarea id="o-redirects" rows={2} required aria-describedby="o-redirects-hint" value={form.redirectUris} onInput={(e) => setForm({ ...form, redirectUris: e.currentTarget.value })} />
         </Field>
-        <div class="field field-check">
-          <input id="o-public" type="checkbox" checked={form.public} onChange={(e) => setForm({ ...form, public: e.currentTarget.checked })} />
-          <label for="o-public">Public client (no secret, PKCE)</label>
-        </div>
+        <CheckField id="o-public" label="Public client (no secret, PKCE)" checked={form.public} onChange={(isPublic) => setForm({ ...form, public: isPublic })} />
         <div class="form-actions">
           <button class="button button-primary" type="submit" disabled={action.busy}>
             Register client

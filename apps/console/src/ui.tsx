@@ -205,3 +205,22 @@ export function parseJsonObject(text: string, what: string): { value?: Record<st
     return { problem: `${what} is not valid JSON: ${(e as Error).message}` };
   }
 }
+
+/** A small button acting on one row of a table; `label` names the row for screen readers. */
+export function RowButton({ label, text, onClick }: { label: string; text: string; onClick(): void }) {
+  return (
+    <button class="button button-small button-danger" type="button" aria-label={label} onClick={onClick}>
+      {text}
+    </button>
+  );
+}
+
+/** A checkbox with its label beside it. */
+export function CheckField({ id, label, checked, onChange }: { id: string; label: string; checked: boolean; onChange(checked: boolean): void }) {
+  return (
+    <div class="field field-check">
+      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChange(e.currentTarget.checked)} />
+      <label for={id}>{label}</label>
+    </div>
+  );
+}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Environment, type Project } from './api';
 import { navigate } from './router';
-import { Alert, Badge, Card, DataTable, Field, parseJsonObject, SearchForm, useAction, useLoad, usePagedSearch, when } from './ui';
+import { Alert, Badge, Card, CheckField, DataTable, Field, parseJsonObject, RowButton, SearchForm, useAction, useLoad, usePagedSearch, when } from './ui';
 
 export function UserList({ project, env }: { project: Project; env: Environment }) {
   const { page, search, setSearch, pager } = usePagedSearch((q, cursor) => api.listUsers(project.id, env, { q: q || undefined, cursor, limit: 25 }), [project.id, env]);
@@ -149,10 +149,7 @@ export function UserDetailView({ project, env, userId }: { project: Project; env
           <Field id="u-role" label="Role" hint="Carried in the user's next access token (role claim).">
             <input id="u-role" required aria-describedby="u-role-hint" value={form.role} onInput={(e) => setEdit({ ...form, role: e.currentTarget.value })} />
           </Field>
-          <div class="field field-check">
-            <input id="u-verified" type="checkbox" checked={form.emailVerified} onChange={(e) => setEdit({ ...form, emailVerified: e.currentTarget.checked })} />
-            <label for="u-verified">E-mail verified</label>
-          </div>
+          <CheckField id="u-verified" label="E-mail verified" checked={form.emailVerified} onChange={(emailVerified) => setEdit({ ...form, emailVerified })} />
           <Field id="u-meta" label="Meta (JSON object)">
             <textarea
               id="u-meta"
@@ -197,9 +194,7 @@ export function UserDetailView({ project, env, userId }: { project: Project; env
               <td>{s.active ? <Badge tone="good">active</Badge> : <Badge>revoked {when(s.revokedAt)}</Badge>}</td>
               <td>
                 {s.active ? (
-                  <button class="button button-small" type="button" aria-label={`Revoke session started ${when(s.createdAt)}`} onClick={() => act(() => api.revokeSession(project.id, env, user.id, s.id))}>
-                    Revoke
-                  </button>
+                  <RowButton label={`Revoke session started ${when(s.createdAt)}`} text="Revoke" onClick={() => act(() => api.revokeSession(project.id, env, user.id, s.id))} />
                 ) : null}
               </td>
             </tr>
