@@ -78,6 +78,8 @@ describeWithChromium('the admin console in Chromium', () => {
       expect((await keyCall(project.live, '/api/auth/signup', { email, password: 'correct horse battery' })).status).toBe(201);
     }
     expect((await keyCall(project.sandbox, '/api/auth/magic-link', { email: 'tester@example.com' })).status).toBe(200);
+    // More projects than one console page (20) holds, so paging is exercised.
+    for (let i = 1; i <= 20; i += 1) expect((await adminCall('POST', '/admin/projects', { name: `Filler ${String(i).padStart(2, '0')}` })).status).toBe(201);
     browser = await launchChromium();
   });
 
@@ -104,10 +106,20 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.keyboard.press('Enter');
 
     // Projects: list, search, create (keys shown once).
-    await page.getByRole('link', { name: 'Acme' }).waitFor();
+    await page.getByRole('link', { name: /^Filler / }).first().waitFor();
     expect(await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.cookie)).not.toContain(REAL_ADMIN_TOKEN);
     expect(await page.evaluate(() => document.cookie)).toBe('');
     await check(page, '02-projects');
+    const onPage = () => page.getByRole('table').getByRole('link').allTextContents();
+    const first = await onPage();
+    expect(first).toHaveLength(20);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('button', { name: 'Next' }).and(page.locator('[disabled]')).waitFor();
+    const second = await onPage();
+    expect(second).toHaveLength(1);
+    expect([...first, ...second].sort()).toEqual(['Acme', ...Array.from({ length: 20 }, (_, i) => `Filler ${String(i + 1).padStart(2, '0')}`)].sort());
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await page.getByRole('button', { name: 'Previous' }).and(page.locator('[disabled]')).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('Beta shop');
     await page.getByRole('button', { name: 'Create project' }).click();
     const secrets = page.getByTestId('secret');
@@ -116,9 +128,9 @@ describeWithChromium('the admin console in Chromium', () => {
     await check(page, '03-project-created');
     await page.getByLabel('Search projects by name').fill('beta');
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.getByRole('link', { name: 'Acme' }).waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: /^Filler / }).first().waitFor({ state: 'detached' });
     expect(await page.getByRole('table').getByRole('link').allTextContents()).toEqual(['Beta shop']);
-    await page.getByLabel('Search projects by name').fill('');
+    await page.getByLabel('Search projects by name').fill('acme');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('link', { name: 'Acme' }).click();
 
@@ -144,10 +156,19 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByRole('button', { name: 'Unban' }).waitFor();
     const users = await adminCall('GET', `/admin/projects/${project.id}/environments/production/users?q=grace`);
     expect(users.body.data.users[0]).toMatchObject({ role: 'editor', meta: { team: 'blue' }, banned: true });
+    await page.getByRole('button', { name: 'Unban' }).click();
+    await page.getByRole('button', { name: 'Ban' }).waitFor();
+    // Delete another user (the browser's confirm dialog accepted): back to a list of two.
+    await page.getByRole('link', { name: '← All users' }).click();
+    await page.getByRole('link', { name: 'alan@example.com' }).click();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('2 users').waitFor();
+    expect((await adminCall('GET', `/admin/projects/${project.id}/environments/production/users?q=alan`)).body.data.total).toBe(0);
 
     // Overview: users per environment (the Sandbox has the one the magic link created).
     await page.getByRole('link', { name: 'Overview' }).click();
-    await page.getByRole('link', { name: /3\s*Production users/ }).waitFor();
+    await page.getByRole('link', { name: /2\s*Production users/ }).waitFor();
     await page.getByRole('link', { name: /1\s*Sandbox users/ }).waitFor();
     await check(page, '06-overview');
 
@@ -214,7 +235,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('link', { name: 'Production', exact: true }).click();
-    await page.getByText('3 users').waitFor();
+    await page.getByText('2 users').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await check(page, '11-users-390px');
 
@@ -248,7 +269,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.goto(`${origin}/console`);
     await page.getByLabel('Admin token').fill(REAL_ADMIN_TOKEN);
     await page.keyboard.press('Enter');
-    await page.getByRole('link', { name: 'Acme' }).waitFor();
+    await page.getByRole('link', { name: /^Filler / }).first().waitFor();
     // Same site, the cookie goes along: the session answers.
     expect((await context.request.get(`${origin}/console/api/session`)).status()).toBe(200);
 
