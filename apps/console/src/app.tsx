@@ -4,7 +4,8 @@ import { api, resume, signIn, signOut, whenSignedOut, type Environment, type Pro
 import { EmailTemplatesCard } from './email-templates';
 import { Inbox } from './inbox';
 import { Overview } from './overview';
-import { ApiKeys, ProjectList, ProjectSettings } from './projects';
+import { ApiKeys } from './keys';
+import { ProjectList, ProjectSettings } from './projects';
 import { navigate, useRoute } from './router';
 import { SignInMethods } from './sign-in-methods';
 import { Alert, useAction, useLoad } from './ui';
