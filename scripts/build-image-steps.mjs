@@ -221,6 +221,12 @@ async function checkImages(api, proxy) {
     await call(server.url, 'GET', new URL(asset, `${server.url}/api/docs`).pathname, { expect: 200 });
   }
   log('api: /healthz, /readyz, /api/openapi.json and the reference page with its assets answer');
+  // The admin console ships in the image: its page and the files it loads.
+  const consolePage = (await call(server.url, 'GET', '/console', { expect: 200 })).body;
+  const consoleAssets = consolePage.match(/(?:src|href)="([^"]+)"/g).map((attr) => attr.split('"')[1]);
+  if (!consoleAssets.includes('/console/console.js')) throw new Error('the console page does not load /console/console.js');
+  for (const asset of consoleAssets) await call(server.url, 'GET', asset, { expect: 200 });
+  log('api: the admin console page and its script and stylesheet answer');
 
   const check = cli(api, secrets, 'migrate', '--check');
   if (!check.upToDate) throw new Error(`migrate --check after start: ${JSON.stringify(check)}`);

@@ -26,6 +26,11 @@ const ESM_REQUIRE = "import { createRequire as __svcCreateRequire } from 'node:m
 
 const wanted = process.argv.slice(2);
 const packages = publicPackages().filter((pkg) => !wanted.length || wanted.includes(pkg.name));
+// The server package ships the admin console's bundle (apps/api/console), built from apps/console.
+if (packages.some((pkg) => pkg.name === '@svc/server')) {
+  const built = spawnSync(process.execPath, [join(ROOT, 'apps', 'console', 'build.mjs')], { stdio: 'inherit' });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+}
 if (wanted.length && packages.length !== wanted.length) {
   console.error(`unknown package among ${wanted.join(', ')}`);
   process.exit(2);

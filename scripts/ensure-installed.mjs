@@ -1,7 +1,7 @@
 // Installs the workspace on first use, so `npm start` and `npm test` work on a fresh clone with
 // only Node and npm. pnpm is taken from PATH, else run through npx at the pinned version.
 import { execSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,4 +28,19 @@ if (!upToDate) {
   const frozen = process.env.CI ? ' --frozen-lockfile' : '';
   console.log(`[svc] installing dependencies with ${pnpm}${frozen} ...`);
   execSync(`${pnpm} install${frozen}`, { cwd: root, stdio: 'inherit', env });
+}
+
+// The admin console (apps/console) is served by the API from its built bundle: built here, on a
+// fresh clone and whenever a source is newer than the bundle, before anything starts or tests.
+const consoleRoot = join(root, 'apps', 'console');
+const consoleBundle = join(root, 'apps', 'api', 'console', 'console.js');
+const newestSource = () => {
+  const sources = readdirSync(join(consoleRoot, 'src')).map((name) => statSync(join(consoleRoot, 'src', name)).mtimeMs);
+  // The mail preview bundles core's template renderer (apps/console/build.mjs, `alias`).
+  const renderer = join(root, 'packages', 'core', 'src', 'domain', 'email-templates.ts');
+  return Math.max(...sources, statSync(join(consoleRoot, 'build.mjs')).mtimeMs, statSync(renderer).mtimeMs);
+};
+if (existsSync(consoleRoot) && (!existsSync(consoleBundle) || statSync(consoleBundle).mtimeMs < newestSource())) {
+  console.log('[svc] building the admin console ...');
+  execSync('node build.mjs', { cwd: consoleRoot, stdio: 'inherit' });
 }

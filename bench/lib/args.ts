@@ -21,13 +21,13 @@ export interface BenchArgs {
   label: string;
   /** Another checkout to run the API and proxy from (an A/B of a change); default: this one. */
   apiRoot: string | null;
-  /** Only these sections (minimal, sign-up, login, refresh, me, magic-link, mixed, proxy); null = all. */
+  /** Only these sections (minimal, sign-up, login, refresh, me, magic-link, mixed, proxy, user-search); null = all. */
   only: string[] | null;
 }
 
 const USAGE = `pnpm bench [--quick] [--seconds N] [--cost N] [--connections N] [--million]
            [--no-peer] [--no-embedded] [--profile] [--no-readme] [--label TEXT] [--api-root DIR]
-           [--only minimal,sign-up,login,refresh,me,magic-link,mixed,proxy]`;
+           [--only minimal,sign-up,login,refresh,me,magic-link,mixed,proxy,user-search]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = {

@@ -1,3 +1,4 @@
+import type { SearchLatency } from './user-search';
 import type { BenchArgs } from './args';
 import type { HashCeiling } from './ceilings';
 import { runLoad, round, settle, type LoadResult } from './load';
@@ -24,7 +25,7 @@ export interface BenchResults {
   sweep: Record<string, LoadResult[]>;
   mixed?: { login: LoadResult; me: LoadResult };
   /** `baseline`: the same rows at 1k users measured just before growing (older runs lack it). */
-  million?: { users: number; seedSeconds: number; rows: RowRecord[]; baseline?: RowRecord[] };
+  million?: { users: number; seedSeconds: number; rows: RowRecord[]; baseline?: RowRecord[]; userSearch?: { at1k: SearchLatency; at1M: SearchLatency; p95Ratio: number } };
   targets: Array<{ target: string; measured: string; met: boolean | null }>;
   notes: string[];
 }

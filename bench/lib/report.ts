@@ -27,6 +27,11 @@ export function summaryMarkdown(results: BenchResults): string {
   if (results.million) {
     lines.push('', `${results.million.users.toLocaleString('en')} users (seeded in ${results.million.seedSeconds} s): ` +
       results.million.rows.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') + '.');
+    const search = results.million.userSearch;
+    if (search) {
+      lines.push('', `Admin user search (\`?q=\` with its total, one request at a time): p95 ${search.at1M.p95} ms at ${results.million.users.toLocaleString('en')} users, ` +
+        `${search.p95Ratio}x its p95 at 1,000 users (${search.at1k.p95} ms) in the same run.`);
+    }
     if (results.million.baseline) {
       lines.push('', 'The same rows at 1,000 users just before growing: ' +
         results.million.baseline.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') + '.');

@@ -6,6 +6,7 @@ import { databaseUrl, postgresSeeder, SVC_SCHEMA, type Seeder } from './database
 import { accessClaims, signJwt } from './jwt';
 import { runConcurrently, settle } from './load';
 import { seedUsersUpTo } from './million';
+import { measureUserSearch } from './user-search';
 import { startChild, type Child } from './processes';
 import * as rows from './rows';
 import { createProject, logIn, servicePasswordHash, startApi, startProxy, type BenchProject } from './svc';
@@ -139,7 +140,11 @@ async function millionRows(bench: Bench, scope: RunScope, api: Child, project: B
   await settle(30);
   const smallTokens = await Promise.all([1, 500, 999].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
   const baseline: RowRecord[] = [];
-  for (const [endpoint, make] of workloads(SEEDED_USERS, smallTokens)) baseline.push(await bench.row('svc · PostgreSQL 1k (again)', endpoint, api.url, make, record));
+  for (const [endpoint, make] of workloads(SEEDED_USERS, smallTokens)) {
+    if (bench.wants(endpoint)) baseline.push(await bench.row('svc · PostgreSQL 1k (again)', endpoint, api.url, make, record));
+  }
+  const searchAt1k = bench.wants('user-search') ? await measureUserSearch(api.url, project.id) : null;
+  if (searchAt1k) bench.log(`  user search (admin, ?q=, sequential) at 1k users: p50 ${searchAt1k.p50} ms p95 ${searchAt1k.p95} ms`);
   bench.log(`\n-- ${users.toLocaleString('en')} users: seeding (set-based INSERT ... SELECT generate_series) --`);
   const started = Date.now();
   await seedUsersUpTo(databaseUrl(scope.database), project.id, SEEDED_USERS + 1, users, passwordHash, (line) => bench.log(line));
@@ -147,6 +152,11 @@ async function millionRows(bench: Bench, scope: RunScope, api: Child, project: B
   await settle(30);
   const accessTokens = await Promise.all([1, 500_000, 999_999].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
   const measured: RowRecord[] = [];
-  for (const [endpoint, make] of workloads(users, accessTokens)) measured.push(await bench.row('svc · PostgreSQL 1M', endpoint, api.url, make, record));
-  bench.results.million = { users, seedSeconds, rows: measured, baseline };
+  for (const [endpoint, make] of workloads(users, accessTokens)) {
+    if (bench.wants(endpoint)) measured.push(await bench.row('svc · PostgreSQL 1M', endpoint, api.url, make, record));
+  }
+  const searchAt1M = searchAt1k ? await measureUserSearch(api.url, project.id) : null;
+  const userSearch = searchAt1k && searchAt1M ? { at1k: searchAt1k, at1M: searchAt1M, p95Ratio: Math.round((searchAt1M.p95 / searchAt1k.p95) * 10) / 10 } : undefined;
+  if (userSearch) bench.log(`  user search at 1M users: p50 ${searchAt1M!.p50} ms p95 ${searchAt1M!.p95} ms (p95 ${userSearch.p95Ratio}x the 1k figure)`);
+  bench.results.million = { users, seedSeconds, rows: measured, baseline, ...(userSearch ? { userSearch } : {}) };
 }

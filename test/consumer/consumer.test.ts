@@ -155,7 +155,7 @@ describe('the installed svc bin, a customer app and the SDK', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('`svc start` serves the API, its OpenAPI document and the reference page from the installed package', async () => {
+  it('`svc start` serves the API, its OpenAPI document, the reference page and the console from the installed package', async () => {
     expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
     const openapi = (await (await fetch(`${apiUrl}/api/openapi.json`)).json()) as { openapi: string };
     expect(openapi.openapi).toMatch(/^3\.1/);
@@ -163,6 +163,11 @@ describe('the installed svc bin, a customer app and the SDK', () => {
     const assets = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1], `${apiUrl}/api/docs`).href);
     expect(assets.length).toBeGreaterThan(1);
     for (const asset of assets) expect({ asset, status: (await fetch(asset)).status }).toEqual({ asset, status: 200 });
+    // The admin console ships in the package (console/): its page and the files it loads.
+    const consolePage = await (await fetch(`${apiUrl}/console`)).text();
+    const consoleAssets = [...consolePage.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1], apiUrl).href);
+    expect(consoleAssets).toContain(`${apiUrl}/console/console.js`);
+    for (const asset of consoleAssets) expect({ asset, status: (await fetch(asset)).status }).toEqual({ asset, status: 200 });
   });
 
   /** Starts a customer app of `app/` against the API; it prints its port. */

@@ -50,7 +50,7 @@ describe('pnpm svc', () => {
     const key = await cli.auth.resolveApiKey(apiKeys.production);
     const { user } = await cli.auth.signUp(key, { email: 'ada@example.com', password: 'long enough' });
     expect(await cli.run('users:list', project.id, 'production', '--email', 'ADA@example.com')).toBe(0);
-    expect(cli.json()).toEqual({ users: [expect.objectContaining({ id: user.id, email: 'ada@example.com', banned: false })], nextCursor: null });
+    expect(cli.json()).toEqual({ users: [expect.objectContaining({ id: user.id, email: 'ada@example.com', banned: false })], nextCursor: null, total: 1 });
     expect(await cli.run('users:ban', project.id, 'production', user.id)).toBe(0);
     expect(cli.json()).toEqual({ success: true });
     await cli.run('users:list', project.id, 'production');
@@ -58,9 +58,38 @@ describe('pnpm svc', () => {
     expect(await cli.run('users:unban', project.id, 'production', user.id)).toBe(0);
     expect(await cli.run('users:delete', project.id, 'production', user.id)).toBe(0);
     await cli.run('users:list', project.id, 'production');
-    expect(cli.json()).toEqual({ users: [], nextCursor: null });
+    expect(cli.json()).toEqual({ users: [], nextCursor: null, total: 0 });
     expect(await cli.run('users:ban', project.id, 'sandbox', crypto.randomUUID())).toBe(1);
     expect(JSON.parse(cli.err.pop()!)).toEqual({ error: 'user_not_found', message: 'The user was not found.' });
+  });
+
+  it('project:list, project:delete and the user management commands', async () => {
+    const cli = harness();
+    await cli.run('project:create', '--name', 'Managed Shop');
+    const { project, apiKeys } = cli.json();
+    expect(await cli.run('project:list', '--q', 'managed')).toBe(0);
+    expect(cli.json()).toMatchObject({ projects: [{ id: project.id }], nextCursor: null });
+    expect(await cli.run('users:create', project.id, 'production', '--email', 'Imp@example.com', '--role', 'editor', '--meta', '{"a":1}', '--verified', 'true')).toBe(0);
+    const { user } = cli.json();
+    expect(user).toMatchObject({ email: 'imp@example.com', role: 'editor', meta: { a: 1 }, emailVerified: true });
+    expect(await cli.run('users:update', project.id, 'production', user.id, '--role', 'admin', '--verified', 'false')).toBe(0);
+    expect(cli.json().user).toMatchObject({ role: 'admin', emailVerified: false });
+    expect(await cli.run('users:update', project.id, 'production', user.id, '--meta', '{nope')).toBe(1);
+    expect(JSON.parse(cli.err.pop()!)).toEqual({ error: 'validation_error', message: 'meta must be JSON text (an object).' });
+    const key = await cli.auth.resolveApiKey(apiKeys.production);
+    const signed = await cli.auth.signUp(key, { email: 'ses@example.com', password: 'long enough' });
+    expect(await cli.run('users:list', project.id, 'production', '--q', 'SES')).toBe(0);
+    expect(cli.json()).toMatchObject({ total: 1, users: [{ id: signed.user.id }] });
+    expect(await cli.run('users:show', project.id, 'production', signed.user.id)).toBe(0);
+    const detail = cli.json().user;
+    expect(detail).toMatchObject({ email: 'ses@example.com', hasPassword: true, sessions: [{ active: true }] });
+    expect(await cli.run('users:revoke-session', project.id, 'production', signed.user.id, detail.sessions[0].id)).toBe(0);
+    expect(cli.json()).toEqual({ success: true });
+    expect(await cli.run('users:revoke-all-sessions', project.id, 'production', signed.user.id)).toBe(0);
+    expect(cli.json()).toEqual({ revoked: 0 });
+    expect(await cli.run('project:delete', project.id)).toBe(0);
+    expect(await cli.run('project:show', project.id)).toBe(1);
+    expect(JSON.parse(cli.err.pop()!)).toEqual({ error: 'not_found', message: 'Project not found.' });
   });
 
   it('errors are JSON on stderr with exit 1', async () => {

@@ -18,6 +18,7 @@ const key = (op: { method: string; path: string }) => `${op.method} ${op.path}`;
 const MIDDLEWARE_MOUNTS = {
   '/api/auth': 'Cache-Control: no-store on token responses',
   '/api/oidc/{projectId}': "the project's OIDC issuer; its paths are documented and checked against discovery below",
+  '/console': "the admin console's built files (index.html, console.js, console.css), checked in console-browser.test.ts",
 };
 
 /** The contract's error table per endpoint ("invalid key" is missing_api_key and invalid_api_key on every endpoint that needs a key). */

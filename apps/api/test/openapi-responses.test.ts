@@ -155,6 +155,39 @@ describe('real responses match the OpenAPI document', () => {
     api(await http.delete(`${users}/${signup.data.user.id}`).set(admin()));
   }, 60_000);
 
+  it('the management API and the console session', async () => {
+    const http = request(real.app);
+    const key = { 'X-API-Key': project.live };
+    const signup = api(await http.post('/api/auth/signup').set(key).send({ email: 'managed@example.com', password: 'correct horse battery' }));
+    const users = `/admin/projects/${project.id}/environments/production/users`;
+    const user = `${users}/${signup.data.user.id}`;
+    api(await http.get('/admin/projects?q=shop&limit=5').set(admin()));
+    api(await http.get('/admin/projects?nope=1').set(admin()));
+    api(await http.get(`${users}?q=managed`).set(admin()));
+    api(await http.post(users).set(admin()).send({ email: 'imported@example.com', role: 'editor', meta: { from: 'csv' } }));
+    api(await http.post(users).set(admin()).send({ email: 'imported@example.com' }));
+    api(await http.post(users).set(admin()).send({ email: 'bad' }));
+    const detail = api(await http.get(user).set(admin()));
+    api(await http.get(`${users}/${randomUUID()}`).set(admin()));
+    api(await http.patch(user).set(admin()).send({ role: 'editor', meta: { team: 'blue' }, emailVerified: true }));
+    api(await http.patch(user).set(admin()).send({ role: 'not ok' }));
+    api(await http.delete(`${user}/sessions/${detail.data.user.sessions[0].id}`).set(admin()));
+    api(await http.delete(`${user}/sessions/${randomUUID()}`).set(admin()));
+    api(await http.post(`${user}/sessions/revoke-all`).set(admin()));
+    const doomed = api(await http.post('/admin/projects').set(admin()).send({ name: 'Doomed' }));
+    api(await http.delete(`/admin/projects/${doomed.data.project.id}`).set(admin()));
+    api(await http.delete(`/admin/projects/${doomed.data.project.id}`).set(admin()));
+
+    api(await http.get('/console'));
+    api(await http.get('/console/api/session'));
+    api(await http.post('/console/api/session').send({ token: 'wrong' }));
+    const signedIn = await http.post('/console/api/session').send({ token: REAL_ADMIN_TOKEN });
+    const session = api(signedIn);
+    const cookie = signedIn.headers['set-cookie'][0].split(';')[0];
+    api(await http.get('/console/api/session').set('Cookie', cookie));
+    api(await http.delete('/console/api/session').set('Cookie', cookie).set('X-Svc-Csrf', session.data.csrfToken));
+  }, 60_000);
+
   it('social sign-in and the OIDC provider', async () => {
     const http = request(real.app);
     const key = { 'X-API-Key': project.live };

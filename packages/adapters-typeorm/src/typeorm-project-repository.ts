@@ -1,7 +1,8 @@
-import type { EmailTemplates, Plan, Project, ProjectRepository, ProjectSettings, RateLimitOverrides, WebAuthnSettings } from '@svc/core';
+import type { EmailTemplates, Plan, Project, ProjectPage, ProjectRepository, ProjectSettings, RateLimitOverrides, WebAuthnSettings } from '@svc/core';
 import type { Database } from './database';
 import type { ProjectRow } from './rows';
-import { assertDate, assertText, assertUuid, isUuid } from './guards';
+import { assertDate, assertText, assertUuid, isText, isUuid } from './guards';
+import { containsPattern, likeCondition } from './like-pattern';
 import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-values';
 
 const COLUMNS = `id, name, plan, allowed_origins, default_meta, redirect_urls, magic_link_url,
@@ -95,6 +96,31 @@ export class TypeormProjectRepository implements ProjectRepository {
       params,
     );
     return rows.length ? toProject(rows[0]) : null;
+  }
+
+  /** Keyset paging by id (the primary key); one extra row tells whether a next page exists. */
+  async list(query: { search?: string; limit: number; cursor?: string }): Promise<ProjectPage> {
+    const { search, limit, cursor } = query;
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    if ((cursor !== undefined && !isUuid(cursor)) || (search !== undefined && !isText(search))) return { projects: [], nextCursor: null };
+    const params: unknown[] = [];
+    const conditions = ['1 = 1'];
+    if (search !== undefined) conditions.push(likeCondition('lower(name)', params.push(containsPattern(search))));
+    if (cursor !== undefined) conditions.push(`id > $${params.push(cursor)}`);
+    params.push(limit + 1);
+    const rows = await this.db.query<ProjectRow>(
+      `SELECT ${COLUMNS} FROM projects WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT $${params.length}`,
+      params,
+    );
+    const projects = rows.slice(0, limit).map(toProject);
+    return { projects, nextCursor: rows.length > limit ? projects[projects.length - 1].id : null };
+  }
+
+  /** Everything of the project goes with it: every table references projects ON DELETE CASCADE. */
+  async delete(id: string): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const rows = await this.db.query('DELETE FROM projects WHERE id = $1 RETURNING id', [id]);
+    return rows.length === 1;
   }
 
   /** Reads at most one id: the answer costs the same however many projects there are. */

@@ -6,6 +6,7 @@ import {
   type Rotation,
   type RotationResult,
   type SessionStore,
+  type SessionSummary,
   type TenantScope,
   type UserWithSessionState,
 } from '@svc/core';
@@ -154,6 +155,27 @@ export class TypeormSessionStore implements SessionStore {
     return row ? { user: toUser(row), sessionActive: readBoolean(row.session_active) } : null;
   }
 
+  /** Newest first by the (project_id, environment, user_id) index; last use is the newest token. */
+  async listForUser(scope: TenantScope, userId: string, options: { limit: number }): Promise<SessionSummary[]> {
+    if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('limit must be a positive integer');
+    if (!isScope(scope) || !isUuid(userId)) return [];
+    const rows = await this.db.query<SessionSummaryRow>(
+      `${SESSION_SUMMARY} WHERE s.project_id = $1 AND s.environment = $2 AND s.user_id = $3
+       ORDER BY s.created_at DESC, s.id DESC LIMIT $4`,
+      [scope.projectId, scope.environment, userId, options.limit],
+    );
+    return rows.map(toSessionSummary);
+  }
+
+  async findForUser(scope: TenantScope, userId: string, sessionId: string): Promise<SessionSummary | null> {
+    if (!isScope(scope) || !isUuid(userId) || !isUuid(sessionId)) return null;
+    const rows = await this.db.query<SessionSummaryRow>(
+      `${SESSION_SUMMARY} WHERE s.project_id = $1 AND s.environment = $2 AND s.user_id = $3 AND s.id = $4`,
+      [scope.projectId, scope.environment, userId, sessionId],
+    );
+    return rows.length ? toSessionSummary(rows[0]) : null;
+  }
+
   /** Idempotent: COALESCE keeps the first revocation time; true whenever the session exists. */
   async revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean> {
     if (!isScope(scope) || !isUuid(sessionId)) return false;
@@ -260,4 +282,19 @@ function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
     sessionRevokedAt: readNullableDate(row.session_revoked_at),
     sessionCreatedAt: readDate(row.session_created_at),
   };
+}
+
+const SESSION_SUMMARY = `
+  SELECT s.id, s.created_at, s.revoked_at,
+         (SELECT max(t.created_at) FROM refresh_tokens t
+          WHERE t.project_id = s.project_id AND t.environment = s.environment AND t.session_id = s.id) AS last_used_at
+  FROM sessions s`;
+
+type SessionSummaryRow = { id: string; created_at: unknown; revoked_at: unknown; last_used_at: unknown };
+
+function toSessionSummary(row: SessionSummaryRow): SessionSummary {
+  const createdAt = readDate(row.created_at);
+  // Tokens may have been purged (an expired session): then the sign-in is its last known use.
+  const lastUsedAt = row.last_used_at === null || row.last_used_at === undefined ? createdAt : readDate(row.last_used_at);
+  return { id: row.id, createdAt, lastUsedAt, revokedAt: readNullableDate(row.revoked_at) };
 }

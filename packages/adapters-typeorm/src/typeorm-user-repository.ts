@@ -1,6 +1,7 @@
-import type { CreateUserResult, TenantScope, User, UserPage, UserRepository } from '@svc/core';
+import type { CreateUserResult, TenantScope, User, UserListQuery, UserPage, UserProfileChanges, UserRepository } from '@svc/core';
 import type { Database } from './database';
 import type { UserRow } from './rows';
+import { containsPattern, likeCondition } from './like-pattern';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDate, readJson, readNullableDate } from './row-values';
 
@@ -145,20 +146,38 @@ export class TypeormUserRepository implements UserRepository {
     return rows.length === 1;
   }
 
+  /** One UPDATE ... RETURNING over the fields given; the others keep their values. */
+  async updateProfile(scope: TenantScope, id: string, changes: UserProfileChanges): Promise<User | null> {
+    if (!isScope(scope) || !isUuid(id)) return null;
+    const params: unknown[] = [scope.projectId, scope.environment, id];
+    const sets: string[] = [];
+    if (changes.role !== undefined) sets.push(`role = $${params.push(changes.role)}`);
+    if (changes.meta !== undefined) sets.push(`meta = $${params.push(jsonParam(changes.meta))}`);
+    if (changes.emailVerified !== undefined) sets.push(`email_verified = $${params.push(changes.emailVerified === true)}`);
+    if (sets.length === 0) return this.findById(scope, id);
+    const rows = await this.db.query<UserRow>(
+      `UPDATE users SET ${sets.join(', ')} WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`,
+      params,
+    );
+    return rows.length ? toUser(rows[0]) : null;
+  }
+
   /**
    * Keyset paging by id (served by the unique (project_id, environment, id) index). One extra
    * row is fetched to know whether a next page exists. A cursor that is not an id we could have
-   * issued matches nothing, like any other unknown id.
+   * issued matches nothing, like any other unknown id. A search walks that index and filters
+   * (a substring cannot use a b-tree), so a page costs what it takes to find its rows.
    */
-  async list(scope: TenantScope, query: { email?: string; limit: number; cursor?: string }): Promise<UserPage> {
-    const { email, limit, cursor } = query;
+  async list(scope: TenantScope, query: UserListQuery): Promise<UserPage> {
+    const { email, search, limit, cursor } = query;
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
-    if (!isScope(scope) || (cursor !== undefined && !isUuid(cursor)) || (email !== undefined && typeof email !== 'string')) {
+    if (!isScope(scope) || (cursor !== undefined && !isUuid(cursor)) || !optionalText(email) || !optionalText(search)) {
       return { users: [], nextCursor: null };
     }
     const params: unknown[] = [scope.projectId, scope.environment];
     const conditions = ['project_id = $1', 'environment = $2'];
     if (email !== undefined) conditions.push(`email = $${params.push(email)}`);
+    if (search !== undefined) conditions.push(likeCondition('email', params.push(containsPattern(search))));
     if (cursor !== undefined) conditions.push(`id > $${params.push(cursor)}`);
     params.push(limit + 1);
     const rows = await this.db.query<UserRow>(
@@ -169,14 +188,19 @@ export class TypeormUserRepository implements UserRepository {
     return { users, nextCursor: rows.length > limit ? users[users.length - 1].id : null };
   }
 
-  async count(scope: TenantScope): Promise<number> {
-    if (!isScope(scope)) return 0;
-    const [row] = await this.db.query('SELECT count(*) AS n FROM users WHERE project_id = $1 AND environment = $2', [
-      scope.projectId,
-      scope.environment,
-    ]);
+  async count(scope: TenantScope, filter: { search?: string } = {}): Promise<number> {
+    if (!isScope(scope) || !optionalText(filter.search)) return 0;
+    const params: unknown[] = [scope.projectId, scope.environment];
+    const conditions = ['project_id = $1', 'environment = $2'];
+    if (filter.search !== undefined) conditions.push(likeCondition('email', params.push(containsPattern(filter.search))));
+    const [row] = await this.db.query(`SELECT count(*) AS n FROM users WHERE ${conditions.join(' AND ')}`, params);
     return readCount(row.n);
   }
+}
+
+/** Absent, or text a database can hold (a NUL or lone surrogate matches nothing). */
+function optionalText(value: unknown): boolean {
+  return value === undefined || isText(value);
 }
 
 export function toUser(row: UserRow): User {

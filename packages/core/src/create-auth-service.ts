@@ -4,7 +4,11 @@ import { poweredByService } from './domain/project';
 import { assertWholeCapabilities, hasCapability, type AuthDeps, type AuthServiceDeps, type CapabilityDeps } from './use-cases/deps';
 import { createApiKey, revokeApiKey } from './use-cases/admin/create-api-key';
 import { createProject } from './use-cases/admin/create-project';
-import { banUser, deleteUser, listUsers, unbanUser } from './use-cases/admin/manage-users';
+import { banUser, createUser, deleteUser, listUsers, unbanUser, updateUser, type CreateUserInput, type ListUsersQuery } from './use-cases/admin/manage-users';
+import { deleteProject, listProjects } from './use-cases/admin/manage-projects';
+import { getUserDetail, revokeAllUserSessions, revokeUserSession } from './use-cases/admin/user-detail';
+import type { Project } from './domain/project';
+import type { UserProfileChanges } from './domain/user';
 import { currentPublicKey, publishedJwks, rotateSigningKey } from './use-cases/admin/rotate-signing-key';
 import { getProject, updateProject } from './use-cases/admin/update-project';
 import { getMe } from './use-cases/get-me';
@@ -60,7 +64,14 @@ function coreAdminService(deps: AuthServiceDeps) {
     listApiKeys: (projectId: string) => deps.apiKeys.listForProject(projectId),
     rotateSigningKey: (scope: TenantScope) => rotateSigningKey(deps, scope),
     currentPublicKey: (scope: TenantScope) => currentPublicKey(deps, scope),
-    listUsers: (scope: TenantScope, query: { email?: string; limit?: number; cursor?: string }) => listUsers(deps, scope, query),
+    listProjects: (query: { q?: string; limit?: number; cursor?: string }) => listProjects(deps, query),
+    deleteProject: (projectId: string) => deleteProject(deps, projectId),
+    listUsers: (scope: TenantScope, query: ListUsersQuery) => listUsers(deps, scope, query),
+    getUser: (scope: TenantScope, userId: string) => getUserDetail(deps, scope, userId),
+    createUser: (scope: TenantScope, project: Project, input: CreateUserInput) => createUser(deps, scope, project, input),
+    updateUser: (scope: TenantScope, userId: string, changes: UserProfileChanges) => updateUser(deps, scope, userId, changes),
+    revokeUserSession: (scope: TenantScope, userId: string, sessionId: string) => revokeUserSession(deps, scope, userId, sessionId),
+    revokeAllUserSessions: (scope: TenantScope, userId: string) => revokeAllUserSessions(deps, scope, userId),
     banUser: (scope: TenantScope, userId: string) => banUser(deps, scope, userId),
     unbanUser: (scope: TenantScope, userId: string) => unbanUser(deps, scope, userId),
     deleteUser: (scope: TenantScope, userId: string) => deleteUser(deps, scope, userId),

@@ -14,6 +14,8 @@ describe('rateLimitOverridesProblem', () => {
     [{ staging: {} }, 'rateLimits.staging is not an environment (production, sandbox).'],
     [{ sandbox: [] }, 'rateLimits.sandbox must be an object by limit name.'],
     [{ sandbox: { signups: { limit: 5 } } }, 'rateLimits.sandbox.signups is not a limit'],
+    [{ production: { admin: { limit: 5 } } }, 'rateLimits.production.admin is not a limit'],
+    [{ production: { consoleSignIn: { limit: 5 } } }, 'rateLimits.production.consoleSignIn is not a limit'],
     [{ sandbox: { signup: 5 } }, 'rateLimits.sandbox.signup must be an object with limit and/or windowSeconds.'],
     [{ sandbox: { signup: { max: 5 } } }, 'rateLimits.sandbox.signup.max is not a field (fields: limit, windowSeconds).'],
     [{ sandbox: { signup: { limit: 0 } } }, 'rateLimits.sandbox.signup.limit must be an integer from 1 to 1000000.'],

@@ -3,7 +3,8 @@ import { AuthError, environmentMessage, isEnvironment, type AuthService, type En
 import { ConfigError, loadConfig, StartupError } from '../composition/config';
 import { buildContainer } from '../composition/container';
 import { resolveSecrets } from '../composition/dev-secrets';
-import { CreateProjectDto, ListUsersQuery, settingsOf } from '../http/dto/admin-dtos';
+import { CreateProjectDto, CreateUserDto, ListProjectsQuery, ListUsersQuery, UpdateUserDto, settingsOf } from '../http/dto/admin-dtos';
+import { presentUserDetail } from '../http/admin-presenters';
 import { errorBody } from '../http/http-errors';
 import { validateInput } from '../http/middleware/validate';
 import { presentAdminUser, presentProject } from '../http/presenters';
@@ -19,11 +20,18 @@ Commands:
   start                run the service, as \`pnpm start\` does: listens on PORT (embedded SQLite by
                        default, or DATABASE_URL / REDIS_URL / SMTP_URL) until SIGTERM or SIGINT
   project:create --name <name> [--plan FREE|SOLO|PRO]
+  project:list [--q <text>] [--limit <n>] [--cursor <c>]
   project:show <projectId>
+  project:delete <projectId>   deletes the project with all its users, keys and data
   api-key:create <projectId> <production|sandbox>
   api-key:revoke <projectId> <keyId>
   signing-key:rotate <projectId> <production|sandbox>
-  users:list <projectId> <production|sandbox> [--email <e-mail>] [--limit <n>] [--cursor <c>]
+  users:list <projectId> <production|sandbox> [--email <e-mail>] [--q <text>] [--limit <n>] [--cursor <c>]
+  users:show <projectId> <production|sandbox> <userId>
+  users:create <projectId> <production|sandbox> --email <e-mail> [--password <p>] [--role <r>] [--meta <json>] [--verified true|false]
+  users:update <projectId> <production|sandbox> <userId> [--role <r>] [--meta <json>] [--verified true|false]
+  users:revoke-session <projectId> <production|sandbox> <userId> <sessionId>
+  users:revoke-all-sessions <projectId> <production|sandbox> <userId>
   users:ban <projectId> <production|sandbox> <userId>
   users:unban <projectId> <production|sandbox> <userId>
   users:delete <projectId> <production|sandbox> <userId>
@@ -40,7 +48,19 @@ Output is JSON on stdout; errors are JSON on stderr (exit 1); usage errors exit 
 Configuration comes from the same environment variables as the API (DATABASE_URL, SVC_DATA_DIR, ...).
 `;
 
-type Options = { name?: string; plan?: string; email?: string; limit?: string; cursor?: string; check?: boolean };
+type Options = {
+  name?: string;
+  plan?: string;
+  email?: string;
+  q?: string;
+  limit?: string;
+  cursor?: string;
+  check?: boolean;
+  password?: string;
+  role?: string;
+  meta?: string;
+  verified?: string;
+};
 
 /** What a command may use: the use cases, and the container's purge (it covers the OIDC artifacts too). */
 export interface CliServices {
@@ -69,6 +89,21 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'project:show': { arity: 1, run: async (auth, [id]) => ({ project: presentProject(await auth.admin.getProject(projectId(id))) }) },
+  'project:list': {
+    arity: 0,
+    run: async (auth, _args, options) => {
+      const query = await validateInput(ListProjectsQuery, defined({ q: options.q, limit: options.limit, cursor: options.cursor }), 'The options');
+      const page = await auth.admin.listProjects({ ...query });
+      return { projects: page.projects.map(presentProject), nextCursor: page.nextCursor };
+    },
+  },
+  'project:delete': {
+    arity: 1,
+    run: async (auth, [id]) => {
+      await auth.admin.deleteProject(projectId(id));
+      return { success: true };
+    },
+  },
   'api-key:create': { arity: 2, run: (auth, [id, env]) => auth.admin.createApiKey(projectId(id), environment(env)) },
   'api-key:revoke': {
     arity: 2,
@@ -81,10 +116,43 @@ const COMMANDS: Record<string, Command> = {
   'users:list': {
     arity: 2,
     run: async (auth, [id, env], options) => {
-      const query = await validateInput(ListUsersQuery, { email: options.email, limit: options.limit, cursor: options.cursor }, 'The options');
+      const query = await validateInput(ListUsersQuery, defined({ email: options.email, q: options.q, limit: options.limit, cursor: options.cursor }), 'The options');
       const page = await auth.admin.listUsers(await scope(auth, id, env), { ...query });
-      return { users: page.users.map(presentAdminUser), nextCursor: page.nextCursor };
+      return { users: page.users.map(presentAdminUser), nextCursor: page.nextCursor, total: page.total };
     },
+  },
+  'users:show': {
+    arity: 3,
+    run: async (auth, [id, env, userId]) => ({ user: presentUserDetail(await auth.admin.getUser(await scope(auth, id, env), idParam(userId, userNotFound))) }),
+  },
+  'users:create': {
+    arity: 2,
+    run: async (auth, [id, env], options) => {
+      const fields = { email: options.email, password: options.password, role: options.role, meta: jsonOption(options.meta), emailVerified: flag(options.verified) };
+      const body = await validateInput(CreateUserDto, defined(fields), 'The options');
+      const tenant = await scope(auth, id, env);
+      const user = await auth.admin.createUser(tenant, await auth.admin.getProject(tenant.projectId), body);
+      return { user: presentAdminUser(user) };
+    },
+  },
+  'users:update': {
+    arity: 3,
+    run: async (auth, [id, env, userId], options) => {
+      const body = await validateInput(UpdateUserDto, defined({ role: options.role, meta: jsonOption(options.meta), emailVerified: flag(options.verified) }), 'The options');
+      return { user: presentAdminUser(await auth.admin.updateUser(await scope(auth, id, env), idParam(userId, userNotFound), body)) };
+    },
+  },
+  'users:revoke-session': {
+    arity: 4,
+    run: async (auth, [id, env, userId, sessionId]) => {
+      const sessionNotFound = () => new AuthError('not_found', 'Session not found.');
+      await auth.admin.revokeUserSession(await scope(auth, id, env), idParam(userId, userNotFound), idParam(sessionId, sessionNotFound));
+      return { success: true };
+    },
+  },
+  'users:revoke-all-sessions': {
+    arity: 3,
+    run: async (auth, [id, env, userId]) => auth.admin.revokeAllUserSessions(await scope(auth, id, env), idParam(userId, userNotFound)),
   },
   'users:ban': userCommand((auth, tenant, userId) => auth.admin.banUser(tenant, userId)),
   'users:unban': userCommand((auth, tenant, userId) => auth.admin.unbanUser(tenant, userId)),
@@ -100,6 +168,26 @@ function userCommand(act: (auth: AuthService, tenant: { projectId: string; envir
       return { success: true };
     },
   };
+}
+
+/** Only the options that were given: an absent option is not sent as `undefined`. */
+function defined(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/** `--verified true|false` as a boolean; any other text is passed on for the DTO to refuse. */
+function flag(text: string | undefined): boolean | string | undefined {
+  return text === 'true' ? true : text === 'false' ? false : text;
+}
+
+/** `--meta` as JSON; text that does not parse is a validation_error, as in a request body. */
+function jsonOption(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AuthError('validation_error', 'meta must be JSON text (an object).');
+  }
 }
 
 function environment(value: string): Environment {
@@ -134,6 +222,11 @@ export async function runCli(
         name: { type: 'string' },
         plan: { type: 'string' },
         email: { type: 'string' },
+        q: { type: 'string' },
+        password: { type: 'string' },
+        role: { type: 'string' },
+        meta: { type: 'string' },
+        verified: { type: 'string' },
         limit: { type: 'string' },
         cursor: { type: 'string' },
         check: { type: 'boolean' },

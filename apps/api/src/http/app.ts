@@ -13,6 +13,8 @@ import { requestLog } from './middleware/request-log';
 import { requireJson } from './middleware/require-json';
 import { securityHeaders } from './middleware/security-headers';
 import { adminRoutes } from './routes/admin';
+import { consoleRoutes } from './routes/console';
+import { ConsoleSessions } from './console-session';
 import { loginRoutes } from './routes/auth-login';
 import { logoutRoutes } from './routes/auth-logout';
 import { meRoutes } from './routes/auth-me';
@@ -62,7 +64,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps));
   app.use(oauthRoutes(deps));
   app.use(oidcGrantRoutes(deps));
-  app.use('/admin', adminRoutes(mailDeps));
+  const consoleSessions = new ConsoleSessions(deps.config.adminToken);
+  app.use('/admin', adminRoutes(mailDeps, consoleSessions));
+  app.use(consoleRoutes(deps, consoleSessions));
   // Unknown paths, and known paths with another method (405 is answered as 404, as the OpenAPI document says).
   app.use((_req, _res, next) => next(new AuthError('not_found', 'No such endpoint.')));
   app.use(errorHandler(deps.logger));

@@ -19,10 +19,10 @@ interface Layer {
   rawPath?: string | string[];
 }
 
-/** `/:id` -> `/{id}`, and `/` + `/x` -> `/x`. */
+/** `/:id` -> `/{id}`, a wildcard `/*rest` -> `/{rest}`, and `/` + `/x` -> `/x`. */
 function join(prefix: string, path: string): string {
   const joined = `${prefix}/${path}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
-  return joined.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return joined.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
 }
 
 /** Every route of `app` (an Express app, whose stack is `app.router.stack`) or of a Router. */

@@ -18,8 +18,16 @@ export const RATE_LIMIT_NAMES = [
   'passwordUpdate',
   'twoFactorVerify',
   'totpCode',
+  'admin',
+  'consoleSignIn',
 ] as const;
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
+
+/**
+ * The limits a project can override: all but the admin API's and the console's, which count
+ * operators per address, not a project's end users.
+ */
+export const PROJECT_RATE_LIMIT_NAMES: readonly RateLimitName[] = RATE_LIMIT_NAMES.filter((name) => name !== 'admin' && name !== 'consoleSignIn');
 
 /** One limit's override: either field may be left to the service's value. */
 export interface RateLimitOverride {
@@ -45,7 +53,7 @@ export function rateLimitOverridesProblem(value: unknown, field: string): string
     if (!(ENVIRONMENTS as readonly string[]).includes(environment)) return `${at} is not an environment (production, sandbox).`;
     if (!isPlainObject(limits)) return `${at} must be an object by limit name.`;
     for (const [name, override] of Object.entries(limits)) {
-      if (!(RATE_LIMIT_NAMES as readonly string[]).includes(name)) return `${at}.${name} is not a limit (limits: ${RATE_LIMIT_NAMES.join(', ')}).`;
+      if (!(PROJECT_RATE_LIMIT_NAMES as readonly string[]).includes(name)) return `${at}.${name} is not a limit (limits: ${PROJECT_RATE_LIMIT_NAMES.join(', ')}).`;
       if (!isPlainObject(override)) return `${at}.${name} must be an object with limit and/or windowSeconds.`;
       for (const [part, number] of Object.entries(override)) {
         if (part !== 'limit' && part !== 'windowSeconds') return `${at}.${name}.${part} is not a field (fields: limit, windowSeconds).`;

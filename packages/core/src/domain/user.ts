@@ -4,6 +4,29 @@ export type UserMeta = Record<string, unknown>;
 
 export const DEFAULT_ROLE = 'user';
 
+/** Longest role name; a role travels in every access token (`role` claim). */
+export const MAX_ROLE = 64;
+const ROLE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+
+/**
+ * Why `role` cannot be a user's role: a role is a short name (letters, digits, `_ . : -`, starting
+ * with a letter or digit, at most {@link MAX_ROLE} characters) that applications compare in their
+ * authorisation checks, so no spaces or symbols that read differently elsewhere. Null when it can.
+ */
+export function userRoleProblem(role: unknown): string | null {
+  if (typeof role !== 'string') return 'role must be a string.';
+  if (role.length === 0 || role.length > MAX_ROLE) return `role must be 1 to ${MAX_ROLE} characters.`;
+  if (!ROLE_PATTERN.test(role)) return 'role may hold only letters, digits and _ . : - (starting with a letter or digit).';
+  return null;
+}
+
+/** What an operator may change on a user (the admin API's PATCH); undefined fields stay. */
+export interface UserProfileChanges {
+  role?: string;
+  meta?: UserMeta;
+  emailVerified?: boolean;
+}
+
 /** RFC 5321 caps a forward path at 256 octets, i.e. an address at 254. */
 export const MAX_EMAIL = 254;
 

@@ -25,6 +25,15 @@ export interface UserWithSessionState {
   sessionActive: boolean;
 }
 
+/** One session of a user as an operator sees it. */
+export interface SessionSummary {
+  id: string;
+  createdAt: Date;
+  /** When its newest refresh token was issued (sign-in or the latest refresh). */
+  lastUsedAt: Date;
+  revokedAt: Date | null;
+}
+
 export interface SessionStore {
   /** Starts a session (a rotation family) with its first refresh token. */
   create(scope: TenantScope, session: NewSession): Promise<void>;
@@ -55,6 +64,10 @@ export interface SessionStore {
    * hottest path, reads it: a SQL store answers in one statement.
    */
   findLiveSession(scope: TenantScope, userId: string, sessionId: string): Promise<UserWithSessionState | null>;
+  /** The user's sessions in the scope, newest first, at most `limit`; revoked ones included. */
+  listForUser(scope: TenantScope, userId: string, options: { limit: number }): Promise<SessionSummary[]>;
+  /** The session `sessionId` if it belongs to `userId` in the scope; null otherwise. */
+  findForUser(scope: TenantScope, userId: string, sessionId: string): Promise<SessionSummary | null>;
   /** Revokes one session (idempotent). False when it does not exist in the scope. */
   revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean>;
   /** Revokes every session of the user in the scope; returns how many were active. */

@@ -1,5 +1,5 @@
 import type { TenantScope } from '../domain/environment';
-import type { User } from '../domain/user';
+import type { User, UserProfileChanges } from '../domain/user';
 
 export type CreateUserResult =
   | { status: 'created' }
@@ -10,6 +10,13 @@ export interface UserPage {
   users: User[];
   /** Pass back as `cursor` for the next page; null on the last page. */
   nextCursor: string | null;
+}
+
+export interface UserListQuery {
+  email?: string;
+  search?: string;
+  limit: number;
+  cursor?: string;
 }
 
 export interface UserRepository {
@@ -35,8 +42,17 @@ export interface UserRepository {
   setBanned(scope: TenantScope, id: string, bannedAt: Date | null): Promise<boolean>;
   /** Deletes the user. False when the user does not exist in the scope. */
   delete(scope: TenantScope, id: string): Promise<boolean>;
-  /** Users ordered by id, optionally only the one with `email`; `limit` per page. */
-  list(scope: TenantScope, query: { email?: string; limit: number; cursor?: string }): Promise<UserPage>;
-  /** Number of users in the scope. */
-  count(scope: TenantScope): Promise<number>;
+  /**
+   * Applies the changes (undefined fields untouched) and answers the updated user, or null when
+   * the user does not exist in the scope.
+   */
+  updateProfile(scope: TenantScope, id: string, changes: UserProfileChanges): Promise<User | null>;
+  /**
+   * Users ordered by id after `cursor` (keyset paging), `limit` per page: optionally only the one
+   * with `email`, or only those whose e-mail contains `search` (already lower-cased; `%`, `_` and
+   * `\` in it are literal characters, never wildcards).
+   */
+  list(scope: TenantScope, query: UserListQuery): Promise<UserPage>;
+  /** Number of users in the scope; with `search`, of those whose e-mail contains it (as in `list`). */
+  count(scope: TenantScope, filter?: { search?: string }): Promise<number>;
 }

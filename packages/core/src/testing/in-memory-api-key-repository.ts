@@ -28,4 +28,8 @@ export class InMemoryApiKeyRepository implements ApiKeyRepository {
     key.revokedAt = revokedAt;
     return true;
   }
+
+  forgetProject(projectId: string): void {
+    for (const [hash, key] of this.keys) if (key.projectId === projectId) this.keys.delete(hash);
+  }
 }

@@ -28,13 +28,10 @@ export const TEST_ISSUER = 'http://svc.test';
 /** Every storage port in process memory. */
 export function createInMemoryStorage(): StoragePorts {
   const users = new InMemoryUserRepository();
-  return {
-    projects: new InMemoryProjectRepository(),
-    apiKeys: new InMemoryApiKeyRepository(),
-    users,
-    sessions: new InMemorySessionStore(users),
-    signingKeys: new InMemorySigningKeyStore(),
-  };
+  const sessions = new InMemorySessionStore(users);
+  const apiKeys = new InMemoryApiKeyRepository();
+  const signingKeys = new InMemorySigningKeyStore();
+  return { projects: new InMemoryProjectRepository([users, sessions, apiKeys, signingKeys]), apiKeys, users, sessions, signingKeys };
 }
 
 /** A complete AuthDeps on in-memory fakes with a FixedClock; override any member. */

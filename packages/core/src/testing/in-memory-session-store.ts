@@ -1,6 +1,6 @@
 import { sameScope, type TenantScope } from '../domain/environment';
 import { unclaimedRotationResult, type RefreshTokenRecord, type Rotation, type RotationResult } from '../domain/session';
-import type { NewSession, RefreshTokenWithHolder, SessionStore, UserWithSessionState } from '../ports/session-store';
+import type { NewSession, RefreshTokenWithHolder, SessionStore, SessionSummary, UserWithSessionState } from '../ports/session-store';
 import type { UserRepository } from '../ports/user-repository';
 
 interface StoredSession extends TenantScope {
@@ -82,6 +82,32 @@ export class InMemorySessionStore implements SessionStore {
   async findLiveSession(scope: TenantScope, userId: string, sessionId: string): Promise<UserWithSessionState | null> {
     const user = await this.users.findById(scope, userId);
     return user ? { user, sessionActive: await this.isActive(scope, sessionId) } : null;
+  }
+
+  async listForUser(scope: TenantScope, userId: string, options: { limit: number }): Promise<SessionSummary[]> {
+    return [...this.sessions.values()]
+      .filter((s) => sameScope(s, scope) && s.userId === userId)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, options.limit)
+      .map((s) => this.summary(s));
+  }
+
+  async findForUser(scope: TenantScope, userId: string, sessionId: string): Promise<SessionSummary | null> {
+    const session = this.sessions.get(sessionId);
+    return session && sameScope(session, scope) && session.userId === userId ? this.summary(session) : null;
+  }
+
+  forgetProject(projectId: string): void {
+    for (const [id, session] of this.sessions) if (session.projectId === projectId) this.sessions.delete(id);
+    for (const [hash, token] of this.tokens) if (token.projectId === projectId) this.tokens.delete(hash);
+  }
+
+  private summary(session: StoredSession): SessionSummary {
+    let lastUsedAt = session.createdAt;
+    for (const token of this.tokens.values()) {
+      if (token.sessionId === session.id && token.createdAt > lastUsedAt) lastUsedAt = token.createdAt;
+    }
+    return { id: session.id, createdAt: session.createdAt, lastUsedAt, revokedAt: session.revokedAt };
   }
 
   async revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean> {

@@ -35,4 +35,8 @@ export class InMemorySigningKeyStore implements SigningKeyStore {
     const key = this.keys.find((k) => sameScope(k, scope) && k.kid === kid);
     return key ? { ...key } : null;
   }
+
+  forgetProject(projectId: string): void {
+    for (let i = this.keys.length - 1; i >= 0; i -= 1) if (this.keys[i].projectId === projectId) this.keys.splice(i, 1);
+  }
 }

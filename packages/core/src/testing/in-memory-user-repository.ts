@@ -1,6 +1,6 @@
 import type { TenantScope } from '../domain/environment';
-import type { User } from '../domain/user';
-import type { CreateUserResult, UserPage, UserRepository } from '../ports/user-repository';
+import type { User, UserProfileChanges } from '../domain/user';
+import type { CreateUserResult, UserListQuery, UserPage, UserRepository } from '../ports/user-repository';
 
 const scopeKey = (scope: TenantScope) => `${scope.projectId}\u0000${scope.environment}`;
 
@@ -72,17 +72,32 @@ export class InMemoryUserRepository implements UserRepository {
     return this.usersOf(scope).delete(id);
   }
 
-  async list(scope: TenantScope, query: { email?: string; limit: number; cursor?: string }): Promise<UserPage> {
-    const { email, limit, cursor } = query;
+  async updateProfile(scope: TenantScope, id: string, changes: UserProfileChanges): Promise<User | null> {
+    const user = this.usersOf(scope).get(id);
+    if (!user) return null;
+    if (changes.role !== undefined) user.role = changes.role;
+    if (changes.meta !== undefined) user.meta = structuredClone(changes.meta);
+    if (changes.emailVerified !== undefined) user.emailVerified = changes.emailVerified;
+    return structuredClone(user);
+  }
+
+  async list(scope: TenantScope, query: UserListQuery): Promise<UserPage> {
+    const { email, search, limit, cursor } = query;
     const matching = [...this.usersOf(scope).values()]
-      .filter((u) => (email === undefined || u.email === email) && (cursor === undefined || u.id > cursor))
+      .filter((u) => (email === undefined || u.email === email) && matchesSearch(u, search) && (cursor === undefined || u.id > cursor))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const users = matching.slice(0, limit).map((u) => structuredClone(u));
     const nextCursor = matching.length > limit ? users[users.length - 1].id : null;
     return { users, nextCursor };
   }
 
-  async count(scope: TenantScope): Promise<number> {
-    return this.usersOf(scope).size;
+  forgetProject(projectId: string): void {
+    for (const environment of ['production', 'sandbox'] as const) this.scopes.delete(scopeKey({ projectId, environment }));
+  }
+
+  async count(scope: TenantScope, filter: { search?: string } = {}): Promise<number> {
+    return [...this.usersOf(scope).values()].filter((u) => matchesSearch(u, filter.search)).length;
   }
 }
+
+const matchesSearch = (user: User, search: string | undefined) => search === undefined || user.email.toLowerCase().includes(search);

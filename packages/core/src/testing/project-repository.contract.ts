@@ -1,4 +1,4 @@
-import { at, newId, projectFixture, useStorage, type StorageFactory } from './storage-fixture';
+import { at, newId, projectFixture, useStorage, userFixture, type StorageFactory } from './storage-fixture';
 
 /** Contract every ProjectRepository passes. */
 export function projectRepositoryContract(label: string, factory: StorageFactory): void {
@@ -91,6 +91,45 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
 
     it('answers null when updating an unknown project', async () => {
       expect(await ports().projects.update(newId(), { name: 'x' }, new Date())).toBeNull();
+    });
+
+    it('lists projects by id, searches names case-insensitively and deletes them', async () => {
+      // A storage of its own, so the list holds only these.
+      const fresh = await factory();
+      try {
+        const projects = fresh.ports.projects;
+        const names = ['Shop Europe', 'shop_us', 'Blog', 'SHOPPING 100%'];
+        for (const name of names) await projects.create(projectFixture({ name }));
+        const first = await projects.list({ limit: 3 });
+        const rest = await projects.list({ limit: 3, cursor: first.nextCursor! });
+        expect(first.projects).toHaveLength(3);
+        expect(rest.projects).toHaveLength(1);
+        expect(rest.nextCursor).toBeNull();
+        const ids = [...first.projects, ...rest.projects].map((p) => p.id);
+        expect(ids).toEqual([...ids].sort());
+        const named = async (search: string) => (await projects.list({ search, limit: 10 })).projects.map((p) => p.name).sort();
+        expect(await named('shop')).toEqual(['SHOPPING 100%', 'Shop Europe', 'shop_us']);
+        expect(await named('_')).toEqual(['shop_us']);
+        expect(await named('%')).toEqual(['SHOPPING 100%']);
+        const blog = first.projects.concat(rest.projects).find((p) => p.name === 'Blog')!;
+        expect(await projects.delete(blog.id)).toBe(true);
+        expect(await projects.findById(blog.id)).toBeNull();
+        expect(await projects.delete(blog.id)).toBe(false);
+        expect(await projects.delete('not-an-id')).toBe(false);
+        expect(await named('blog')).toEqual([]);
+      } finally {
+        await fresh.close();
+      }
+    });
+
+    it('deletes a project with its users', async () => {
+      const project = projectFixture();
+      await ports().projects.create(project);
+      const scope = { projectId: project.id, environment: 'production' as const };
+      const user = userFixture();
+      await ports().users.createWithinLimit(scope, user, { limit: null });
+      expect(await ports().projects.delete(project.id)).toBe(true);
+      expect(await ports().users.findById(scope, user.id)).toBeNull();
     });
 
     it('is empty until its first project is stored', async () => {

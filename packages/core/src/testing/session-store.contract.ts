@@ -54,6 +54,26 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       expect(await ports().sessions.isActive(scope, session.id)).toBe(true);
     });
 
+    it("lists a user's sessions newest first with their last use, and finds one only for its user", async () => {
+      const { scope, user, session } = await started(ports());
+      const later = { id: newId(), userId: user.id, rotationKey: newId(), createdAt: secondsAfter(T0, 60), refreshTokenHash: sha256Hex(newId()), refreshExpiresAt: EXPIRY };
+      await ports().sessions.create(scope, later);
+      expect(await ports().sessions.rotate(scope, rotation(session.refreshTokenHash))).toMatchObject({ status: 'rotated' });
+      await ports().sessions.revoke(scope, later.id, LATER);
+      const listed = await ports().sessions.listForUser(scope, user.id, { limit: 10 });
+      expect(listed).toEqual([
+        { id: later.id, createdAt: later.createdAt, lastUsedAt: later.createdAt, revokedAt: LATER },
+        { id: session.id, createdAt: T0, lastUsedAt: LATER, revokedAt: null },
+      ]);
+      expect(await ports().sessions.listForUser(scope, user.id, { limit: 1 })).toEqual([listed[0]]);
+      expect(await ports().sessions.findForUser(scope, user.id, session.id)).toEqual(listed[1]);
+      const stranger = await seedUser(ports(), scope);
+      expect(await ports().sessions.findForUser(scope, stranger.id, session.id)).toBeNull();
+      expect(await ports().sessions.listForUser(scope, stranger.id, { limit: 10 })).toEqual([]);
+      expect(await ports().sessions.findForUser({ ...scope, environment: 'sandbox' }, user.id, session.id)).toBeNull();
+      expect(await ports().sessions.findForUser(scope, user.id, 'not-an-id')).toBeNull();
+    });
+
     it('reads a user with its session state as findById and isActive do', async () => {
       const sessions = ports().sessions;
       const scope = await seedScope(ports());

@@ -154,6 +154,46 @@ export function userRepositoryContract(label: string, factory: StorageFactory): 
       expect(byEmail.users).toEqual([created[3]]);
     });
 
+    it('searches e-mails by substring, with LIKE wildcards taken literally, and counts the matches', async () => {
+      const scope = await seedScope(ports());
+      const other = await seedScope(ports());
+      const emails = ['ada.lovelace@example.test', 'grace_hopper@example.test', 'alan%turing@example.test', 'adaline@other.test', 'bob@x.test'];
+      const users = [];
+      for (const email of emails) users.push(await seedUser(ports(), scope, { email }));
+      await seedUser(ports(), other, { email: 'ada@example.test' });
+      const emailsOf = async (search: string, limit = 10, cursor?: string) =>
+        (await ports().users.list(scope, { search, limit, cursor })).users.map((u) => u.email).sort();
+      expect(await emailsOf('ada')).toEqual(['ada.lovelace@example.test', 'adaline@other.test']);
+      expect(await ports().users.count(scope, { search: 'ada' })).toBe(2);
+      expect(await emailsOf('_')).toEqual(['grace_hopper@example.test']);
+      expect(await emailsOf('%')).toEqual(['alan%turing@example.test']);
+      expect(await emailsOf('a.l')).toEqual(['ada.lovelace@example.test']);
+      expect(await emailsOf('\\')).toEqual([]);
+      expect(await ports().users.count(scope, { search: 'nobody' })).toBe(0);
+      expect(await ports().users.count(scope)).toBe(5);
+      // Keyset paging within a search.
+      const first = await ports().users.list(scope, { search: 'example.test', limit: 2 });
+      const rest = await ports().users.list(scope, { search: 'example.test', limit: 2, cursor: first.nextCursor! });
+      expect(first.users).toHaveLength(2);
+      expect(rest.users).toHaveLength(1);
+      expect(rest.nextCursor).toBeNull();
+      const paged = [...first.users, ...rest.users].map((u) => u.id);
+      expect(paged).toEqual([...paged].sort());
+    });
+
+    it('updates role, meta and the verified flag, only in its own scope', async () => {
+      const scope = await seedScope(ports());
+      const user = await seedUser(ports(), scope, { meta: { a: 1 } });
+      const updated = await ports().users.updateProfile(scope, user.id, { role: 'admin', meta: { b: [1, { c: true }] } });
+      expect(updated).toEqual({ ...user, role: 'admin', meta: { b: [1, { c: true }] } });
+      expect(await ports().users.findById(scope, user.id)).toEqual(updated);
+      expect(await ports().users.updateProfile(scope, user.id, { emailVerified: true })).toEqual({ ...updated, emailVerified: true });
+      expect(await ports().users.updateProfile(scope, user.id, {})).toEqual({ ...updated, emailVerified: true });
+      expect(await ports().users.updateProfile({ ...scope, environment: 'sandbox' }, user.id, { role: 'x' })).toBeNull();
+      expect(await ports().users.updateProfile(scope, newId(), { role: 'x' })).toBeNull();
+      expect((await ports().users.findById(scope, user.id))!.role).toBe('admin');
+    });
+
     it('treats odd lookups as misses, never as "any row"', async () => {
       const scope = await seedScope(ports());
       await seedUser(ports(), scope);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { Allow, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { isUuid, MAX_EMAIL, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates, type RateLimitOverrides } from '@svc/core';
+import { Allow, IsBoolean, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { isUuid, MAX_EMAIL, MAX_PAGE_SIZE, MAX_SEARCH_TEXT, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates, type RateLimitOverrides } from '@svc/core';
 import { IsEnvironment, Trim } from './checks';
 
 /**
@@ -54,24 +54,72 @@ export class CreateApiKeyDto {
   environment!: Environment;
 }
 
+/** `limit` and `cursor` of every keyset-paged admin list; the cursor is a `nextCursor` (an id). */
+class PageQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.` })
+  @Min(1, { message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.` })
+  @Max(MAX_PAGE_SIZE, { message: `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.` })
+  limit?: number;
+
+  @IsOptional()
+  @ValidateBy({ name: 'isUuid', validator: { validate: isUuid } }, { message: 'cursor must be a nextCursor value from a previous page.' })
+  cursor?: string;
+}
+
+/** Search text of a list (`q`); its rules (non-empty, length) are core's `searchTextProblem`. */
+class SearchPageQuery extends PageQuery {
+  @IsOptional()
+  @IsString({ message: 'q must be a single string.' })
+  @MaxLength(MAX_SEARCH_TEXT, { message: `q must be at most ${MAX_SEARCH_TEXT} characters.` })
+  q?: string;
+}
+
+/** Query of GET /admin/projects. */
+export class ListProjectsQuery extends SearchPageQuery {}
+
 /** Query of GET /admin/projects/{id}/environments/{env}/users. */
-export class ListUsersQuery {
+export class ListUsersQuery extends SearchPageQuery {
   @Trim()
   @IsOptional()
   @IsString({ message: 'email must be a single string.' })
   @MaxLength(MAX_EMAIL, { message: `email must be at most ${MAX_EMAIL} characters.` })
   @IsEmail({}, { message: 'email must be a valid e-mail address.' })
   email?: string;
+}
+
+/** A list that takes no parameter at all: any is refused by name. */
+export class NoQuery {}
+
+/** Body of PATCH /admin/projects/{id}/environments/{env}/users/{userId}; role and meta rules are core's. */
+export class UpdateUserDto {
+  @Allow() role?: string;
+  @Allow() meta?: Record<string, unknown>;
 
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer from 1 to 200.' })
-  @Min(1, { message: 'limit must be an integer from 1 to 200.' })
-  @Max(200, { message: 'limit must be an integer from 1 to 200.' })
-  limit?: number;
+  @IsBoolean({ message: 'emailVerified must be a boolean.' })
+  emailVerified?: boolean;
+}
 
-  /** The `nextCursor` of the previous page (a user id). */
+/** Body of POST /admin/projects/{id}/environments/{env}/users: an import, with or without a password. */
+export class CreateUserDto extends UpdateUserDto {
+  @Trim()
+  @IsDefined({ message: 'email is required.' })
+  @IsString({ message: 'email must be a string.' })
+  @MaxLength(MAX_EMAIL, { message: `email must be at most ${MAX_EMAIL} characters.` })
+  @IsEmail({}, { message: 'email must be a valid e-mail address.' })
+  email!: string;
+
   @IsOptional()
-  @ValidateBy({ name: 'isUuid', validator: { validate: isUuid } }, { message: 'cursor must be a nextCursor value from a previous page.' })
-  cursor?: string;
+  @IsString({ message: 'password must be a string.' })
+  password?: string;
+}
+
+/** Body of POST /console/api/session: the admin token, exchanged for a console session. */
+export class ConsoleSignInDto {
+  @IsDefined({ message: 'token is required.' })
+  @IsString({ message: 'token must be a string.' })
+  @MaxLength(1024, { message: 'token must be at most 1024 characters.' })
+  token!: string;
 }

@@ -35,6 +35,10 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
   passwordUpdate: { limit: 10, windowSeconds: 60 * 60, ...strict },
   twoFactorVerify: { limit: 5, windowSeconds: 5 * 60, ...strict },
   totpCode: { limit: 10, windowSeconds: 15 * 60, ...strict },
+  // The admin API and the console: capacity, per address (the admin token itself is not guessable).
+  admin: { limit: 1000, windowSeconds: 60, whenStoreDown: 'allow' },
+  // Exchanging the admin token for a console session: guesses, per address.
+  consoleSignIn: { limit: 10, windowSeconds: 15 * 60, ...strict },
 };
 
 /**
@@ -64,6 +68,8 @@ export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, RateLimitKeyKind>> 
   passwordUpdate: 'ip',
   twoFactorVerify: 'challenge',
   totpCode: 'user',
+  admin: 'ip',
+  consoleSignIn: 'ip',
 };
 
 /**

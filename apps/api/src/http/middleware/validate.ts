@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { RequestHandler, Response } from 'express';
 import { plainToInstance } from 'class-transformer';
-import { validate, type ValidationError } from 'class-validator';
+import { getMetadataStorage, validate, type ValidationError } from 'class-validator';
 import { AuthError } from '@svc/core';
 import { findForbiddenKey } from '../dto/plain-object';
 import { unstorableTextProblem } from '../dto/storable-text';
@@ -14,17 +14,34 @@ type DtoClass<T> = new () => T;
  * field does not break it. Every request value is typed and checked here before it reaches core
  * or the ORM (docs/security.md).
  */
-export async function validateInput<T extends object>(Dto: DtoClass<T>, input: unknown, what = 'The request body'): Promise<T> {
+export async function validateInput<T extends object>(
+  Dto: DtoClass<T>,
+  input: unknown,
+  what = 'The request body',
+  options: { refuseUnknown?: boolean } = {},
+): Promise<T> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new AuthError('validation_error', `${what} must be a JSON object.`);
   }
   // Checked on the raw input: class-transformer would assign a "__proto__" key as a prototype.
   const forbidden = findForbiddenKey(input);
   if (forbidden) throw new AuthError('validation_error', forbidden);
+  if (options.refuseUnknown) {
+    const known = declaredProperties(Dto);
+    const unknown = Object.keys(input).filter((name) => !known.has(name));
+    if (unknown.length > 0) throw new AuthError('validation_error', `${what} has unknown parameter(s): ${unknown.join(', ')}.`);
+  }
   const instance = plainToInstance(Dto, input, { exposeUnsetFields: false });
-  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: false });
+  // A DTO that declares nothing (NoQuery) has nothing to check, and class-validator refuses it.
+  const errors = declaredProperties(Dto).size === 0 ? [] : await validate(instance, { whitelist: true, forbidNonWhitelisted: false });
   if (errors.length > 0) throw new AuthError('validation_error', firstMessage(errors));
   return instance;
+}
+
+/** The properties `Dto` (with its parents) declares a check for: what whitelisting keeps. */
+function declaredProperties(Dto: DtoClass<object>): Set<string> {
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(Dto, '', true, false);
+  return new Set(metadata.map((entry) => entry.propertyName));
 }
 
 /** Validates the JSON body into `Dto` and keeps it on `res.locals.body` (read it with {@link bodyOf}). */
@@ -37,13 +54,15 @@ export function validateBody<T extends object>(Dto: DtoClass<T>): RequestHandler
 
 /**
  * Validates the query string into `Dto` and keeps it on `res.locals.query`. `%00` decodes to a
- * NUL, which no storage takes: refused first, as in bodies.
+ * NUL, which no storage takes: refused first, as in bodies. With `refuseUnknown` (the admin
+ * API's lists) a parameter the DTO does not name is a 400 naming it, so a misspelt filter
+ * (`?emial=`) is not silently ignored into a list of everyone.
  */
-export function validateQuery<T extends object>(Dto: DtoClass<T>): RequestHandler {
+export function validateQuery<T extends object>(Dto: DtoClass<T>, options: { refuseUnknown?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
     const unstorable = unstorableTextProblem(req.query, 'The query');
     if (unstorable) throw new AuthError('validation_error', unstorable);
-    res.locals.query = await validateInput(Dto, { ...req.query }, 'The query');
+    res.locals.query = await validateInput(Dto, { ...req.query }, 'The query', options);
     next();
   };
 }

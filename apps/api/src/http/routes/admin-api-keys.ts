@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { AuthError } from '@svc/core';
 import type { AppDeps } from '../app-deps';
-import { CreateApiKeyDto } from '../dto/admin-dtos';
-import { bodyOf, validateBody } from '../middleware/validate';
+import { CreateApiKeyDto, NoQuery } from '../dto/admin-dtos';
+import { bodyOf, validateBody, validateQuery } from '../middleware/validate';
 import { presentApiKey } from '../presenters';
 import { idParam, projectNotFound, projectParam } from './params';
 
@@ -16,7 +16,7 @@ export function adminApiKeyRoutes(deps: AppDeps): Router {
       const projectId = idParam(req.params.id, projectNotFound);
       res.status(201).json({ data: await admin.createApiKey(projectId, bodyOf(res, CreateApiKeyDto).environment) });
     })
-    .get('/projects/:id/api-keys', async (req, res) => {
+    .get('/projects/:id/api-keys', validateQuery(NoQuery, { refuseUnknown: true }), async (req, res) => {
       const project = await projectParam(deps.auth, req);
       res.json({ data: { apiKeys: (await admin.listApiKeys(project.id)).map(presentApiKey) } });
     })

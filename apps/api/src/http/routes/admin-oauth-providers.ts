@@ -19,7 +19,7 @@ export function adminOAuthProviderRoutes(deps: AppDeps): Router {
       const config = await admin.configureOAuthProvider(projectId, String(req.params.provider), { ...input, environment });
       res.json({ data: { provider: presentOAuthProvider(config, environment) } });
     })
-    .get(base, validateQuery(OAuthProviderEnvironmentQuery), async (req, res) => {
+    .get(base, validateQuery(OAuthProviderEnvironmentQuery, { refuseUnknown: true }), async (req, res) => {
       const { environment = 'production' } = queryOf(res, OAuthProviderEnvironmentQuery);
       const configs = await admin.listOAuthProviders(idParam(req.params.id, projectNotFound), environment);
       res.json({ data: { providers: configs.map((config) => presentOAuthProvider(config, environment)) } });

@@ -24,7 +24,7 @@ export function adminOidcClientRoutes(deps: AppDeps): Router {
       const { client, clientSecret } = await admin.registerClient(projectId, bodyOf(res, CreateOidcClientDto));
       res.status(201).json({ data: { clientId: client.clientId, ...(clientSecret ? { clientSecret } : {}) } });
     })
-    .get('/projects/:id/oidc-clients', validateQuery(ListOidcClientsQuery), async (req, res) => {
+    .get('/projects/:id/oidc-clients', validateQuery(ListOidcClientsQuery, { refuseUnknown: true }), async (req, res) => {
       const clients = await admin.listClients(idParam(req.params.id, projectNotFound), queryOf(res, ListOidcClientsQuery).environment);
       res.json({ data: { clients: clients.map(presentOidcClient) } });
     })

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { AuthError } from '@svc/core';
 import type { AppDeps } from '../app-deps';
+import { NoQuery } from '../dto/admin-dtos';
 import { SandboxOutboxQuery } from '../dto/email-dtos';
 import { presentDeadMail, presentSandboxMail } from '../email-presenters';
 import { queryOf, validateQuery } from '../middleware/validate';
@@ -14,14 +15,14 @@ import { idParam, projectNotFound } from './params';
 export function adminOutboxRoutes(deps: AppDeps): Router {
   const { admin } = deps.auth;
   return Router()
-    .get('/projects/:id/environments/:env/outbox', sandboxOnly, validateQuery(SandboxOutboxQuery), async (req, res) => {
+    .get('/projects/:id/environments/:env/outbox', sandboxOnly, validateQuery(SandboxOutboxQuery, { refuseUnknown: true }), async (req, res) => {
       // Mail requests answer before they queue their mail; a test that asks for the mail right
       // after its request must find it, so this process's queued work is waited for first.
       await deps.afterAnswer?.idle();
       const views = await admin.sandboxOutbox(idParam(req.params.id, projectNotFound), queryOf(res, SandboxOutboxQuery));
       res.json({ data: { mails: views.map(presentSandboxMail) } });
     })
-    .get('/projects/:id/outbox/dead', async (req, res) => {
+    .get('/projects/:id/outbox/dead', validateQuery(NoQuery, { refuseUnknown: true }), async (req, res) => {
       const mails = await admin.deadMails(idParam(req.params.id, projectNotFound));
       res.json({ data: { mails: mails.map(presentDeadMail) } });
     });

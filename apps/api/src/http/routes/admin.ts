@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { requireAdmin } from '../middleware/admin-auth';
+import type { ConsoleSessions } from '../console-session';
+import { requireAdminOrConsole } from '../middleware/admin-auth';
+import { limited } from './guards';
 import { adminApiKeyRoutes } from './admin-api-keys';
 import { adminProjectRoutes } from './admin-projects';
 import { adminSigningKeyRoutes } from './admin-signing-keys';
@@ -11,11 +13,14 @@ import { adminOidcClientRoutes } from './admin-oidc-clients';
 
 /**
  * The admin API (the OpenAPI document), mounted at /admin. The token is checked before routing, so without
- * it every /admin path answers 401 and the route map is not revealed.
+ * it every /admin path answers 401 and the route map is not revealed. Every request, with a token
+ * or not, counts toward the `admin` limit of its address. The console calls it with its session
+ * cookie and CSRF header instead of the token (console-session.ts).
  */
-export function adminRoutes(deps: AppDeps): Router {
+export function adminRoutes(deps: AppDeps, consoleSessions: ConsoleSessions): Router {
   return Router()
-    .use(requireAdmin(deps.config.adminToken))
+    .use(limited(deps, 'admin'))
+    .use(requireAdminOrConsole(deps.config.adminToken, consoleSessions))
     .use(adminProjectRoutes(deps), adminApiKeyRoutes(deps), adminSigningKeyRoutes(deps), adminUserRoutes(deps), adminOutboxRoutes(deps))
     .use(adminOAuthProviderRoutes(deps))
     .use(adminOidcClientRoutes(deps));
