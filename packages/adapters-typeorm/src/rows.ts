@@ -24,6 +24,8 @@ export type ProjectRow = {
   refresh_reuse_grace_seconds: number;
   absolute_session_lifetime_seconds: number;
   reject_common_passwords: unknown;
+  audit_retention_days: number;
+  refresh_reuse_response: string;
   email_templates: unknown;
   webauthn: unknown;
   created_at: unknown;
@@ -190,4 +192,17 @@ export type OidcArtifactRow = {
   user_code: string | null;
   expires_at: unknown;
   consumed_at: unknown;
+};
+
+export type AuditLogRow = {
+  id: string;
+  type: string;
+  at: unknown;
+  user_id: string | null;
+  actor: unknown;
+  client_address: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  data: unknown;
+  expires_at: unknown;
 };

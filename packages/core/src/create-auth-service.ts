@@ -18,6 +18,7 @@ import { verifyAccessToken } from './use-cases/verify-access-token';
 import { passkeyService, totpService } from './second-factor-service';
 import { emailAdminService, emailService } from './email-service';
 import { oauthAdminService, oauthService } from './oauth-service';
+import { readAuditLog, type AuditLogPageQuery } from './use-cases/events/read-audit-log';
 
 export interface AuthServiceOptions {
   /** Seconds an API-key resolution (with its project) is kept; default 10. */
@@ -73,8 +74,16 @@ export type AuthService<D extends AuthServiceDeps = AuthDeps> = ReturnType<typeo
   With<D, 'oauth', ReturnType<typeof oauthService>> & {
     admin: ReturnType<typeof coreAdminService> &
       With<D, 'mail', ReturnType<typeof emailAdminService>> &
-      With<D, 'oauth', ReturnType<typeof oauthAdminService>>;
+      With<D, 'oauth', ReturnType<typeof oauthAdminService>> &
+      With<D, 'audit', ReturnType<typeof auditAdminService>>;
   };
+
+/** The audit log's reading side (its writing side is the `events` sink). */
+function auditAdminService(deps: CapabilityDeps<'audit'>) {
+  return {
+    auditLog: (scope: TenantScope, query: AuditLogPageQuery) => readAuditLog(deps, scope, query),
+  };
+}
 
 /**
  * The whole service behind one object: pass in adapters, call use cases. This is what an HTTP
@@ -95,6 +104,7 @@ export function createAuthService<D extends AuthServiceDeps>(deps: D, options: A
     Object.assign(service, oauthService(deps));
     Object.assign(admin, oauthAdminService(deps));
   }
+  if (hasCapability(deps, 'audit')) Object.assign(admin, auditAdminService(deps));
   // The conditional type above mirrors these checks, which TypeScript cannot follow through Object.assign.
   return { ...service, admin } as AuthService<D>;
 }

@@ -100,3 +100,8 @@ export * from './use-cases/oidc/oidc-clients';
 export * from './use-cases/oidc/oidc-login';
 export * from './use-cases/oidc/grant-oidc-request';
 export * from './oidc-service';
+export * from './domain/security-event';
+export * from './ports/security-event-sink';
+export * from './ports/audit-log';
+export * from './use-cases/events/record-event';
+export * from './use-cases/events/read-audit-log';

@@ -4,13 +4,14 @@ import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adap
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
-import { createAuthService, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
+import { createAuthService, createEventRecorder, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import { AfterAnswer } from '../http/after-answer';
 import type { RuntimeConfig } from './dev-secrets';
 import { Janitor } from './janitor';
 import { createLogger } from './logger';
-import type { Metrics, OutboxDepthSource } from '../http/metrics';
+import { countEvents, type Metrics, type OutboxDepthSource } from '../http/metrics';
+import { withRequestContext } from '../http/request-context';
 import { buildRateLimitStore } from './rate-limit-store';
 import { buildOidc } from './oidc-wiring';
 import type { AppOidc } from '../http/app-deps';
@@ -96,7 +97,11 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     // The list shipped with the service, read on the first check of a project that turned it on.
     commonPasswords: new CommonPasswordFile(),
     knownDevices: storage.knownDevices,
+    auditLog: storage.auditLog,
   };
+  // Every security event into the audit log, with the context of the request it happened in.
+  const recorder = withRequestContext(createEventRecorder({ ...deps, auditLog: storage.auditLog }));
+  deps.events = options.metrics ? countEvents(recorder, options.metrics) : recorder;
   outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
   const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts });
   const janitor = new Janitor({

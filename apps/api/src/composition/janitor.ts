@@ -26,6 +26,7 @@ const KIND_LABELS: Record<keyof PurgeCounts, string> = {
   outboxMails: 'outbox_mail',
   oidcArtifacts: 'oidc_artifact',
   knownDevices: 'known_device',
+  auditEntries: 'audit_entry',
 };
 
 const MINUTE_MS = 60_000;

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { SecurityEventSink } from '@svc/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { routeOf } from './middleware/request-log';
 
@@ -23,7 +24,7 @@ export interface Metrics {
   acceptedRequestsFailed: Counter<'kind'>;
   /** Magic links that would have created a user beyond the address's sign-up budget (nobody created, no mail). */
   magicLinkUsersRefused: Counter;
-  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact, known_device). */
+  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact, known_device, audit_entry). */
   purgedRows: Counter<'kind'>;
   /** Feeds `svc_outbox_depth{status}` once an outbox exists (the container sets it). */
   setOutboxDepthSource(source: OutboxDepthSource): void;
@@ -52,7 +53,7 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
     signIns: new Counter({ name: 'svc_sign_ins_total', help: 'Sign-in answers by route and result (success, failure).', labelNames: ['route', 'result'], registers }),
     signUps: new Counter({ name: 'svc_sign_ups_total', help: 'Sign-up answers by result (success, failure).', labelNames: ['result'], registers }),
     refreshes: new Counter({ name: 'svc_token_refreshes_total', help: 'Token refreshes by result (success, failure).', labelNames: ['result'], registers }),
-    replays: new Counter({ name: 'svc_refresh_replays_total', help: 'Refresh tokens presented again after rotation (every session of the user revoked).', registers }),
+    replays: new Counter({ name: 'svc_refresh_replays_total', help: "Refresh tokens presented again after rotation (the user's sessions, or that session, revoked as the project chose).", registers }),
     rateLimited: new Counter({ name: 'svc_rate_limited_total', help: 'Requests refused with 429 by rate-limit rule.', labelNames: ['rule'], registers }),
     limiterStoreFailures: new Counter({ name: 'svc_rate_limit_store_failures_total', help: 'Failed calls to the shared rate-limit store (Redis); limits then apply per process.', registers }),
     acceptedRequestsFailed: new Counter({
@@ -94,15 +95,13 @@ export interface CountedAnswer {
   seconds: number;
   /** The rule that refused it with 429, if one did. */
   rateLimitedBy?: unknown;
-  /** The AuthError it failed with, if any (replays are told apart by its reason). */
-  authError?: unknown;
 }
 
 /**
  * Counts every answer when it is sent: by route pattern (never the raw path, so ids and query
  * strings neither leak nor explode the label set) and status, and the auth outcomes derived from
- * route + status. Replays are told apart by the code's reason, which the error handler leaves
- * on `res.locals.authError`; 429s by the rule the rate limiter leaves on `res.locals.rateLimited`.
+ * route + status; 429s by the rule the rate limiter leaves on `res.locals.rateLimited`. Replays
+ * are counted from their event (countEvents).
  */
 export function countRequests(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
@@ -114,7 +113,6 @@ export function countRequests(metrics: Metrics): RequestHandler {
         status: res.statusCode,
         seconds: Number(process.hrtime.bigint() - started) / 1e9,
         rateLimitedBy: res.locals.rateLimited,
-        authError: res.locals.authError,
       });
     });
     next();
@@ -131,5 +129,14 @@ export function countAnswer(metrics: Metrics, answer: CountedAnswer): void {
   if (SIGN_IN_ROUTES.has(route)) metrics.signIns.inc({ route, result });
   else if (route === '/api/auth/signup') metrics.signUps.inc({ result });
   else if (route === '/api/auth/refresh') metrics.refreshes.inc({ result });
-  if ((answer.authError as { details?: { reason?: unknown } } | undefined)?.details?.reason === 'reuse_detected') metrics.replays.inc();
+}
+
+/** `sink`, counting the security events the metrics show (replayed refresh tokens). */
+export function countEvents(sink: SecurityEventSink, metrics: Pick<Metrics, 'replays'>): SecurityEventSink {
+  return {
+    emit: async (scope, event) => {
+      if (event.type === 'refresh_token.reused') metrics.replays.inc();
+      await sink.emit(scope, event);
+    },
+  };
 }

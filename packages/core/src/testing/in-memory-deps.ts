@@ -22,6 +22,8 @@ import { InMemoryIdentityRepository } from './in-memory-identity-repository';
 import { InMemoryOAuthProviderStore } from './in-memory-oauth-provider-store';
 import { InMemoryCommonPasswordList } from './in-memory-common-password-list';
 import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
+import { InMemoryAuditLog } from './in-memory-audit-log';
+import { createEventRecorder } from '../use-cases/events/record-event';
 
 export const TEST_ISSUER = 'http://svc.test';
 
@@ -43,6 +45,8 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
   const signingKeys = overrides.signingKeys ?? storage.signingKeys;
   const clock = (overrides.clock as FixedClock | undefined) ?? new FixedClock();
   const oneTimeTokens = overrides.oneTimeTokens ?? new InMemoryOneTimeTokenStore();
+  const projects = overrides.projects ?? storage.projects;
+  const auditLog = overrides.auditLog ?? new InMemoryAuditLog();
   return {
     settings: { issuer: TEST_ISSUER, planUserLimits: DEFAULT_PLAN_USER_LIMITS },
     random: cryptoRandom,
@@ -67,6 +71,9 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
     // A few words; the API ships the real list (CommonPasswordFile in adapters-crypto).
     commonPasswords: new InMemoryCommonPasswordList(),
     knownDevices: new InMemoryKnownDeviceStore(),
+    auditLog,
+    // Every event into the audit log, as the API records them.
+    events: createEventRecorder({ clock, random: overrides.random ?? cryptoRandom, projects, auditLog }),
     ...overrides,
     clock,
   };

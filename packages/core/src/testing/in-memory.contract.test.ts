@@ -3,6 +3,7 @@ import { FakeAccessTokenCodec, FakeSigningKeyFactory } from './fake-access-token
 import { FakePasswordHasher } from './fake-password-hasher';
 import { FixedClock } from './fixed-clock';
 import { createInMemoryStorage } from './in-memory-deps';
+import { InMemoryAuditLog } from './in-memory-audit-log';
 import { InMemoryIdentityRepository } from './in-memory-identity-repository';
 import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
 import { InMemoryMailOutbox } from './in-memory-mail-outbox';
@@ -37,6 +38,7 @@ function memory(): AllStoragePorts {
     identities: new InMemoryIdentityRepository(),
     oidcClients: new InMemoryOidcClientStore(),
     oidcArtifacts: new InMemoryOidcArtifactStore(),
+    auditLog: new InMemoryAuditLog(),
   };
 }
 

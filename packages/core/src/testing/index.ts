@@ -28,6 +28,8 @@ export * from './in-memory-two-factor-store';
 export * from './in-memory-passkey-store';
 export * from './in-memory-known-device-store';
 export * from './known-device-store.contract';
+export * from './in-memory-audit-log';
+export * from './audit-log.contract';
 export * from './two-factor-store.contract';
 export * from './passkey-store.contract';
 export * from './reference-totp';

@@ -13,6 +13,8 @@ export interface PurgeCounts {
   oidcArtifacts: number;
   /** Known clients whose last sign-in is older than the retention (90 days). */
   knownDevices: number;
+  /** Audit-log entries past their project's retention. */
+  auditEntries: number;
 }
 
 export interface PurgeOptions {
@@ -27,27 +29,28 @@ export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
 /** Stores of capabilities a host left out, and the OIDC provider's (DESIGN §9), are optional: nothing to purge. */
 type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions'> &
-  OptionalDeps<'oneTimeTokens' | 'outbox' | 'knownDevices'> & { oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'> };
+  OptionalDeps<'oneTimeTokens' | 'outbox' | 'knownDevices' | 'auditLog'> & { oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'> };
 
 /**
  * Deletes what nobody can use any more, over every tenant: revoked sessions, expired refresh
  * tokens and the sessions they leave unrefreshable, expired one-time tokens, finished mails past
  * the retention, known clients not seen within theirs, and expired OIDC provider artifacts when
- * the host has the provider. Each kind runs in batches until one comes back short; one `now` for all.
+ * the host has the provider, and audit entries past their project's retention. Each kind runs in batches until one comes back short; one `now` for all.
  */
 export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}): Promise<PurgeCounts> {
   const limit = options.batchSize ?? DEFAULT_PURGE_BATCH_SIZE;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError('batchSize must be a positive integer');
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - (options.outboxRetentionSeconds ?? DEFAULT_OUTBOX_RETENTION_SECONDS) * 1000);
-  const counts: PurgeCounts = { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0 };
+  const counts: PurgeCounts = { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0 };
   counts.sessions += await inBatches(limit, () => deps.sessions.deleteRevoked(now, limit));
   counts.refreshTokens = await inBatches(limit, async () => {
     const batch = await deps.sessions.deleteExpired(now, limit);
     counts.sessions += batch.sessions;
     return batch.refreshTokens;
   });
-  const { oneTimeTokens, outbox, knownDevices, oidcArtifacts } = deps;
+  const { oneTimeTokens, outbox, knownDevices, oidcArtifacts, auditLog } = deps;
+  if (auditLog) counts.auditEntries = await inBatches(limit, () => auditLog.deleteExpired(now, limit));
   if (oneTimeTokens) counts.oneTimeTokens = await inBatches(limit, () => oneTimeTokens.deleteExpired(now, limit));
   if (outbox) counts.outboxMails = await inBatches(limit, () => outbox.deleteFinishedBefore(cutoff, limit));
   const unknownFrom = knownSince(now);

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { requireAdmin } from '../middleware/admin-auth';
+import { actAs } from '../request-context';
 import { adminApiKeyRoutes } from './admin-api-keys';
 import { adminProjectRoutes } from './admin-projects';
 import { adminSigningKeyRoutes } from './admin-signing-keys';
@@ -15,7 +16,7 @@ import { adminOidcClientRoutes } from './admin-oidc-clients';
  */
 export function adminRoutes(deps: AppDeps): Router {
   return Router()
-    .use(requireAdmin(deps.config.adminToken))
+    .use(requireAdmin(deps.config.adminToken), actAs({ type: 'admin', via: 'admin_token' }))
     .use(adminProjectRoutes(deps), adminApiKeyRoutes(deps), adminSigningKeyRoutes(deps), adminUserRoutes(deps), adminOutboxRoutes(deps))
     .use(adminOAuthProviderRoutes(deps))
     .use(adminOidcClientRoutes(deps));
