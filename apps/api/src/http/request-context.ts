@@ -5,8 +5,8 @@ import { clientAddress } from './middleware/client-address';
 
 /** The request an event happens in, read when the event is emitted (the API key is known by then). */
 interface RequestScope {
-  req: Request;
-  res: Response;
+  req?: Request;
+  res?: Response;
   /** The caller when it is the operator (the admin routes set it). */
   actor?: Actor;
 }
@@ -31,11 +31,17 @@ export function actAs(actor: Actor): RequestHandler {
   };
 }
 
+/** Runs `work` with `actor` as the caller of every event it causes (the CLI, outside any request). */
+export function runAs<T>(actor: Actor, work: () => Promise<T>): Promise<T> {
+  return storage.run({ actor }, work);
+}
+
 /** What the edge knows of the current request; empty outside one. */
 export function currentEventContext(): EventContext {
   const scope = storage.getStore();
   if (!scope) return {};
   const { req, res } = scope;
+  if (!req || !res) return { actor: scope.actor };
   const key = res.locals.apiKey as ResolvedApiKey | undefined;
   const userAgent = req.get('user-agent');
   return {

@@ -16,13 +16,13 @@ export type RefreshReuseResponse = (typeof REFRESH_REUSE_RESPONSES)[number];
 
 /**
  * Who caused an event: the user themself, a caller holding an API key (a sign-in that failed
- * before anyone was known), the operator through the admin token or the console, or the service
+ * before anyone was known), the operator through the admin token, the console or the CLI, or the service
  * itself (the janitor, a replay detected).
  */
 export type Actor =
   | { type: 'user'; userId: string }
   | { type: 'api_key'; apiKeyId: string }
-  | { type: 'admin'; via: 'admin_token' | 'console'; id?: string }
+  | { type: 'admin'; via: 'admin_token' | 'console' | 'cli'; id?: string }
   | { type: 'system' };
 
 /** What the edge knows of the request behind an event; absent for work outside a request. */

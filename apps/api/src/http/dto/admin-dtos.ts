@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { Allow, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { isUuid, MAX_EMAIL, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates } from '@svc/core';
+import { isUuid, MAX_EMAIL, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates, type RefreshReuseResponse } from '@svc/core';
 import { IsEnvironment, Trim } from './checks';
 
 /**
@@ -28,6 +28,10 @@ class ProjectFieldsDto {
   @Allow() refreshReuseGraceSeconds?: number;
   @Allow() absoluteSessionLifetimeSeconds?: number;
   @Allow() rejectCommonPasswords?: boolean;
+  /** Days audit entries are kept (1-3650, default 90). */
+  @Allow() auditRetentionDays?: number;
+  /** `revoke_all_sessions` (default) or `revoke_session`: what a replayed refresh token ends. */
+  @Allow() refreshReuseResponse?: RefreshReuseResponse;
 }
 
 /** Body of POST /admin/projects (DESIGN §12): a name and optional settings. */

@@ -9,6 +9,7 @@ import { adminUserRoutes } from './admin-users';
 import { adminOAuthProviderRoutes } from './admin-oauth-providers';
 import { adminOutboxRoutes } from './admin-outbox';
 import { adminOidcClientRoutes } from './admin-oidc-clients';
+import { adminAuditLogRoutes } from './admin-audit-log';
 
 /**
  * The admin API (DESIGN §12), mounted at /admin. The token is checked before routing, so without
@@ -19,5 +20,6 @@ export function adminRoutes(deps: AppDeps): Router {
     .use(requireAdmin(deps.config.adminToken), actAs({ type: 'admin', via: 'admin_token' }))
     .use(adminProjectRoutes(deps), adminApiKeyRoutes(deps), adminSigningKeyRoutes(deps), adminUserRoutes(deps), adminOutboxRoutes(deps))
     .use(adminOAuthProviderRoutes(deps))
-    .use(adminOidcClientRoutes(deps));
+    .use(adminOidcClientRoutes(deps))
+    .use(adminAuditLogRoutes(deps));
 }
