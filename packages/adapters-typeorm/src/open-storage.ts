@@ -24,6 +24,7 @@ import { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
 import { TypeormOidcClientStore } from './typeorm-oidc-client-store';
 import { TypeormKnownDeviceStore } from './typeorm-known-device-store';
 import { TypeormAuditLog } from './typeorm-audit-log';
+import { TypeormWebhookStore } from './typeorm-webhook-store';
 
 /** The storage ports (same shape as `StoragePorts` of `@svc/core/testing`). */
 export type StoragePorts = Pick<AuthDeps, 'projects' | 'apiKeys' | 'users' | 'sessions' | 'signingKeys'>;
@@ -39,6 +40,8 @@ export type TypeormStorage = StoragePorts & Pick<AuthDeps, 'twoFactor' | 'passke
   oidcArtifacts: TypeormOidcArtifactStore;
   /** The append-only audit log of security events. */
   auditLog: TypeormAuditLog;
+  /** Webhook endpoints, their delivery queue and log. */
+  webhooks: TypeormWebhookStore;
   /**
    * The underlying DataSource (migrations, tooling, inspection). On SQLite, statements sent
    * through it bypass the write queue below; on PostgreSQL its pool is a small one of its own.
@@ -106,6 +109,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
     oidcClients: new TypeormOidcClientStore(db),
     oidcArtifacts: new TypeormOidcArtifactStore(db),
     auditLog: new TypeormAuditLog(db),
+    webhooks: new TypeormWebhookStore(db),
     ping: async () => {
       await db.query('SELECT 1 AS ok');
     },

@@ -206,3 +206,42 @@ export type AuditLogRow = {
   data: unknown;
   expires_at: unknown;
 };
+
+export type WebhookEndpointRow = {
+  id: string;
+  url: string;
+  event_types: unknown;
+  enabled: unknown;
+  disabled_reason: string | null;
+  sealed_secret: string;
+  sealed_previous_secret: string | null;
+  previous_secret_expires_at: unknown;
+  created_at: unknown;
+  updated_at: unknown;
+};
+
+export type WebhookMessageRow = {
+  id: string;
+  project_id: string;
+  environment: string;
+  endpoint_id: string;
+  event_type: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: unknown;
+  lease_until: unknown;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: unknown;
+  delivered_at: unknown;
+};
+
+export type WebhookAttemptRow = {
+  message_id: string;
+  attempt: number;
+  at: unknown;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+};

@@ -4,6 +4,7 @@ import { FakePasswordHasher } from './fake-password-hasher';
 import { FixedClock } from './fixed-clock';
 import { createInMemoryStorage } from './in-memory-deps';
 import { InMemoryAuditLog } from './in-memory-audit-log';
+import { InMemoryWebhookStore } from './in-memory-webhook-store';
 import { InMemoryIdentityRepository } from './in-memory-identity-repository';
 import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
 import { InMemoryMailOutbox } from './in-memory-mail-outbox';
@@ -39,6 +40,7 @@ function memory(): AllStoragePorts {
     oidcClients: new InMemoryOidcClientStore(),
     oidcArtifacts: new InMemoryOidcArtifactStore(),
     auditLog: new InMemoryAuditLog(),
+    webhooks: new InMemoryWebhookStore(),
   };
 }
 

@@ -30,6 +30,8 @@ export * from './in-memory-known-device-store';
 export * from './known-device-store.contract';
 export * from './in-memory-audit-log';
 export * from './audit-log.contract';
+export * from './in-memory-webhook-store';
+export * from './webhook-store.contract';
 export * from './two-factor-store.contract';
 export * from './passkey-store.contract';
 export * from './reference-totp';

@@ -10,6 +10,8 @@ import type { TwoFactorStore } from '../ports/two-factor-store';
 import type { AuditLog } from '../ports/audit-log';
 import { apiKeyRepositoryContract } from './api-key-repository.contract';
 import { auditLogContract } from './audit-log.contract';
+import { webhookStoreContract } from './webhook-store.contract';
+import type { WebhookStore } from '../ports/webhook-store';
 import { knownDeviceStoreContract } from './known-device-store.contract';
 import { mailOutboxContract } from './mail-outbox.contract';
 import { oauthStorageContract } from './oauth-storage.contract';
@@ -37,6 +39,7 @@ export interface AllStoragePorts extends StoragePorts {
   oidcClients: OidcClientStore;
   oidcArtifacts: OidcArtifactStore;
   auditLog: AuditLog;
+  webhooks: WebhookStore;
 }
 
 /** Opens a fresh storage (every port over one database) for one suite; `close` drops it. */
@@ -65,4 +68,5 @@ export function storageContracts(label: string, factory: AllStorageFactory): voi
   oidcClientStoreContract(label, withPorts);
   oidcArtifactStoreContract(label, withPorts);
   auditLogContract(label, withPorts);
+  webhookStoreContract(label, withPorts);
 }
