@@ -19,6 +19,7 @@ import { passkeyService, totpService } from './second-factor-service';
 import { emailAdminService, emailService } from './email-service';
 import { oauthAdminService, oauthService } from './oauth-service';
 import { readAuditLog, type AuditLogPageQuery } from './use-cases/events/read-audit-log';
+import { webhookAdminService } from './webhook-service';
 
 export interface AuthServiceOptions {
   /** Seconds an API-key resolution (with its project) is kept; default 10. */
@@ -75,7 +76,8 @@ export type AuthService<D extends AuthServiceDeps = AuthDeps> = ReturnType<typeo
     admin: ReturnType<typeof coreAdminService> &
       With<D, 'mail', ReturnType<typeof emailAdminService>> &
       With<D, 'oauth', ReturnType<typeof oauthAdminService>> &
-      With<D, 'audit', ReturnType<typeof auditAdminService>>;
+      With<D, 'audit', ReturnType<typeof auditAdminService>> &
+      With<D, 'webhooks', ReturnType<typeof webhookAdminService>>;
   };
 
 /** The audit log's reading side (its writing side is the `events` sink). */
@@ -105,6 +107,7 @@ export function createAuthService<D extends AuthServiceDeps>(deps: D, options: A
     Object.assign(admin, oauthAdminService(deps));
   }
   if (hasCapability(deps, 'audit')) Object.assign(admin, auditAdminService(deps));
+  if (hasCapability(deps, 'webhooks')) Object.assign(admin, webhookAdminService(deps));
   // The conditional type above mirrors these checks, which TypeScript cannot follow through Object.assign.
   return { ...service, admin } as AuthService<D>;
 }

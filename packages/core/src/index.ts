@@ -112,3 +112,4 @@ export * from './use-cases/webhooks/webhook-deps';
 export * from './use-cases/webhooks/manage-webhooks';
 export * from './use-cases/webhooks/enqueue-webhooks';
 export * from './use-cases/webhooks/deliver-webhooks';
+export * from './webhook-service';

@@ -37,7 +37,8 @@ Commands:
   purge                delete what nobody can use any more (expired or revoked sessions and refresh
                        tokens, expired one-time tokens, sent and dead mails older than 7 days,
                        expired OIDC provider artifacts, known devices unseen for 90 days, audit
-                       entries past their project's retention), as
+                       entries past their project's retention, finished webhook messages older
+                       than 7 days), as
                        the API's janitor does every
                        SVC_PURGE_INTERVAL_SECONDS; prints the counts
   help

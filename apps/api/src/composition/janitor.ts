@@ -27,6 +27,7 @@ const KIND_LABELS: Record<keyof PurgeCounts, string> = {
   oidcArtifacts: 'oidc_artifact',
   knownDevices: 'known_device',
   auditEntries: 'audit_entry',
+  webhookMessages: 'webhook_message',
 };
 
 const MINUTE_MS = 60_000;

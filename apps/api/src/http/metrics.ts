@@ -6,6 +6,9 @@ import { routeOf } from './middleware/request-log';
 /** Rows per outbox status (MailOutbox.stats()), read at scrape time. */
 export type OutboxDepthSource = () => Promise<Record<string, number>>;
 
+/** Webhook messages per status, and the oldest due one's wait in seconds (0 when none waits). */
+export type WebhookQueueSource = () => Promise<{ counts: Record<string, number>; oldestDueSeconds: number }>;
+
 /**
  * The service's Prometheus metrics, in a registry of their own: two apps in one process (tests,
  * embedding) never share or clash, and nothing is written to prom-client's global registry.
@@ -24,10 +27,16 @@ export interface Metrics {
   acceptedRequestsFailed: Counter<'kind'>;
   /** Magic links that would have created a user beyond the address's sign-up budget (nobody created, no mail). */
   magicLinkUsersRefused: Counter;
-  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact, known_device, audit_entry). */
+  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact, known_device, audit_entry, webhook_message). */
   purgedRows: Counter<'kind'>;
   /** Feeds `svc_outbox_depth{status}` once an outbox exists (the container sets it). */
   setOutboxDepthSource(source: OutboxDepthSource): void;
+  /** Webhook delivery attempts by result (sent, failed = will be retried, dead). */
+  webhookDeliveries: Counter<'result'>;
+  /** Seconds from an event to its webhook's delivery. */
+  webhookLag: Histogram;
+  /** Feeds `svc_webhook_queue{status}` and `svc_webhook_oldest_due_seconds` (the container sets it). */
+  setWebhookQueueSource(source: WebhookQueueSource): void;
 }
 
 /** Routes whose outcome is a completed (or refused) sign-in, for `svc_sign_ins_total`. */
@@ -39,6 +48,7 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
   if (options.withDefaults) collectDefaultMetrics({ register: registry, prefix: 'svc_' });
   const registers = [registry];
   let outboxSource: OutboxDepthSource | null = null;
+  let webhookSource: WebhookQueueSource | null = null;
   const metrics: Metrics = {
     registry,
     httpRequests: new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests by method, route pattern and status.', labelNames: ['method', 'route', 'status'], registers }),
@@ -71,7 +81,36 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
     setOutboxDepthSource: (source) => {
       outboxSource = source;
     },
+    webhookDeliveries: new Counter({ name: 'svc_webhook_deliveries_total', help: 'Webhook delivery attempts by result (sent, failed: retried later, dead).', labelNames: ['result'], registers }),
+    webhookLag: new Histogram({
+      name: 'svc_webhook_delivery_lag_seconds',
+      help: 'Seconds from an event to the delivery of its webhook (retries included).',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 30, 300, 3600, 36000],
+      registers,
+    }),
+    setWebhookQueueSource: (source) => {
+      webhookSource = source;
+    },
   };
+  new Gauge({
+    name: 'svc_webhook_queue',
+    help: 'Webhook messages by status (absent until webhooks exist).',
+    labelNames: ['status'],
+    registers,
+    async collect() {
+      if (!webhookSource) return;
+      this.reset();
+      for (const [status, count] of Object.entries((await webhookSource()).counts)) this.set({ status }, count);
+    },
+  });
+  new Gauge({
+    name: 'svc_webhook_oldest_due_seconds',
+    help: 'How long the oldest due webhook message has waited (0 when none waits): delivery lag now.',
+    registers,
+    async collect() {
+      if (webhookSource) this.set((await webhookSource()).oldestDueSeconds);
+    },
+  });
   new Gauge({
     name: 'svc_outbox_depth',
     help: 'Outbox mails by status (absent until the outbox exists).',

@@ -24,6 +24,9 @@ import { InMemoryCommonPasswordList } from './in-memory-common-password-list';
 import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
 import { InMemoryAuditLog } from './in-memory-audit-log';
 import { createEventRecorder } from '../use-cases/events/record-event';
+import { webhookFollower } from '../use-cases/webhooks/enqueue-webhooks';
+import { InMemoryWebhookStore } from './in-memory-webhook-store';
+import { RecordingWebhookTransport } from './recording-webhook-transport';
 
 export const TEST_ISSUER = 'http://svc.test';
 
@@ -47,6 +50,8 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
   const oneTimeTokens = overrides.oneTimeTokens ?? new InMemoryOneTimeTokenStore();
   const projects = overrides.projects ?? storage.projects;
   const auditLog = overrides.auditLog ?? new InMemoryAuditLog();
+  const webhooks = overrides.webhooks ?? new InMemoryWebhookStore();
+  const random = overrides.random ?? cryptoRandom;
   return {
     settings: { issuer: TEST_ISSUER, planUserLimits: DEFAULT_PLAN_USER_LIMITS },
     random: cryptoRandom,
@@ -72,8 +77,10 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
     commonPasswords: new InMemoryCommonPasswordList(),
     knownDevices: new InMemoryKnownDeviceStore(),
     auditLog,
-    // Every event into the audit log, as the API records them.
-    events: createEventRecorder({ clock, random: overrides.random ?? cryptoRandom, projects, auditLog }),
+    webhooks,
+    webhookTransport: new RecordingWebhookTransport(),
+    // Every event into the audit log and to the subscribed webhooks, as the API records them.
+    events: createEventRecorder({ clock, random, projects, auditLog, followers: [webhookFollower({ clock, random, webhooks })] }),
     ...overrides,
     clock,
   };

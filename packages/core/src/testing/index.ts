@@ -49,3 +49,4 @@ export * from './oidc-artifact-store.contract';
 export * from './describe-when-available';
 export * from './storage-contracts';
 export * from './test-server';
+export * from './recording-webhook-transport';

@@ -22,6 +22,8 @@ import type { CommonPasswordList } from '../ports/common-password-list';
 import type { KnownDeviceStore } from '../ports/known-device-store';
 import type { SecurityEventSink } from '../ports/security-event-sink';
 import type { AuditLog } from '../ports/audit-log';
+import type { WebhookStore } from '../ports/webhook-store';
+import type { WebhookTransport } from '../ports/webhook-transport';
 
 export interface AuthSettings {
   /** `iss` of every access token: the service's base URL. */
@@ -98,8 +100,15 @@ export interface AuditDeps {
   auditLog: AuditLog;
 }
 
+/** Webhooks: endpoints and their delivery queue, and the transport that signs and sends. */
+export interface WebhookParts {
+  webhooks: WebhookStore;
+  webhookTransport: WebhookTransport;
+  secretBox: SecretBox;
+}
+
 /** Every part of every capability. Each use case picks only the members it uses. */
-export type AuthDeps = CoreDeps & TotpDeps & PasskeyDeps & MailDeps & OAuthDeps & KnownDeviceDeps & CommonPasswordDeps & AuditDeps;
+export type AuthDeps = CoreDeps & TotpDeps & PasskeyDeps & MailDeps & OAuthDeps & KnownDeviceDeps & CommonPasswordDeps & AuditDeps & WebhookParts;
 
 /** The parts of `K` a use case works without (it skips what they are for). */
 export type OptionalDeps<K extends keyof AuthDeps> = Partial<Pick<AuthDeps, K>>;
@@ -116,6 +125,7 @@ export const CAPABILITY_PARTS = {
   knownDevices: ['knownDevices'],
   commonPasswords: ['commonPasswords'],
   audit: ['auditLog'],
+  webhooks: ['webhooks', 'webhookTransport', 'secretBox'],
 } as const satisfies Record<string, readonly (keyof AuthDeps)[]>;
 
 export type Capability = keyof typeof CAPABILITY_PARTS;

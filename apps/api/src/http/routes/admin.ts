@@ -10,6 +10,7 @@ import { adminOAuthProviderRoutes } from './admin-oauth-providers';
 import { adminOutboxRoutes } from './admin-outbox';
 import { adminOidcClientRoutes } from './admin-oidc-clients';
 import { adminAuditLogRoutes } from './admin-audit-log';
+import { adminWebhookRoutes } from './admin-webhooks';
 
 /**
  * The admin API (DESIGN §12), mounted at /admin. The token is checked before routing, so without
@@ -21,5 +22,5 @@ export function adminRoutes(deps: AppDeps): Router {
     .use(adminProjectRoutes(deps), adminApiKeyRoutes(deps), adminSigningKeyRoutes(deps), adminUserRoutes(deps), adminOutboxRoutes(deps))
     .use(adminOAuthProviderRoutes(deps))
     .use(adminOidcClientRoutes(deps))
-    .use(adminAuditLogRoutes(deps));
+    .use(adminAuditLogRoutes(deps), adminWebhookRoutes(deps));
 }

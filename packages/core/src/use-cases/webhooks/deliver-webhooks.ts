@@ -53,7 +53,7 @@ async function deliverOne(deps: WebhookDeps, message: ClaimedWebhookMessage): Pr
   // A test delivery goes to its endpoint however it is set; events only to enabled ones.
   const deliverable = endpoint && (endpoint.enabled || message.eventType === 'webhook.test');
   const response: WebhookResponse = deliverable
-    ? await deps.transport.deliver({
+    ? await deps.webhookTransport.deliver({
         url: endpoint.url,
         webhookId: webhookMessageId(message.id),
         timestamp: started,

@@ -31,6 +31,7 @@ export async function createWebhookEndpoint(
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const url = checkedUrl(input.url);
   const eventTypes = checkedTypes(input.eventTypes ?? []);
+  const enabled = checkedEnabled(input.enabled ?? true);
   if ((await deps.webhooks.listEndpoints(scope)).length >= MAX_WEBHOOK_ENDPOINTS) {
     throw new AuthError('validation_error', `An environment may have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`);
   }
@@ -41,7 +42,7 @@ export async function createWebhookEndpoint(
     id,
     url,
     eventTypes,
-    enabled: input.enabled ?? true,
+    enabled,
     disabledReason: null,
     sealedSecret: deps.secretBox.seal(secret, webhookSecretContext(id)),
     sealedPreviousSecret: null,
@@ -64,8 +65,7 @@ export async function updateWebhookEndpoint(
   if (input.url !== undefined) changes.url = checkedUrl(input.url);
   if (input.eventTypes !== undefined) changes.eventTypes = checkedTypes(input.eventTypes);
   if (input.enabled !== undefined) {
-    if (typeof input.enabled !== 'boolean') throw new AuthError('validation_error', 'enabled must be true or false.');
-    changes.enabled = input.enabled;
+    changes.enabled = checkedEnabled(input.enabled);
     if (input.enabled) changes.disabledReason = null;
   }
   const updated = isUuid(id) ? await deps.webhooks.updateEndpoint(scope, id, changes, deps.clock.now()) : null;
@@ -145,6 +145,11 @@ export async function redeliverWebhook(deps: Pick<WebhookDeps, 'clock' | 'webhoo
 
 function newWebhookSecret(deps: Pick<WebhookDeps, 'random'>): string {
   return `whsec_${Buffer.from(deps.random.bytes(32)).toString('base64')}`;
+}
+
+function checkedEnabled(enabled: unknown): boolean {
+  if (typeof enabled !== 'boolean') throw new AuthError('validation_error', 'enabled must be true or false.');
+  return enabled;
 }
 
 function checkedUrl(url: unknown): string {
