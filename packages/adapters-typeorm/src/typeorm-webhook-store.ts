@@ -13,6 +13,7 @@ import type {
 } from '@svc/core';
 import type { Database } from './database';
 import { assertLimit, deleteBounded } from './bounded-delete';
+import { claimLeased } from './lease-claim';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isUuid } from './guards';
 import type { WebhookAttemptRow, WebhookEndpointRow, WebhookMessageRow } from './rows';
 import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDate, readJson, readNullableDate } from './row-values';
@@ -24,7 +25,6 @@ const MESSAGE_COLUMN_NAMES = [
   'lease_until', 'last_status_code', 'last_error', 'created_at', 'delivered_at',
 ];
 const MESSAGE_COLUMNS = MESSAGE_COLUMN_NAMES.join(', ');
-const DUE = "(status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND lease_until <= $1)";
 
 /** The endpoint fields an update may set, with their columns; updates iterate over this, never over input keys. */
 const CHANGE_COLUMNS: { [K in keyof Required<WebhookEndpointChanges>]: { column: string; kind?: 'json' | 'date' } } = {
@@ -129,28 +129,7 @@ export class TypeormWebhookStore implements WebhookStore {
   }
 
   async claimDue(now: Date, options: { limit: number; leaseSeconds: number }): Promise<ClaimedWebhookMessage[]> {
-    assertDate(now, 'now');
-    assertLimit(options.limit);
-    if (!(options.leaseSeconds > 0)) throw new RangeError('leaseSeconds must be positive');
-    const params = [dateParam(now), dateParam(new Date(now.getTime() + options.leaseSeconds * 1000)), options.limit];
-    const set = "status = 'sending', attempts = attempts + 1, lease_until = $2";
-    const rows =
-      this.db.kind === 'postgres'
-        ? await this.db.query<WebhookMessageRow>(
-            `WITH due AS MATERIALIZED (
-               SELECT id FROM webhook_messages WHERE ${DUE} ORDER BY next_attempt_at, created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-             UPDATE webhook_messages m SET ${set} FROM due WHERE m.id = due.id
-             RETURNING ${MESSAGE_COLUMN_NAMES.map((c) => `m.${c}`).join(', ')}`,
-            params,
-          )
-        : await this.db.transaction((tx) =>
-            tx.query<WebhookMessageRow>(
-              `UPDATE webhook_messages SET ${set}
-               WHERE id IN (SELECT id FROM webhook_messages WHERE ${DUE} ORDER BY next_attempt_at, created_at LIMIT $3)
-               RETURNING ${MESSAGE_COLUMNS}`,
-              params,
-            ),
-          );
+    const rows = await claimLeased<WebhookMessageRow>(this.db, { table: 'webhook_messages', columns: MESSAGE_COLUMN_NAMES }, now, options);
     return rows
       .map((row) => ({ ...toMessage(row), scope: { projectId: row.project_id, environment: row.environment as Environment } }))
       .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
