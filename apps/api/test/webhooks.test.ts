@@ -160,6 +160,11 @@ function webhookCases(database: () => Promise<{ env: Record<string, string>; dro
     expect(String(again.headers['webhook-signature']).split(' ')).toHaveLength(2);
     for (const key of [endpoint.secret, secret]) expect(new Webhook(key).verify(again.body, again.headers as Record<string, string>)).toMatchObject({ type: 'user.created' });
     endpoint.secret = secret;
+    // By time range: every finished message of the endpoint created in it.
+    const range = `${hooks()}/${endpoint.id}/redeliver`;
+    expect((await request(baseUrl).post(range).set(admin()).send({ from: 'then' }).expect(400)).body.error).toBe('validation_error');
+    const requeued = await request(baseUrl).post(range).set(admin()).send({ from: new Date(0).toISOString(), to: new Date(Date.now() + 60_000).toISOString() }).expect(202);
+    expect(requeued.body.data.requeued).toBeGreaterThanOrEqual(1);
   });
 
   it('a 410 turns the endpoint off; turning it on again works; metrics count the deliveries', async () => {
@@ -181,7 +186,7 @@ function webhookCases(database: () => Promise<{ env: Record<string, string>; dro
     const metrics = (await request(baseUrl).get('/metrics').set(admin()).expect(200)).text;
     expect(metrics).toMatch(/svc_webhook_deliveries_total\{result="sent"\} [1-9]/);
     expect(metrics).toMatch(/svc_webhook_deliveries_total\{result="dead"\} [1-9]/);
-    expect(metrics).toMatch(/svc_webhook_queue\{status="delivered"\} [1-9]/);
+    expect(metrics).toMatch(/svc_webhook_queue\{status="dead"\} [1-9]/);
     expect(metrics).toContain('svc_webhook_delivery_lag_seconds_count');
     expect(metrics).toContain('svc_webhook_oldest_due_seconds');
     await request(baseUrl).delete(`${hooks()}/${endpoint.id}`).set(admin()).expect(200);

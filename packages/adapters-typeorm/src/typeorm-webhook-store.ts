@@ -222,6 +222,23 @@ export class TypeormWebhookStore implements WebhookStore {
     return rows.length > 0;
   }
 
+  async requeueRange(scope: TenantScope, endpointId: string, range: { from: Date; to: Date; limit: number }, now: Date): Promise<number> {
+    if (!isScope(scope) || !isUuid(endpointId)) return 0;
+    assertDate(range.from, 'from');
+    assertDate(range.to, 'to');
+    assertDate(now, 'now');
+    assertLimit(range.limit);
+    const rows = await this.db.query(
+      `UPDATE webhook_messages SET status = 'pending', attempts = 0, next_attempt_at = $4, lease_until = NULL, delivered_at = NULL
+       WHERE id IN (
+         SELECT id FROM webhook_messages WHERE project_id = $1 AND environment = $2 AND endpoint_id = $3
+           AND status IN ('delivered', 'dead') AND created_at >= $5 AND created_at < $6 ORDER BY created_at LIMIT $7)
+       RETURNING id`,
+      [scope.projectId, scope.environment, endpointId, dateParam(now), dateParam(range.from), dateParam(range.to), range.limit],
+    );
+    return rows.length;
+  }
+
   async stats(now: Date): Promise<{ counts: Record<WebhookMessageStatus, number>; oldestDueAt: Date | null }> {
     const counts: Record<WebhookMessageStatus, number> = { pending: 0, sending: 0, delivered: 0, dead: 0 };
     const rows = await this.db.query<{ status: string; n: unknown }>('SELECT status, count(*) AS n FROM webhook_messages GROUP BY status');

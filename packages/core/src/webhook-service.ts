@@ -6,6 +6,7 @@ import {
   findEndpoint,
   listWebhookMessages,
   redeliverWebhook,
+  redeliverWebhookRange,
   rotateWebhookSecret,
   sendTestWebhook,
   updateWebhookEndpoint,
@@ -26,5 +27,6 @@ export function webhookAdminService(deps: AuthServiceDeps & CapabilityDeps<'webh
     listWebhookMessages: (scope: TenantScope, id: string, limit?: number) => listWebhookMessages(deps, scope, id, limit),
     getWebhookMessage: (scope: TenantScope, messageId: string) => webhookMessageWithAttempts(deps, scope, messageId),
     redeliverWebhook: (scope: TenantScope, messageId: string) => redeliverWebhook(deps, scope, messageId),
+    redeliverWebhookRange: (scope: TenantScope, id: string, range: { from: Date; to: Date }) => redeliverWebhookRange(deps, scope, id, range),
   };
 }

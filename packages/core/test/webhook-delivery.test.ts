@@ -85,5 +85,11 @@ describe('webhook delivery', () => {
     expect(await deliverWebhooks(deps)).toMatchObject({ delivered: 1 });
     const { attempts } = await service.admin.getWebhookMessage(key.scope, message.id);
     expect(attempts.map((a) => a.error)).toEqual(['endpoint disabled', null]);
+    // And by time range: the messages created in it, again under their own ids.
+    const range = { from: new Date(deps.clock.now().getTime() - 60_000), to: new Date(deps.clock.now().getTime() + 1) };
+    expect(await service.admin.redeliverWebhookRange(key.scope, endpoint.id, range)).toEqual({ requeued: 1 });
+    await deliverWebhooks(deps);
+    expect(transport.sent.map((d) => d.webhookId)).toEqual([transport.sent[0].webhookId, transport.sent[0].webhookId]);
+    await expect(service.admin.redeliverWebhookRange(key.scope, endpoint.id, { from: range.to, to: range.from })).rejects.toMatchObject({ code: 'validation_error' });
   });
 });

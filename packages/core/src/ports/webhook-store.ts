@@ -47,6 +47,11 @@ export interface WebhookStore {
    * attempts reset (the schedule starts over; the id stays). False when missing or in flight.
    */
   requeue(scope: TenantScope, messageId: string, now: Date): Promise<boolean>;
+  /**
+   * Redelivery of a time range: up to `limit` of the endpoint's `delivered` or `dead` messages
+   * created in [`from`, `to`) are requeued as `requeue` does; answers how many.
+   */
+  requeueRange(scope: TenantScope, endpointId: string, range: { from: Date; to: Date; limit: number }, now: Date): Promise<number>;
   /** Messages per status over every tenant, and the oldest due pending message's due time (lag). */
   stats(now: Date): Promise<{ counts: Record<WebhookMessageStatus, number>; oldestDueAt: Date | null }>;
   /** Housekeeping over every tenant: deletes up to `limit` delivered or dead messages created before `cutoff`. */

@@ -100,6 +100,16 @@ export class InMemoryWebhookStore implements WebhookStore {
     return true;
   }
 
+  async requeueRange(scope: TenantScope, endpointId: string, range: { from: Date; to: Date; limit: number }, now: Date): Promise<number> {
+    const chosen = this.messages
+      .filter(({ scope: s, message: m }) => sameScope(s, scope) && m.endpointId === endpointId && (m.status === 'delivered' || m.status === 'dead'))
+      .filter(({ message: m }) => m.createdAt >= range.from && m.createdAt < range.to)
+      .sort((a, b) => a.message.createdAt.getTime() - b.message.createdAt.getTime())
+      .slice(0, range.limit);
+    for (const entry of chosen) await this.requeue(entry.scope, entry.message.id, now);
+    return chosen.length;
+  }
+
   async stats(now: Date): Promise<{ counts: Record<WebhookMessageStatus, number>; oldestDueAt: Date | null }> {
     const counts: Record<WebhookMessageStatus, number> = { pending: 0, sending: 0, delivered: 0, dead: 0 };
     let oldestDueAt: Date | null = null;

@@ -124,6 +124,26 @@ export function webhookStoreContract(label: string, factory: WebhookStoreFactory
       expect(await store().findMessage(scope, message.id)).toMatchObject({ id: message.id, status: 'pending', attempts: 0, nextAttemptAt: seconds(303) });
     });
 
+    it('requeues the finished messages of a time range, of that endpoint and scope only', async () => {
+      const { scope, endpoint } = await seeded();
+      const other = endpointFixture();
+      await store().createEndpoint(scope, other);
+      const inRange = messageFixture(endpoint.id, { createdAt: seconds(600), nextAttemptAt: seconds(600) });
+      const late = messageFixture(endpoint.id, { createdAt: seconds(700), nextAttemptAt: seconds(600) });
+      const elsewhere = messageFixture(other.id, { createdAt: seconds(600), nextAttemptAt: seconds(600) });
+      await store().enqueue(scope, [inRange, late, elsewhere]);
+      await store().claimDue(seconds(600), { limit: 1000, leaseSeconds: 60 });
+      for (const m of [inRange, late, elsewhere]) {
+        await store().finishAttempt(scope, { messageId: m.id, attempt: 1, at: seconds(601), statusCode: 500, error: 'HTTP 500', durationMs: 1 }, { status: 'dead' });
+      }
+      const range = { from: seconds(600), to: seconds(700), limit: 100 };
+      expect(await store().requeueRange({ ...scope, environment: 'sandbox' }, endpoint.id, range, seconds(800))).toBe(0);
+      expect(await store().requeueRange(scope, endpoint.id, range, seconds(800))).toBe(1);
+      expect(await store().findMessage(scope, inRange.id)).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: seconds(800) });
+      expect((await store().findMessage(scope, late.id))!.status).toBe('dead');
+      expect((await store().findMessage(scope, elsewhere.id))!.status).toBe('dead');
+    });
+
     it('lists messages newest first, counts them and purges finished ones with their attempts; deleting an endpoint takes its messages', async () => {
       const { scope, endpoint } = await seeded();
       const old = messageFixture(endpoint.id, { createdAt: seconds(0), nextAttemptAt: seconds(400) });

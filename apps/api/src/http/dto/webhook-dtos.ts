@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { Allow, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { Allow, IsDateString, IsDefined, IsInt, IsOptional, Max, Min } from 'class-validator';
 
 // The edge keeps these fields only; their rules (URL, event types, booleans) are core's
 // (createWebhookEndpoint, updateWebhookEndpoint), applied for any host.
@@ -18,6 +18,17 @@ export class UpdateWebhookDto {
   @Allow() url?: string;
   @Allow() eventTypes?: string[];
   @Allow() enabled?: boolean;
+}
+
+/** Body of POST .../webhooks/{webhookId}/redeliver: the messages created in [from, to). */
+export class RedeliverRangeDto {
+  @IsDefined({ message: 'from is required.' })
+  @IsDateString({ strict: true }, { message: 'from must be an ISO 8601 date-time.' })
+  from!: string;
+
+  @IsDefined({ message: 'to is required.' })
+  @IsDateString({ strict: true }, { message: 'to must be an ISO 8601 date-time.' })
+  to!: string;
 }
 
 /** Query of GET .../webhooks/{webhookId}/messages. */

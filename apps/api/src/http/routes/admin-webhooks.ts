@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import type { AppDeps } from '../app-deps';
-import { CreateWebhookDto, UpdateWebhookDto, WebhookMessagesQuery } from '../dto/webhook-dtos';
+import { CreateWebhookDto, RedeliverRangeDto, UpdateWebhookDto, WebhookMessagesQuery } from '../dto/webhook-dtos';
 import { bodyOf, queryOf, validateBody, validateQuery } from '../middleware/validate';
 import { presentWebhookAttempt, presentWebhookEndpoint, presentWebhookMessage } from '../webhook-presenters';
 import { scopeParam } from './params';
@@ -41,6 +41,10 @@ export function adminWebhookRoutes(deps: AppDeps): Router {
     })
     .post(`${base}/:webhookId/rotate-secret`, async (req, res) => {
       res.json({ data: await admin.rotateWebhookSecret(await scope(req), param(req, 'webhookId')) });
+    })
+    .post(`${base}/:webhookId/redeliver`, validateBody(RedeliverRangeDto), async (req, res) => {
+      const { from, to } = bodyOf(res, RedeliverRangeDto);
+      res.status(202).json({ data: await admin.redeliverWebhookRange(await scope(req), param(req, 'webhookId'), { from: new Date(from), to: new Date(to) }) });
     })
     .post(`${base}/:webhookId/test`, async (req, res) => {
       res.status(202).json({ data: { message: presentWebhookMessage(await admin.testWebhookEndpoint(await scope(req), param(req, 'webhookId'))) } });

@@ -143,6 +143,18 @@ export async function redeliverWebhook(deps: Pick<WebhookDeps, 'clock' | 'webhoo
   }
 }
 
+/** Redelivery of a time range: the endpoint's delivered and dead messages created in [from, to), at most 1000. */
+export async function redeliverWebhookRange(
+  deps: Pick<WebhookDeps, 'clock' | 'webhooks'>,
+  scope: TenantScope,
+  id: string,
+  range: { from: Date; to: Date },
+): Promise<{ requeued: number }> {
+  await findEndpoint(deps, scope, id);
+  if (!(range.from < range.to)) throw new AuthError('validation_error', 'from must be before to.');
+  return { requeued: await deps.webhooks.requeueRange(scope, id, { ...range, limit: 1000 }, deps.clock.now()) };
+}
+
 function newWebhookSecret(deps: Pick<WebhookDeps, 'random'>): string {
   return `whsec_${Buffer.from(deps.random.bytes(32)).toString('base64')}`;
 }
