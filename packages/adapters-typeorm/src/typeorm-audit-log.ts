@@ -1,9 +1,10 @@
-import type { Actor, AuditEntry, AuditLog, AuditLogQuery, SecurityEventType, TenantScope } from '@svc/core';
-import type { Database } from './database';
+import type { Actor, AuditEntry, AuditLog, AuditLogQuery, SecurityEventType, TenantScope, WebhookMessage } from '@svc/core';
+import type { Database, Sql } from './database';
 import { deleteBounded } from './bounded-delete';
 import { assertDate, assertScope, assertUuid, isScope, isUuid } from './guards';
 import type { AuditLogRow } from './rows';
 import { dateParam, jsonParam, readDate, readJson } from './row-values';
+import { insertWebhookMessages } from './typeorm-webhook-store';
 
 const COLUMNS = 'id, type, at, user_id, actor, client_address, user_agent, request_id, data, expires_at';
 
@@ -11,13 +12,23 @@ const COLUMNS = 'id, type, at, user_id, actor, client_address, user_agent, reque
 export class TypeormAuditLog implements AuditLog {
   constructor(private readonly db: Database) {}
 
-  async append(scope: TenantScope, entry: AuditEntry): Promise<void> {
+  /** The entry and its deliveries in one transaction. */
+  async append(scope: TenantScope, entry: AuditEntry, options: { deliveries?: WebhookMessage[] } = {}): Promise<void> {
     assertScope(scope);
     assertUuid(entry.id, 'audit entry id');
     assertDate(entry.at, 'at');
     assertDate(entry.expiresAt, 'expiresAt');
     if (entry.userId !== null) assertUuid(entry.userId, 'user id');
-    await this.db.query(
+    const deliveries = options.deliveries ?? [];
+    if (deliveries.length === 0) return this.insert(this.db, scope, entry);
+    await this.db.transaction(async (tx) => {
+      await this.insert(tx, scope, entry);
+      await insertWebhookMessages(tx, scope, deliveries);
+    });
+  }
+
+  private async insert(sql: Sql, scope: TenantScope, entry: AuditEntry): Promise<void> {
+    await sql.query(
       `INSERT INTO audit_log (project_id, environment, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         scope.projectId,

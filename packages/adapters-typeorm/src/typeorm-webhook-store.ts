@@ -11,7 +11,7 @@ import type {
   WebhookOutcome,
   WebhookStore,
 } from '@svc/core';
-import type { Database } from './database';
+import type { Database, Sql } from './database';
 import { assertLimit, deleteBounded } from './bounded-delete';
 import { claimLeased } from './lease-claim';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isUuid } from './guards';
@@ -113,19 +113,7 @@ export class TypeormWebhookStore implements WebhookStore {
   /** In one transaction: each message names an endpoint of the scope, or none is stored. */
   async enqueue(scope: TenantScope, messages: WebhookMessage[]): Promise<void> {
     assertScope(scope);
-    await this.db.transaction(async (tx) => {
-      for (const m of messages) {
-        assertUuid(m.id, 'message id');
-        assertUuid(m.endpointId, 'endpoint id');
-        const rows = await tx.query(
-          `INSERT INTO webhook_messages (${MESSAGE_COLUMNS})
-           SELECT $1, project_id, environment, id, $2, $3, 'pending', 0, $4, NULL, NULL, NULL, $5, NULL
-           FROM webhook_endpoints WHERE project_id = $6 AND environment = $7 AND id = $8 RETURNING id`,
-          [m.id, m.eventType, m.payload, dateParam(m.nextAttemptAt), dateParam(m.createdAt), scope.projectId, scope.environment, m.endpointId],
-        );
-        if (rows.length === 0) throw new Error('webhook endpoint not in scope');
-      }
-    });
+    await this.db.transaction((tx) => insertWebhookMessages(tx, scope, messages));
   }
 
   async claimDue(now: Date, options: { limit: number; leaseSeconds: number }): Promise<ClaimedWebhookMessage[]> {
@@ -259,6 +247,26 @@ export class TypeormWebhookStore implements WebhookStore {
       limit,
     );
     return rows.length;
+  }
+}
+
+/**
+ * Inserts messages as `pending` with 0 attempts, inside the caller's transaction (the audit log
+ * queues an entry's deliveries with it). Throws when one names an endpoint outside the scope.
+ */
+export async function insertWebhookMessages(tx: Sql, scope: TenantScope, messages: WebhookMessage[]): Promise<void> {
+  for (const m of messages) {
+    assertUuid(m.id, 'message id');
+    assertUuid(m.endpointId, 'endpoint id');
+    assertDate(m.nextAttemptAt, 'nextAttemptAt');
+    assertDate(m.createdAt, 'createdAt');
+    const rows = await tx.query(
+      `INSERT INTO webhook_messages (${MESSAGE_COLUMNS})
+       SELECT $1, project_id, environment, id, $2, $3, 'pending', 0, $4, NULL, NULL, NULL, $5, NULL
+       FROM webhook_endpoints WHERE project_id = $6 AND environment = $7 AND id = $8 RETURNING id`,
+      [m.id, m.eventType, m.payload, dateParam(m.nextAttemptAt), dateParam(m.createdAt), scope.projectId, scope.environment, m.endpointId],
+    );
+    if (rows.length === 0) throw new Error('webhook endpoint not in scope');
   }
 }
 

@@ -4,7 +4,7 @@ import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adap
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
-import { createAuthService, createEventRecorder, cryptoRandom, purgeExpired, systemClock, webhookFollower, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
+import { createAuthService, createEventRecorder, cryptoRandom, purgeExpired, systemClock, type AuthDeps, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import { AfterAnswer } from '../http/after-answer';
 import type { RuntimeConfig } from './dev-secrets';
@@ -108,14 +108,9 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     webhookTransport: new HttpWebhookTransport({ allowPrivate: config.webhooksAllowPrivate }),
   };
   const webhookWorker = new WebhookWorker(deps, { logger, metrics: options.metrics });
-  // Every security event into the audit log, with the context of the request it happened in, then
-  // to the subscribed webhook endpoints (queued, and the worker woken to deliver at once).
-  const toWebhooks = webhookFollower(deps);
-  const followers = [{ follow: async (...args: Parameters<typeof toWebhooks.follow>) => {
-    await toWebhooks.follow(...args);
-    webhookWorker.wake();
-  } }];
-  const recorder = withRequestContext(createEventRecorder({ ...deps, auditLog: storage.auditLog, followers }));
+  // Every security event into the audit log with the context of the request it happened in, and
+  // its webhook deliveries in the same transaction; the worker is woken to deliver at once.
+  const recorder = withRequestContext(createEventRecorder({ ...deps, auditLog: storage.auditLog, webhooks: storage.webhooks, onDeliveries: () => webhookWorker.wake() }));
   deps.events = options.metrics ? countEvents(recorder, options.metrics) : recorder;
   outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
   const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts });

@@ -1,5 +1,6 @@
 import type { TenantScope } from '../domain/environment';
 import type { AuditEntry, SecurityEventType } from '../domain/security-event';
+import type { WebhookMessage } from '../domain/webhook';
 
 /** Filters of one page of the audit log; entries come newest first. */
 export interface AuditLogQuery {
@@ -19,8 +20,13 @@ export interface AuditLogQuery {
  * janitor deletes, and only entries past their `expiresAt`.
  */
 export interface AuditLog {
-  /** Stores the entry in its scope. An id already stored rejects. */
-  append(scope: TenantScope, entry: AuditEntry): Promise<void>;
+  /**
+   * Stores the entry in its scope. An id already stored rejects. With `deliveries`, those webhook
+   * messages are queued (as `WebhookStore.enqueue` does) in the same transaction as the entry:
+   * both or neither, so no recorded event misses its webhooks and no webhook goes out for an
+   * event that was not recorded. A delivery naming an endpoint outside the scope rejects the call.
+   */
+  append(scope: TenantScope, entry: AuditEntry, options?: { deliveries?: WebhookMessage[] }): Promise<void>;
   /** Up to `limit` entries of the scope that match every filter, newest first (`at`, then `id`, descending). */
   list(scope: TenantScope, query: AuditLogQuery): Promise<AuditEntry[]>;
   /** Housekeeping over every tenant: deletes up to `limit` entries with `expiresAt <= now`; answers how many. */

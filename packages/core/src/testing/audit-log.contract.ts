@@ -1,9 +1,10 @@
 import type { TenantScope } from '../domain/environment';
 import { auditEntryOf, type AuditEntry, type SecurityEvent } from '../domain/security-event';
 import type { AuditLog } from '../ports/audit-log';
+import type { WebhookStore } from '../ports/webhook-store';
 import { at, newId, seedScope, type StoragePorts } from './storage-fixture';
 
-export type AuditLogFactory = () => Promise<{ ports: StoragePorts; auditLog: AuditLog; close(): Promise<void> }>;
+export type AuditLogFactory = () => Promise<{ ports: StoragePorts; auditLog: AuditLog; webhooks: WebhookStore; close(): Promise<void> }>;
 
 const T0 = at('2026-01-01T00:00:00.000Z');
 const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
@@ -91,6 +92,26 @@ export function auditLogContract(label: string, factory: AuditLogFactory): void 
       await log().append(scope, written);
       await expect(log().append(scope, { ...written, type: 'user.banned' })).rejects.toThrow();
       expect((await log().list(scope, { limit: 10 }))[0].type).toBe('user.unbanned');
+    });
+
+    it('queues webhook deliveries with the entry, both or neither', async () => {
+      const scope = await seedScope(subject.ports);
+      const endpointId = newId();
+      await subject.webhooks.createEndpoint(scope, {
+        id: endpointId, url: 'https://hooks.example.test/', eventTypes: [], enabled: true, disabledReason: null,
+        sealedSecret: 'sealed', sealedPreviousSecret: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0,
+      });
+      const delivery = (endpoint: string) => ({
+        id: newId(), endpointId: endpoint, eventType: 'user.banned' as const, payload: '{}', status: 'pending' as const, attempts: 0,
+        nextAttemptAt: T0, leaseUntil: null, lastStatusCode: null, lastError: null, createdAt: T0, deliveredAt: null,
+      });
+      const kept = entry({ type: 'user.banned', userId: newId(), data: {} }, T0);
+      const queued = delivery(endpointId);
+      await log().append(scope, kept, { deliveries: [queued] });
+      expect((await subject.webhooks.findMessage(scope, queued.id))?.status).toBe('pending');
+      const refused = entry({ type: 'user.banned', userId: newId(), data: {} }, minutes(1));
+      await expect(log().append(scope, refused, { deliveries: [delivery(newId())] })).rejects.toThrow();
+      expect((await log().list(scope, { limit: 10 })).map((e) => e.id)).toEqual([kept.id]);
     });
 
     it('purges entries past their expiry only, in bounded batches', async () => {

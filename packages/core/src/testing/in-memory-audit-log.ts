@@ -1,13 +1,26 @@
 import { sameScope, type TenantScope } from '../domain/environment';
 import type { AuditEntry } from '../domain/security-event';
+import type { WebhookMessage } from '../domain/webhook';
 import type { AuditLog, AuditLogQuery } from '../ports/audit-log';
+import type { WebhookStore } from '../ports/webhook-store';
 
-/** Reference AuditLog in process memory: append-only, newest first by `at` then `id`. */
+/**
+ * Reference AuditLog in process memory: append-only, newest first by `at` then `id`. Give it the
+ * webhook store it shares a database with, as the real adapters do, to queue deliveries with entries.
+ */
 export class InMemoryAuditLog implements AuditLog {
   private entries: { scope: TenantScope; entry: AuditEntry }[] = [];
 
-  async append(scope: TenantScope, entry: AuditEntry): Promise<void> {
+  constructor(private readonly webhooks?: Pick<WebhookStore, 'enqueue'>) {}
+
+  async append(scope: TenantScope, entry: AuditEntry, options: { deliveries?: WebhookMessage[] } = {}): Promise<void> {
     if (this.entries.some((e) => e.entry.id === entry.id)) throw new Error('duplicate audit entry id');
+    const deliveries = options.deliveries ?? [];
+    if (deliveries.length > 0) {
+      if (!this.webhooks) throw new Error('this audit log has no webhook store to queue deliveries in');
+      // Rejects, storing nothing, when a delivery names an endpoint outside the scope.
+      await this.webhooks.enqueue(scope, deliveries);
+    }
     this.entries.push({ scope: { ...scope }, entry: structuredClone(entry) });
   }
 

@@ -24,7 +24,6 @@ import { InMemoryCommonPasswordList } from './in-memory-common-password-list';
 import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
 import { InMemoryAuditLog } from './in-memory-audit-log';
 import { createEventRecorder } from '../use-cases/events/record-event';
-import { webhookFollower } from '../use-cases/webhooks/enqueue-webhooks';
 import { InMemoryWebhookStore } from './in-memory-webhook-store';
 import { RecordingWebhookTransport } from './recording-webhook-transport';
 
@@ -49,8 +48,9 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
   const clock = (overrides.clock as FixedClock | undefined) ?? new FixedClock();
   const oneTimeTokens = overrides.oneTimeTokens ?? new InMemoryOneTimeTokenStore();
   const projects = overrides.projects ?? storage.projects;
-  const auditLog = overrides.auditLog ?? new InMemoryAuditLog();
   const webhooks = overrides.webhooks ?? new InMemoryWebhookStore();
+  // Shares the webhook store: an event's deliveries are queued with its entry.
+  const auditLog = overrides.auditLog ?? new InMemoryAuditLog(webhooks);
   const random = overrides.random ?? cryptoRandom;
   return {
     settings: { issuer: TEST_ISSUER, planUserLimits: DEFAULT_PLAN_USER_LIMITS },
@@ -80,7 +80,7 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
     webhooks,
     webhookTransport: new RecordingWebhookTransport(),
     // Every event into the audit log and to the subscribed webhooks, as the API records them.
-    events: createEventRecorder({ clock, random, projects, auditLog, followers: [webhookFollower({ clock, random, webhooks })] }),
+    events: createEventRecorder({ clock, random, projects, auditLog, webhooks }),
     ...overrides,
     clock,
   };

@@ -28,6 +28,7 @@ import { totpAlgorithmContract } from './totp-algorithm.contract';
 /** Every storage port in process memory, fresh for each suite. */
 function memory(): AllStoragePorts {
   const oneTimeTokens = new InMemoryOneTimeTokenStore();
+  const webhooks = new InMemoryWebhookStore();
   return {
     ...createInMemoryStorage(),
     oneTimeTokens,
@@ -39,8 +40,9 @@ function memory(): AllStoragePorts {
     identities: new InMemoryIdentityRepository(),
     oidcClients: new InMemoryOidcClientStore(),
     oidcArtifacts: new InMemoryOidcArtifactStore(),
-    auditLog: new InMemoryAuditLog(),
-    webhooks: new InMemoryWebhookStore(),
+    // Share the webhook store: an entry's deliveries are queued with it.
+    auditLog: new InMemoryAuditLog(webhooks),
+    webhooks,
   };
 }
 
