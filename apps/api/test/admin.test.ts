@@ -2,8 +2,8 @@ import request from 'supertest';
 import { ADMIN_TOKEN, admin, buildTestApp, createProject, ISO_DATE, signUp } from './helpers';
 
 const PROJECT_KEYS = [
-  'absoluteSessionLifetimeSeconds', 'accessTokenTtlSeconds', 'allowedOrigins', 'createdAt', 'defaultMeta', 'emailTemplates', 'id', 'magicLinkUrl', 'name',
-  'oidcLoginUrl', 'passwordResetUrl', 'plan', 'rateLimits', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshTokenTtlSeconds', 'rejectCommonPasswords', 'updatedAt',
+  'absoluteSessionLifetimeSeconds', 'accessTokenTtlSeconds', 'allowedOrigins', 'auditRetentionDays', 'createdAt', 'defaultMeta', 'emailTemplates', 'id', 'magicLinkUrl', 'name',
+  'oidcLoginUrl', 'passwordResetUrl', 'plan', 'rateLimits', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshReuseResponse', 'refreshTokenTtlSeconds', 'rejectCommonPasswords', 'updatedAt',
   'userLimit', 'webauthn',
 ];
 

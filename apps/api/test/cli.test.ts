@@ -8,9 +8,13 @@ import { runCli, USAGE } from '../src/cli';
 import { loadConfig } from '../src/composition/config';
 import { buildContainer, storageOptionsOf } from '../src/composition/container';
 import { resolveSecrets } from '../src/composition/dev-secrets';
+import { withRequestContext } from '../src/http/request-context';
 
 function harness() {
-  const auth = createAuthService(createInMemoryDeps());
+  const deps = createInMemoryDeps();
+  // As the container wires it: events carry the caller (here the CLI) from the context.
+  deps.events = withRequestContext(deps.events!);
+  const auth = createAuthService(deps);
   const out: string[] = [];
   const err: string[] = [];
   let opened = 0;
@@ -41,6 +45,29 @@ describe('pnpm svc', () => {
     expect(await cli.run('signing-key:rotate', created.project.id, 'production')).toBe(0);
     expect(Object.keys(cli.json()).sort()).toEqual(['kid', 'publicKey']);
     expect(cli.counts()).toEqual({ opened: 5, closed: 5 });
+  });
+
+  it('audit-log: the entries, filtered and paged, with the CLI as the actor of what it did', async () => {
+    const cli = harness();
+    await cli.run('project:create', '--name', 'Audited');
+    const { project, apiKeys } = cli.json();
+    const key = await cli.auth.resolveApiKey(apiKeys.production);
+    const { user } = await cli.auth.signUp(key, { email: 'ada@example.com', password: 'long enough' });
+    await cli.run('users:ban', project.id, 'production', user.id);
+    expect(await cli.run('audit-log', project.id, 'production', '--type', 'user.banned')).toBe(0);
+    expect(cli.json()).toEqual({
+      entries: [expect.objectContaining({ type: 'user.banned', userId: user.id, actor: { type: 'admin', via: 'cli' }, clientAddress: null })],
+      nextCursor: null,
+    });
+    expect(await cli.run('audit-log', project.id, 'production', '--user-id', user.id, '--limit', '1')).toBe(0);
+    const first = cli.json();
+    expect(first.entries).toHaveLength(1);
+    expect(await cli.run('audit-log', project.id, 'production', '--user-id', user.id, '--cursor', first.nextCursor)).toBe(0);
+    const rest = cli.json().entries.map((e: { type: string }) => e.type);
+    // The ban revoked the sign-up's session too: three entries, paged without a repeat.
+    expect([first.entries[0].type, ...rest].sort()).toEqual(['session.revoked', 'user.banned', 'user.created']);
+    expect(await cli.run('audit-log', project.id, 'production', '--from', 'yesterday')).toBe(1);
+    expect(JSON.parse(cli.err.pop()!).error).toBe('validation_error');
   });
 
   it('users:list, users:ban, users:unban, users:delete', async () => {
@@ -126,9 +153,9 @@ describe('pnpm svc', () => {
       const out: string[] = [];
       const run = () => runCli(['purge'], { stdout: (t) => out.push(t), stderr: (t) => out.push(t) }, () => buildContainer(config));
       expect(await run()).toBe(0);
-      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1, knownDevices: 1 } });
+      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1, knownDevices: 1, auditEntries: 0, webhookMessages: 0 } });
       expect(await run()).toBe(0);
-      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0 } });
+      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0 } });
       const storage = await openStorage(storageOptionsOf(config));
       try {
         expect(await storage.sessions.isActive(ids.scope, ids.liveSession)).toBe(true);

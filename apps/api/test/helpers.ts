@@ -7,7 +7,8 @@ import { AfterAnswer } from '../src/http/after-answer';
 import { createApp } from '../src/http/app';
 import type { AppConfig } from '../src/http/app-deps';
 import { createLogger } from '../src/composition/logger';
-import { createMetrics } from '../src/http/metrics';
+import { countEvents, createMetrics } from '../src/http/metrics';
+import { withRequestContext } from '../src/http/request-context';
 import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
@@ -23,6 +24,9 @@ export function buildTestApp(
   options: { config?: Partial<AppConfig>; rateLimiter?: RateLimiter; ready?: () => Promise<void>; deps?: Partial<AuthDeps> } = {},
 ) {
   const deps = createInMemoryDeps(options.deps);
+  const metrics = createMetrics();
+  // As the container wires them: events carry their request's context and are counted.
+  if (deps.events) deps.events = countEvents(withRequestContext(deps.events), metrics);
   const auth = createAuthService(deps);
   const logs: string[] = [];
   const destination = new Writable({
@@ -32,7 +36,6 @@ export function buildTestApp(
     },
   });
   const logger = createLogger({ level: 'info', destination });
-  const metrics = createMetrics();
   // Magic-link and reset requests finish their work after answering: `await afterAnswer.idle()`.
   const afterAnswer = new AfterAnswer({ logger, metrics });
   const app = createApp({

@@ -6,6 +6,7 @@ import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
 import { createAuthService, cryptoRandom, DEFAULT_PLAN_USER_LIMITS, InMemoryRateLimiter, systemClock } from '@svc/core';
+import { RecordingWebhookTransport } from '@svc/core/testing';
 import { createApp } from '../src/http/app';
 import { createLogger } from '../src/composition/logger';
 import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
@@ -36,6 +37,7 @@ describeWithPostgres('HTTP on PostgreSQL with the real adapters', (url) => {
       webauthn: new SimpleWebAuthnVerifier(),
       oauthClient: new HttpOAuthProviderClient(),
       commonPasswords: new CommonPasswordFile(),
+      webhookTransport: new RecordingWebhookTransport(),
     });
     const limits = structuredClone(DEFAULT_RATE_LIMITS);
     limits.signup.limit = 1000;

@@ -18,6 +18,8 @@ export { TypeormOAuthProviderStore } from './typeorm-oauth-provider-store';
 export { TypeormIdentityRepository } from './typeorm-identity-repository';
 export { TypeormOidcClientStore } from './typeorm-oidc-client-store';
 export { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
+export { TypeormAuditLog } from './typeorm-audit-log';
+export { TypeormWebhookStore } from './typeorm-webhook-store';
 export { migrations } from './migrations';
 export { DEFAULT_DATABASE_TIMEOUTS, MIGRATION_TIMEOUTS, type DatabaseTimeouts } from './database-timeouts';
 export { fromPostgresError, fromSqliteError, unavailableReason, type UnavailableReason } from './unavailable';

@@ -156,8 +156,8 @@ describeWithPostgres('openStorage on PostgreSQL', (url) => {
       );
       expect(tables.map((t) => t.table_name)).toEqual(
         [
-          'api_keys', 'known_devices', 'mail_outbox', 'migrations', 'oauth_identities', 'oauth_providers', 'oidc_artifacts', 'oidc_clients', 'one_time_tokens', 'passkeys', 'projects', 'refresh_tokens',
-          'sessions', 'signing_keys', 'totp_enrollments', 'totp_recovery_codes', 'users',
+          'api_keys', 'audit_log', 'known_devices', 'mail_outbox', 'migrations', 'oauth_identities', 'oauth_providers', 'oidc_artifacts', 'oidc_clients', 'one_time_tokens', 'passkeys', 'projects', 'refresh_tokens',
+          'sessions', 'signing_keys', 'totp_enrollments', 'totp_recovery_codes', 'users', 'webhook_attempts', 'webhook_endpoints', 'webhook_messages',
         ],
       );
     } finally {

@@ -23,6 +23,8 @@ import { TypeormOAuthProviderStore } from './typeorm-oauth-provider-store';
 import { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
 import { TypeormOidcClientStore } from './typeorm-oidc-client-store';
 import { TypeormKnownDeviceStore } from './typeorm-known-device-store';
+import { TypeormAuditLog } from './typeorm-audit-log';
+import { TypeormWebhookStore } from './typeorm-webhook-store';
 
 /** The storage ports (same shape as `StoragePorts` of `@svc/core/testing`). */
 export type StoragePorts = Pick<AuthDeps, 'projects' | 'apiKeys' | 'users' | 'sessions' | 'signingKeys'>;
@@ -36,6 +38,10 @@ export type TypeormStorage = StoragePorts & Pick<AuthDeps, 'twoFactor' | 'passke
   /** Relying parties and the state of the hosted OIDC provider. */
   oidcClients: TypeormOidcClientStore;
   oidcArtifacts: TypeormOidcArtifactStore;
+  /** The append-only audit log of security events. */
+  auditLog: TypeormAuditLog;
+  /** Webhook endpoints, their delivery queue and log. */
+  webhooks: TypeormWebhookStore;
   /**
    * The underlying DataSource (migrations, tooling, inspection). On SQLite, statements sent
    * through it bypass the write queue below; on PostgreSQL its pool is a small one of its own.
@@ -102,6 +108,8 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
     identities: new TypeormIdentityRepository(db),
     oidcClients: new TypeormOidcClientStore(db),
     oidcArtifacts: new TypeormOidcArtifactStore(db),
+    auditLog: new TypeormAuditLog(db),
+    webhooks: new TypeormWebhookStore(db),
     ping: async () => {
       await db.query('SELECT 1 AS ok');
     },

@@ -24,6 +24,8 @@ export type ProjectRow = {
   refresh_reuse_grace_seconds: number;
   absolute_session_lifetime_seconds: number;
   reject_common_passwords: unknown;
+  audit_retention_days: number;
+  refresh_reuse_response: string;
   email_templates: unknown;
   webauthn: unknown;
   rate_limits: unknown;
@@ -191,4 +193,56 @@ export type OidcArtifactRow = {
   user_code: string | null;
   expires_at: unknown;
   consumed_at: unknown;
+};
+
+export type AuditLogRow = {
+  id: string;
+  type: string;
+  at: unknown;
+  user_id: string | null;
+  actor: unknown;
+  client_address: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  data: unknown;
+  expires_at: unknown;
+};
+
+export type WebhookEndpointRow = {
+  id: string;
+  url: string;
+  event_types: unknown;
+  enabled: unknown;
+  disabled_reason: string | null;
+  sealed_secret: string;
+  sealed_previous_secret: string | null;
+  previous_secret_expires_at: unknown;
+  created_at: unknown;
+  updated_at: unknown;
+};
+
+export type WebhookMessageRow = {
+  id: string;
+  project_id: string;
+  environment: string;
+  endpoint_id: string;
+  event_type: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: unknown;
+  lease_until: unknown;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: unknown;
+  delivered_at: unknown;
+};
+
+export type WebhookAttemptRow = {
+  message_id: string;
+  attempt: number;
+  at: unknown;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
 };

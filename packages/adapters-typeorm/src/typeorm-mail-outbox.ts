@@ -15,6 +15,7 @@ import type { MailOutboxRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readCount, readDate, readNullableDate } from './row-values';
 import { insertOneTimeToken } from './typeorm-one-time-token-store';
+import { claimLeased } from './lease-claim';
 
 
 const COLUMN_NAMES = [
@@ -22,8 +23,6 @@ const COLUMN_NAMES = [
   'next_attempt_at', 'lease_until', 'last_error', 'message_id', 'created_at', 'expires_at', 'sent_at',
 ];
 const COLUMNS = COLUMN_NAMES.join(', ');
-/** Due: pending and its time has come, or claimed by a worker whose lease ran out. $1 = now. */
-const DUE = "(status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND lease_until <= $1)";
 const IN_SCOPE = 'project_id = $1 AND environment = $2 AND id = $3';
 /** Sent or dead, created before $1; the same condition as mail_outbox_finished_idx (plus the cutoff). */
 const FINISHED_BEFORE = "status IN ('sent', 'dead') AND created_at < $1";
@@ -57,29 +56,7 @@ export class TypeormMailOutbox implements MailOutbox {
    * each other's rows instead of waiting or double-claiming. SQLite: one exclusive transaction.
    */
   async claimDue(now: Date, options: { limit: number; leaseSeconds: number }): Promise<OutboxMail[]> {
-    assertDate(now, 'now');
-    const { limit, leaseSeconds } = options;
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
-    if (!(leaseSeconds > 0)) throw new RangeError('leaseSeconds must be positive');
-    const params = [dateParam(now), dateParam(new Date(now.getTime() + leaseSeconds * 1000)), limit];
-    const set = "status = 'sending', attempts = attempts + 1, lease_until = $2";
-    const rows =
-      this.db.kind === 'postgres'
-        ? await this.db.query<MailOutboxRow>(
-            `WITH due AS MATERIALIZED (
-               SELECT id FROM mail_outbox WHERE ${DUE} ORDER BY next_attempt_at, created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-             UPDATE mail_outbox m SET ${set} FROM due WHERE m.id = due.id
-             RETURNING ${COLUMN_NAMES.map((c) => `m.${c}`).join(', ')}`,
-            params,
-          )
-        : await this.db.transaction((tx) =>
-            tx.query<MailOutboxRow>(
-              `UPDATE mail_outbox SET ${set}
-               WHERE id IN (SELECT id FROM mail_outbox WHERE ${DUE} ORDER BY next_attempt_at, created_at LIMIT $3)
-               RETURNING ${COLUMNS}`,
-              params,
-            ),
-          );
+    const rows = await claimLeased<MailOutboxRow>(this.db, { table: 'mail_outbox', columns: COLUMN_NAMES }, now, options);
     // RETURNING follows no order; hand the mails out oldest due first, as documented.
     return rows.map(toMail).sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
   }

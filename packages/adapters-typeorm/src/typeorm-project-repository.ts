@@ -1,4 +1,4 @@
-import type { EmailTemplates, Plan, Project, ProjectPage, ProjectRepository, ProjectSettings, RateLimitOverrides, WebAuthnSettings } from '@svc/core';
+import type { EmailTemplates, Plan, Project, ProjectPage, ProjectRepository, ProjectSettings, RateLimitOverrides, RefreshReuseResponse, WebAuthnSettings } from '@svc/core';
 import type { Database } from './database';
 import type { ProjectRow } from './rows';
 import { assertDate, assertText, assertUuid, isText, isUuid } from './guards';
@@ -8,7 +8,7 @@ import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-val
 const COLUMNS = `id, name, plan, allowed_origins, default_meta, redirect_urls, magic_link_url,
   password_reset_url, oidc_login_url, user_limit, access_token_ttl_seconds,
   refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at, email_templates, webauthn,
-  absolute_session_lifetime_seconds, reject_common_passwords, rate_limits`;
+  absolute_session_lifetime_seconds, reject_common_passwords, rate_limits, audit_retention_days, refresh_reuse_response`;
 
 /**
  * The settings an update may touch and the column each one lives in. Updates iterate over this
@@ -29,6 +29,8 @@ const SETTING_COLUMNS: { [K in keyof Required<ProjectSettings>]: { column: strin
   refreshReuseGraceSeconds: { column: 'refresh_reuse_grace_seconds' },
   absoluteSessionLifetimeSeconds: { column: 'absolute_session_lifetime_seconds' },
   rejectCommonPasswords: { column: 'reject_common_passwords' },
+  auditRetentionDays: { column: 'audit_retention_days' },
+  refreshReuseResponse: { column: 'refresh_reuse_response' },
   emailTemplates: { column: 'email_templates', json: true },
   webauthn: { column: 'webauthn', json: true },
   rateLimits: { column: 'rate_limits', json: true },
@@ -46,7 +48,7 @@ export class TypeormProjectRepository implements ProjectRepository {
     assertDate(project.updatedAt, 'updatedAt');
     await this.db.query(
       `INSERT INTO projects (${COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
       [
         project.id,
         project.name,
@@ -68,6 +70,8 @@ export class TypeormProjectRepository implements ProjectRepository {
         project.absoluteSessionLifetimeSeconds,
         project.rejectCommonPasswords,
         project.rateLimits === null ? null : jsonParam(project.rateLimits),
+        project.auditRetentionDays,
+        project.refreshReuseResponse,
       ],
     );
   }
@@ -152,5 +156,7 @@ function toProject(row: ProjectRow): Project {
     absoluteSessionLifetimeSeconds: Number(row.absolute_session_lifetime_seconds),
     rejectCommonPasswords: readBoolean(row.reject_common_passwords),
     rateLimits: row.rate_limits === null || row.rate_limits === undefined ? null : readJson<RateLimitOverrides>(row.rate_limits),
+    auditRetentionDays: Number(row.audit_retention_days),
+    refreshReuseResponse: row.refresh_reuse_response as RefreshReuseResponse,
   };
 }

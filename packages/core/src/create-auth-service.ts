@@ -25,6 +25,8 @@ import { oauthAdminService, oauthService } from './oauth-service';
 import { LocalChangeFeed } from './changes/local-change-feed';
 import { withChangeNotices } from './changes/publishing-stores';
 import { projectOfNotice, type ChangeFeed } from './ports/change-feed';
+import { readAuditLog, type AuditLogPageQuery } from './use-cases/events/read-audit-log';
+import { webhookAdminService } from './webhook-service';
 
 export interface AuthServiceOptions {
   /** Seconds an API-key resolution (with its project) is kept at most; default 10. */
@@ -94,8 +96,17 @@ export type AuthService<D extends AuthServiceDeps = AuthDeps> = ReturnType<typeo
   With<D, 'oauth', ReturnType<typeof oauthService>> & {
     admin: ReturnType<typeof coreAdminService> &
       With<D, 'mail', ReturnType<typeof emailAdminService>> &
-      With<D, 'oauth', ReturnType<typeof oauthAdminService>>;
+      With<D, 'oauth', ReturnType<typeof oauthAdminService>> &
+      With<D, 'audit', ReturnType<typeof auditAdminService>> &
+      With<D, 'webhooks', ReturnType<typeof webhookAdminService>>;
   };
+
+/** The audit log's reading side (its writing side is the `events` sink). */
+function auditAdminService(deps: CapabilityDeps<'audit'>) {
+  return {
+    auditLog: (scope: TenantScope, query: AuditLogPageQuery) => readAuditLog(deps, scope, query),
+  };
+}
 
 /**
  * The whole service behind one object: pass in adapters, call use cases. This is what an HTTP
@@ -121,6 +132,8 @@ export function createAuthService<D extends AuthServiceDeps>(given: D, options: 
     Object.assign(service, oauthService(deps));
     Object.assign(admin, oauthAdminService(deps));
   }
+  if (hasCapability(deps, 'audit')) Object.assign(admin, auditAdminService(deps));
+  if (hasCapability(deps, 'webhooks')) Object.assign(admin, webhookAdminService(deps));
   // The conditional type above mirrors these checks, which TypeScript cannot follow through Object.assign.
   return { ...service, admin } as AuthService<D>;
 }

@@ -34,8 +34,8 @@ describe('purgeExpired', () => {
     const live = await service.signUp(production, { email: 'bob@example.test', password: PASSWORD });
     await deps.outbox.enqueue(production.scope, mail(5));
 
-    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 1, sessions: 2, oneTimeTokens: 3, outboxMails: 3, oidcArtifacts: 0, knownDevices: 0 });
-    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0 });
+    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 1, sessions: 2, oneTimeTokens: 3, outboxMails: 3, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0 });
+    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0 });
     await expect(service.refresh(production, expiring.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
     await expect(service.refresh(production, live.refreshToken)).resolves.toBeDefined();
     // Pending mails stay however old; the rest of the outbox is empty.

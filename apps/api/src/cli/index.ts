@@ -7,11 +7,13 @@ import { CreateProjectDto, CreateUserDto, ListProjectsQuery, ListUsersQuery, Upd
 import { presentUserDetail } from '../http/admin-presenters';
 import { errorBody } from '../http/http-errors';
 import { validateInput } from '../http/middleware/validate';
-import { presentAdminUser, presentProject } from '../http/presenters';
+import { presentAdminUser, presentAuditEntry, presentProject } from '../http/presenters';
 import { idParam, projectNotFound } from '../http/routes/params';
 import { migratorFromEnvironment, runMigrateCommand, type Migrator } from './migrate-command';
 import { runService } from '../composition/run-service';
 import type { CliIo } from './cli-io';
+import { AuditLogQuery, auditQueryOf } from '../http/dto/audit-dtos';
+import { runAs } from '../http/request-context';
 
 export const USAGE = `Usage: svc <command> [arguments]
        (in a checkout of the repository: pnpm svc <command> [arguments])
@@ -35,11 +37,16 @@ Commands:
   users:ban <projectId> <production|sandbox> <userId>
   users:unban <projectId> <production|sandbox> <userId>
   users:delete <projectId> <production|sandbox> <userId>
+  audit-log <projectId> <production|sandbox> [--type <event type>] [--user-id <id>] [--from <ISO time>]
+            [--to <ISO time>] [--limit <n>] [--cursor <c>]
+                       the audit log, newest first, as GET .../audit-log answers it
   migrate [--check]    run pending database migrations and list them; with --check only list
                        them (exit 1 while any is pending, 0 when up to date; changes nothing)
   purge                delete what nobody can use any more (expired or revoked sessions and refresh
                        tokens, expired one-time tokens, sent and dead mails older than 7 days,
-                       expired OIDC provider artifacts, known devices unseen for 90 days), as
+                       expired OIDC provider artifacts, known devices unseen for 90 days, audit
+                       entries past their project's retention, finished webhook messages older
+                       than 7 days), as
                        the API's janitor does every
                        SVC_PURGE_INTERVAL_SECONDS; prints the counts
   help
@@ -60,6 +67,10 @@ type Options = {
   role?: string;
   meta?: string;
   verified?: string;
+  type?: string;
+  'user-id'?: string;
+  from?: string;
+  to?: string;
 };
 
 /** What a command may use: the use cases, and the container's purge (it covers the OIDC artifacts too). */
@@ -157,6 +168,15 @@ const COMMANDS: Record<string, Command> = {
   'users:ban': userCommand((auth, tenant, userId) => auth.admin.banUser(tenant, userId)),
   'users:unban': userCommand((auth, tenant, userId) => auth.admin.unbanUser(tenant, userId)),
   'users:delete': userCommand((auth, tenant, userId) => auth.admin.deleteUser(tenant, userId)),
+  'audit-log': {
+    arity: 2,
+    run: async (auth, [id, env], options) => {
+      const { type, 'user-id': userId, from, to, limit, cursor } = options;
+      const query = await validateInput(AuditLogQuery, { type, userId, from, to, limit, cursor }, 'The options');
+      const page = await auth.admin.auditLog(await scope(auth, id, env), auditQueryOf(query));
+      return { entries: page.entries.map(presentAuditEntry), nextCursor: page.nextCursor };
+    },
+  },
   purge: { arity: 0, run: async (_auth, _args, _options, services) => ({ purged: await services.purge() }) },
 };
 
@@ -230,6 +250,10 @@ export async function runCli(
         limit: { type: 'string' },
         cursor: { type: 'string' },
         check: { type: 'boolean' },
+        type: { type: 'string' },
+        'user-id': { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
       },
     });
   } catch (error) {
@@ -260,7 +284,9 @@ export async function runCli(
   }
   const opened = await openAuth();
   try {
-    io.stdout(`${JSON.stringify(await command.run(opened.auth, args, parsed.values, opened), null, 2)}\n`);
+    // What a command changes is in the audit log as the operator's, through the CLI.
+    const answer = await runAs({ type: 'admin', via: 'cli' }, () => command.run(opened.auth, args, parsed.values, opened));
+    io.stdout(`${JSON.stringify(answer, null, 2)}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof AuthError)) throw error;

@@ -20,6 +20,7 @@ const FIELDS: Record<string, [variable: string, text?: (value: never) => string]
   host: ['SVC_HOST'],
   baseUrl: ['SVC_BASE_URL'],
   migrateOnStart: ['SVC_MIGRATE_ON_START'],
+  webhooksAllowPrivate: ['SVC_WEBHOOKS_ALLOW_PRIVATE'],
   redisUrl: ['REDIS_URL'],
   redisPrefix: ['SVC_REDIS_PREFIX'],
   smtpUrl: ['SMTP_URL'],

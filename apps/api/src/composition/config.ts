@@ -23,6 +23,11 @@ export interface Config {
   database: DatabaseConfig;
   /** Run pending migrations at start (SVC_MIGRATE_ON_START, default true); false: refuse to start while any is pending. */
   migrateOnStart: boolean;
+  /**
+   * Let webhooks reach loopback, private and link-local addresses (SVC_WEBHOOKS_ALLOW_PRIVATE,
+   * default false): only for receivers on the same host or network, e.g. in tests.
+   */
+  webhooksAllowPrivate: boolean;
   /** Redis for rate limits shared by every instance; null = in-memory, per process. */
   redisUrl: string | null;
   /** Prefix of every Redis key this service writes (several deployments may share one Redis). */
@@ -124,6 +129,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     baseUrl,
     database: databaseUrl ? { kind: 'postgres', url: databaseUrl, ...(schema !== null ? { schema } : {}) } : { kind: 'sqlite', path: resolve(dataDir, 'svc.sqlite') },
     migrateOnStart: check('SVC_MIGRATE_ON_START', parseBoolean, true),
+    webhooksAllowPrivate: check('SVC_WEBHOOKS_ALLOW_PRIVATE', parseBoolean, false),
     redisUrl: check('REDIS_URL', urlOf(['redis:', 'rediss:'], 'a redis:// or rediss:// URL'), null),
     redisPrefix: check('SVC_REDIS_PREFIX', parseRedisPrefix, 'svc:'),
     smtpUrl: check('SMTP_URL', urlOf(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL'), null),

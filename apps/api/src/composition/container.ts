@@ -4,14 +4,17 @@ import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adap
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
-import { createAuthService, cryptoRandom, purgeExpired, systemClock, withChangeNotices, type AuthDeps, type ChangeFeed, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
+import { createAuthService, createEventRecorder, cryptoRandom, purgeExpired, systemClock, withChangeNotices, type AuthDeps, type ChangeFeed, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import { AfterAnswer } from '../http/after-answer';
 import type { RuntimeConfig } from './dev-secrets';
 import { StartupError } from './config';
 import { Janitor } from './janitor';
+import { HttpWebhookTransport } from './webhook-transport';
+import { WebhookWorker } from './webhook-worker';
 import { createLogger } from './logger';
-import type { Metrics, OutboxDepthSource } from '../http/metrics';
+import { countEvents, type Metrics, type OutboxDepthSource, type WebhookQueueSource } from '../http/metrics';
+import { withRequestContext } from '../http/request-context';
 import { buildRateLimitStore } from './rate-limit-store';
 import { buildOidc } from './oidc-wiring';
 import { buildChangeFeed, type ChangeFeedKind } from './change-feed';
@@ -23,6 +26,10 @@ export interface Container {
   rateLimiter: RateLimiter;
   /** Outbox rows per status for the `svc_outbox_depth` gauge, once there is an outbox. */
   outboxStats?: OutboxDepthSource;
+  /** Webhook messages per status and the oldest due one's wait, for the webhook gauges. */
+  webhookStats: WebhookQueueSource;
+  /** Delivers queued webhooks; started with the outbox worker, stopped by `close()`. */
+  webhookWorker: WebhookWorker;
   /** Sends queued mail; main.ts starts it, `close()` stops it. Not started for the CLI. */
   outboxWorker: OutboxWorker;
   /** One purge of expired rows over every tenant, OIDC artifacts included (`svc purge`). */
@@ -111,7 +118,15 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     // The list shipped with the service, read on the first check of a project that turned it on.
     commonPasswords: new CommonPasswordFile(),
     knownDevices: storage.knownDevices,
+    auditLog: storage.auditLog,
+    webhooks: storage.webhooks,
+    webhookTransport: new HttpWebhookTransport({ allowPrivate: config.webhooksAllowPrivate }),
   };
+  const webhookWorker = new WebhookWorker(deps, { logger, metrics: options.metrics });
+  // Every security event into the audit log with the context of the request it happened in, and
+  // its webhook deliveries in the same transaction; the worker is woken to deliver at once.
+  const recorder = withRequestContext(createEventRecorder({ ...deps, auditLog: storage.auditLog, webhooks: storage.webhooks, onDeliveries: () => webhookWorker.wake() }));
+  deps.events = options.metrics ? countEvents(recorder, options.metrics) : recorder;
   outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
   const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts });
   const janitor = new Janitor({
@@ -134,11 +149,17 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     purge,
     janitor,
     outboxStats: () => storage.outbox.stats(),
+    webhookStats: async () => {
+      const now = new Date();
+      const { counts, oldestDueAt } = await storage.webhooks.stats(now);
+      return { counts, oldestDueSeconds: oldestDueAt ? (now.getTime() - oldestDueAt.getTime()) / 1000 : 0 };
+    },
+    webhookWorker,
     afterAnswer,
     close: async () => {
       // Answered requests first: their mails go into the outbox the worker may still send.
       await afterAnswer.idle();
-      await Promise.all([outboxWorker.stop(), janitor.stop()]);
+      await Promise.all([outboxWorker.stop(), webhookWorker.stop(), janitor.stop()]);
       await changes.feed.close();
       await Promise.all([storage.close(), limits.close()]);
     },

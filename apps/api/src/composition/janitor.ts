@@ -26,6 +26,8 @@ const KIND_LABELS: Record<keyof PurgeCounts, string> = {
   outboxMails: 'outbox_mail',
   oidcArtifacts: 'oidc_artifact',
   knownDevices: 'known_device',
+  auditEntries: 'audit_entry',
+  webhookMessages: 'webhook_message',
 };
 
 const MINUTE_MS = 60_000;

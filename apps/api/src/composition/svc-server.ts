@@ -71,6 +71,7 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
   const metrics = options.metrics ?? createMetrics({ withDefaults: true });
   const container = await buildContainer(config, { logger, metrics });
   if (container.outboxStats) metrics.setOutboxDepthSource(container.outboxStats);
+  metrics.setWebhookQueueSource(container.webhookStats);
   const drain = new Drain();
   const app = createApp({ ...container, logger, config, metrics, stopping: () => drain.stopping });
   const handler = drain.wrap(app as unknown as RequestListener, refuseStopped);
@@ -83,6 +84,7 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
     if (!workers) {
       workers = true;
       container.outboxWorker.start();
+      container.webhookWorker.start();
       container.janitor.start();
     }
     if (startOptions.port === undefined) return { url: null, port: null };

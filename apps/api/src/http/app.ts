@@ -10,6 +10,7 @@ import { corsPreflight } from './middleware/cors';
 import { jsonBody } from './middleware/json-guard';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
+import { requestContext } from './request-context';
 import { requireJson } from './middleware/require-json';
 import { securityHeaders } from './middleware/security-headers';
 import { adminRoutes } from './routes/admin';
@@ -50,7 +51,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(oidcProviderRoutes(deps));
   // Preflights carry no key and no body: answered before anything else looks at them (cors.ts).
   app.use(corsPreflight());
-  app.use(requireJson(), ...jsonBody());
+  app.use(requireJson(), ...jsonBody(), requestContext());
   // Token responses must not be stored by any cache (RFC 6749 §5.1).
   app.use('/api/auth', noStore);
   // The busiest routes first: Express tries every router mounted before the one that matches.
@@ -87,7 +88,6 @@ const noStore: RequestHandler = (_req, res, next) => {
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error);
-    if (error instanceof AuthError) res.locals.authError = error; // read by the metrics (replays)
     const known = error instanceof AuthError ? fromAuthError(error) : fromTransportError(error);
     if (known && known.status < 500) return void res.status(known.status).json(known.body);
     if (known?.body.error === 'service_unavailable') {

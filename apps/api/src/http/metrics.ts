@@ -1,9 +1,13 @@
 import type { RequestHandler } from 'express';
+import type { SecurityEventSink } from '@svc/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { routeOf } from './middleware/request-log';
 
 /** Rows per outbox status (MailOutbox.stats()), read at scrape time. */
 export type OutboxDepthSource = () => Promise<Record<string, number>>;
+
+/** Webhook messages per status, and the oldest due one's wait in seconds (0 when none waits). */
+export type WebhookQueueSource = () => Promise<{ counts: Record<string, number>; oldestDueSeconds: number }>;
 
 /**
  * The service's Prometheus metrics, in a registry of their own: two apps in one process (tests,
@@ -23,10 +27,16 @@ export interface Metrics {
   acceptedRequestsFailed: Counter<'kind'>;
   /** Magic links that would have created a user beyond the address's sign-up budget (nobody created, no mail). */
   magicLinkUsersRefused: Counter;
-  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact, known_device). */
+  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact, known_device, audit_entry, webhook_message). */
   purgedRows: Counter<'kind'>;
   /** Feeds `svc_outbox_depth{status}` once an outbox exists (the container sets it). */
   setOutboxDepthSource(source: OutboxDepthSource): void;
+  /** Webhook delivery attempts by result (sent, failed = will be retried, dead). */
+  webhookDeliveries: Counter<'result'>;
+  /** Seconds from an event to its webhook's delivery. */
+  webhookLag: Histogram;
+  /** Feeds `svc_webhook_queue{status}` and `svc_webhook_oldest_due_seconds` (the container sets it). */
+  setWebhookQueueSource(source: WebhookQueueSource): void;
 }
 
 /** Routes whose outcome is a completed (or refused) sign-in, for `svc_sign_ins_total`. */
@@ -38,6 +48,7 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
   if (options.withDefaults) collectDefaultMetrics({ register: registry, prefix: 'svc_' });
   const registers = [registry];
   let outboxSource: OutboxDepthSource | null = null;
+  let webhookSource: WebhookQueueSource | null = null;
   const metrics: Metrics = {
     registry,
     httpRequests: new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests by method, route pattern and status.', labelNames: ['method', 'route', 'status'], registers }),
@@ -52,7 +63,7 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
     signIns: new Counter({ name: 'svc_sign_ins_total', help: 'Sign-in answers by route and result (success, failure).', labelNames: ['route', 'result'], registers }),
     signUps: new Counter({ name: 'svc_sign_ups_total', help: 'Sign-up answers by result (success, failure).', labelNames: ['result'], registers }),
     refreshes: new Counter({ name: 'svc_token_refreshes_total', help: 'Token refreshes by result (success, failure).', labelNames: ['result'], registers }),
-    replays: new Counter({ name: 'svc_refresh_replays_total', help: 'Refresh tokens presented again after rotation (every session of the user revoked).', registers }),
+    replays: new Counter({ name: 'svc_refresh_replays_total', help: "Refresh tokens presented again after rotation (the user's sessions, or that session, revoked as the project chose).", registers }),
     rateLimited: new Counter({ name: 'svc_rate_limited_total', help: 'Requests refused with 429 by rate-limit rule.', labelNames: ['rule'], registers }),
     limiterStoreFailures: new Counter({ name: 'svc_rate_limit_store_failures_total', help: 'Failed calls to the shared rate-limit store (Redis); limits then apply per process.', registers }),
     acceptedRequestsFailed: new Counter({
@@ -70,7 +81,36 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
     setOutboxDepthSource: (source) => {
       outboxSource = source;
     },
+    webhookDeliveries: new Counter({ name: 'svc_webhook_deliveries_total', help: 'Webhook delivery attempts by result (sent, failed: retried later, dead).', labelNames: ['result'], registers }),
+    webhookLag: new Histogram({
+      name: 'svc_webhook_delivery_lag_seconds',
+      help: 'Seconds from an event to the delivery of its webhook (retries included).',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 30, 300, 3600, 36000],
+      registers,
+    }),
+    setWebhookQueueSource: (source) => {
+      webhookSource = source;
+    },
   };
+  new Gauge({
+    name: 'svc_webhook_queue',
+    help: 'Webhook messages by status (absent until webhooks exist).',
+    labelNames: ['status'],
+    registers,
+    async collect() {
+      if (!webhookSource) return;
+      this.reset();
+      for (const [status, count] of Object.entries((await webhookSource()).counts)) this.set({ status }, count);
+    },
+  });
+  new Gauge({
+    name: 'svc_webhook_oldest_due_seconds',
+    help: 'How long the oldest due webhook message has waited (0 when none waits): delivery lag now.',
+    registers,
+    async collect() {
+      if (webhookSource) this.set((await webhookSource()).oldestDueSeconds);
+    },
+  });
   new Gauge({
     name: 'svc_outbox_depth',
     help: 'Outbox mails by status (absent until the outbox exists).',
@@ -94,15 +134,13 @@ export interface CountedAnswer {
   seconds: number;
   /** The rule that refused it with 429, if one did. */
   rateLimitedBy?: unknown;
-  /** The AuthError it failed with, if any (replays are told apart by its reason). */
-  authError?: unknown;
 }
 
 /**
  * Counts every answer when it is sent: by route pattern (never the raw path, so ids and query
  * strings neither leak nor explode the label set) and status, and the auth outcomes derived from
- * route + status. Replays are told apart by the code's reason, which the error handler leaves
- * on `res.locals.authError`; 429s by the rule the rate limiter leaves on `res.locals.rateLimited`.
+ * route + status; 429s by the rule the rate limiter leaves on `res.locals.rateLimited`. Replays
+ * are counted from their event (countEvents).
  */
 export function countRequests(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
@@ -114,7 +152,6 @@ export function countRequests(metrics: Metrics): RequestHandler {
         status: res.statusCode,
         seconds: Number(process.hrtime.bigint() - started) / 1e9,
         rateLimitedBy: res.locals.rateLimited,
-        authError: res.locals.authError,
       });
     });
     next();
@@ -131,5 +168,14 @@ export function countAnswer(metrics: Metrics, answer: CountedAnswer): void {
   if (SIGN_IN_ROUTES.has(route)) metrics.signIns.inc({ route, result });
   else if (route === '/api/auth/signup') metrics.signUps.inc({ result });
   else if (route === '/api/auth/refresh') metrics.refreshes.inc({ result });
-  if ((answer.authError as { details?: { reason?: unknown } } | undefined)?.details?.reason === 'reuse_detected') metrics.replays.inc();
+}
+
+/** `sink`, counting the security events the metrics show (replayed refresh tokens). */
+export function countEvents(sink: SecurityEventSink, metrics: Pick<Metrics, 'replays'>): SecurityEventSink {
+  return {
+    emit: async (scope, event) => {
+      if (event.type === 'refresh_token.reused') metrics.replays.inc();
+      await sink.emit(scope, event);
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Project, TokenBundle, User } from '@svc/core';
+import type { ApiKeyRecord, AuditEntry, Project, TokenBundle, User } from '@svc/core';
 
 // Responses are built field by field from these functions only, so a new column on a record
 // (a hash, a ban date) can never reach a client by accident.
@@ -59,6 +59,8 @@ export function presentProject(project: Project) {
     absoluteSessionLifetimeSeconds: project.absoluteSessionLifetimeSeconds,
     rejectCommonPasswords: project.rejectCommonPasswords,
     rateLimits: project.rateLimits,
+    auditRetentionDays: project.auditRetentionDays,
+    refreshReuseResponse: project.refreshReuseResponse,
     createdAt: iso(project.createdAt),
     updatedAt: iso(project.updatedAt),
   };
@@ -72,4 +74,19 @@ export function presentApiKey(key: ApiKeyRecord) {
 /** The contract's token bundle: exactly accessToken, refreshToken, expiresIn. */
 export function presentTokens(tokens: TokenBundle) {
   return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn };
+}
+
+/** An audit entry as the admin API and the CLI show it (its expiry is housekeeping, not shown). */
+export function presentAuditEntry(entry: AuditEntry) {
+  return {
+    id: entry.id,
+    type: entry.type,
+    at: iso(entry.at),
+    userId: entry.userId,
+    actor: entry.actor,
+    clientAddress: entry.clientAddress,
+    userAgent: entry.userAgent,
+    requestId: entry.requestId,
+    data: entry.data,
+  };
 }

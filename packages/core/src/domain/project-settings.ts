@@ -2,6 +2,7 @@ import { emailTemplatesProblem } from './email-templates';
 import { isPlan, PLANS, type ProjectSettings, type TokenLifetimes } from './project';
 import { appUrlMessage, isAppUrl, isOrigin, originMessage } from './redirect-url';
 import { webAuthnSettingsProblem } from './relying-party';
+import { AUDIT_RETENTION_DAYS, REFRESH_REUSE_RESPONSES } from './security-event';
 import { displayNameProblem } from './text';
 import { rateLimitOverridesProblem } from './rate-limit-overrides';
 import { userMetaProblem } from './user';
@@ -44,9 +45,19 @@ const CHECKS: Readonly<Record<keyof ProjectSettings, Check>> = {
   refreshTokenTtlSeconds: lifetimeProblem,
   refreshReuseGraceSeconds: lifetimeProblem,
   absoluteSessionLifetimeSeconds: lifetimeProblem,
-  rejectCommonPasswords: (value, field) => (typeof value === 'boolean' ? null : `${field} must be true or false.`),
+  rejectCommonPasswords: booleanProblem,
   rateLimits: nullable(rateLimitOverridesProblem),
+  auditRetentionDays: (value, field) => {
+    const { min, max } = AUDIT_RETENTION_DAYS;
+    return Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? null : `${field} must be an integer from ${min} to ${max}.`;
+  },
+  refreshReuseResponse: (value, field) =>
+    (REFRESH_REUSE_RESPONSES as readonly unknown[]).includes(value) ? null : `${field} must be one of ${REFRESH_REUSE_RESPONSES.join(', ')}.`,
 };
+
+function booleanProblem(value: unknown, field: string): string | null {
+  return typeof value === 'boolean' ? null : `${field} must be true or false.`;
+}
 
 /**
  * Why `settings` cannot be saved on a project, as a message naming the first bad field, or null.

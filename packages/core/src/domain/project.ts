@@ -1,6 +1,7 @@
 import type { WebAuthnSettings } from './relying-party';
 import type { EmailTemplates } from './email-templates';
 import type { RateLimitOverrides } from './rate-limit-overrides';
+import type { RefreshReuseResponse } from './security-event';
 
 export const PLANS = ['FREE', 'SOLO', 'PRO'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -24,6 +25,12 @@ export interface TokenLifetimes {
 }
 
 const DAY_SECONDS = 24 * 60 * 60;
+
+/** The security settings of a new project, when its creator sets none. */
+export const DEFAULT_SECURITY_SETTINGS: Pick<Project, 'auditRetentionDays' | 'refreshReuseResponse'> = {
+  auditRetentionDays: 90,
+  refreshReuseResponse: 'revoke_all_sessions',
+};
 
 export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
   accessTokenTtlSeconds: 900,
@@ -55,6 +62,13 @@ export interface Project extends TokenLifetimes {
   rejectCommonPasswords: boolean;
   /** The project's own rate limits per environment, over the service's; null = the service's. */
   rateLimits: RateLimitOverrides | null;
+  /** Days an audit-log entry is kept from when it was written; then the janitor deletes it. */
+  auditRetentionDays: number;
+  /**
+   * What a replayed refresh token ends: every session of its user (the contract's behaviour,
+   * the default) or only the session it belongs to. The event is emitted either way.
+   */
+  refreshReuseResponse: RefreshReuseResponse;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -80,6 +94,8 @@ export type ProjectSettings = Partial<
     | 'absoluteSessionLifetimeSeconds'
     | 'rejectCommonPasswords'
     | 'rateLimits'
+    | 'auditRetentionDays'
+    | 'refreshReuseResponse'
   >
 >;
 

@@ -22,6 +22,10 @@ import { InMemoryIdentityRepository } from './in-memory-identity-repository';
 import { InMemoryOAuthProviderStore } from './in-memory-oauth-provider-store';
 import { InMemoryCommonPasswordList } from './in-memory-common-password-list';
 import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
+import { InMemoryAuditLog } from './in-memory-audit-log';
+import { createEventRecorder } from '../use-cases/events/record-event';
+import { InMemoryWebhookStore } from './in-memory-webhook-store';
+import { RecordingWebhookTransport } from './recording-webhook-transport';
 
 export const TEST_ISSUER = 'http://svc.test';
 
@@ -40,6 +44,11 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
   const signingKeys = overrides.signingKeys ?? storage.signingKeys;
   const clock = (overrides.clock as FixedClock | undefined) ?? new FixedClock();
   const oneTimeTokens = overrides.oneTimeTokens ?? new InMemoryOneTimeTokenStore();
+  const projects = overrides.projects ?? storage.projects;
+  const webhooks = overrides.webhooks ?? new InMemoryWebhookStore();
+  // Shares the webhook store: an event's deliveries are queued with its entry.
+  const auditLog = overrides.auditLog ?? new InMemoryAuditLog(webhooks);
+  const random = overrides.random ?? cryptoRandom;
   return {
     settings: { issuer: TEST_ISSUER, planUserLimits: DEFAULT_PLAN_USER_LIMITS },
     random: cryptoRandom,
@@ -64,6 +73,11 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
     // A few words; the API ships the real list (CommonPasswordFile in adapters-crypto).
     commonPasswords: new InMemoryCommonPasswordList(),
     knownDevices: new InMemoryKnownDeviceStore(),
+    auditLog,
+    webhooks,
+    webhookTransport: new RecordingWebhookTransport(),
+    // Every event into the audit log and to the subscribed webhooks, as the API records them.
+    events: createEventRecorder({ clock, random, projects, auditLog, webhooks }),
     ...overrides,
     clock,
   };

@@ -5,6 +5,8 @@ import { FakeAccessTokenCodec, FakeSigningKeyFactory } from './fake-access-token
 import { FakePasswordHasher } from './fake-password-hasher';
 import { FixedClock } from './fixed-clock';
 import { createInMemoryStorage } from './in-memory-deps';
+import { InMemoryAuditLog } from './in-memory-audit-log';
+import { InMemoryWebhookStore } from './in-memory-webhook-store';
 import { InMemoryIdentityRepository } from './in-memory-identity-repository';
 import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
 import { InMemoryMailOutbox } from './in-memory-mail-outbox';
@@ -28,6 +30,7 @@ import { totpAlgorithmContract } from './totp-algorithm.contract';
 /** Every storage port in process memory, fresh for each suite. */
 function memory(): AllStoragePorts {
   const oneTimeTokens = new InMemoryOneTimeTokenStore();
+  const webhooks = new InMemoryWebhookStore();
   return {
     ...createInMemoryStorage(),
     oneTimeTokens,
@@ -39,6 +42,9 @@ function memory(): AllStoragePorts {
     identities: new InMemoryIdentityRepository(),
     oidcClients: new InMemoryOidcClientStore(),
     oidcArtifacts: new InMemoryOidcArtifactStore(),
+    // Share the webhook store: an entry's deliveries are queued with it.
+    auditLog: new InMemoryAuditLog(webhooks),
+    webhooks,
   };
 }
 

@@ -7,7 +7,11 @@ import type { OidcClientStore } from '../ports/oidc-client-store';
 import type { OneTimeTokenStore } from '../ports/one-time-token-store';
 import type { PasskeyStore } from '../ports/passkey-store';
 import type { TwoFactorStore } from '../ports/two-factor-store';
+import type { AuditLog } from '../ports/audit-log';
 import { apiKeyRepositoryContract } from './api-key-repository.contract';
+import { auditLogContract } from './audit-log.contract';
+import { webhookStoreContract } from './webhook-store.contract';
+import type { WebhookStore } from '../ports/webhook-store';
 import { knownDeviceStoreContract } from './known-device-store.contract';
 import { mailOutboxContract } from './mail-outbox.contract';
 import { oauthStorageContract } from './oauth-storage.contract';
@@ -34,6 +38,8 @@ export interface AllStoragePorts extends StoragePorts {
   identities: IdentityRepository;
   oidcClients: OidcClientStore;
   oidcArtifacts: OidcArtifactStore;
+  auditLog: AuditLog;
+  webhooks: WebhookStore;
 }
 
 /** Opens a fresh storage (every port over one database) for one suite; `close` drops it. */
@@ -61,4 +67,6 @@ export function storageContracts(label: string, factory: AllStorageFactory): voi
   oauthStorageContract(label, withPorts);
   oidcClientStoreContract(label, withPorts);
   oidcArtifactStoreContract(label, withPorts);
+  auditLogContract(label, withPorts);
+  webhookStoreContract(label, withPorts);
 }

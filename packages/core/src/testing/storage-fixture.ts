@@ -1,5 +1,5 @@
 import type { Environment, TenantScope } from '../domain/environment';
-import { DEFAULT_TOKEN_LIFETIMES, type Project } from '../domain/project';
+import { DEFAULT_SECURITY_SETTINGS, DEFAULT_TOKEN_LIFETIMES, type Project } from '../domain/project';
 import type { User } from '../domain/user';
 import type { StoragePorts } from '../ports/storage-ports';
 
@@ -35,6 +35,7 @@ export function projectFixture(overrides: Partial<Project> = {}): Project {
     rejectCommonPasswords: false,
     rateLimits: null,
     ...DEFAULT_TOKEN_LIFETIMES,
+    ...DEFAULT_SECURITY_SETTINGS,
     createdAt: now,
     updatedAt: now,
     ...overrides,

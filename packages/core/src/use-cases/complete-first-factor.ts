@@ -1,12 +1,14 @@
 import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
+import type { SignInFailureReason, SignInMethod } from '../domain/security-event';
 import { newBearerSecret, sha256Hex } from '../domain/secrets';
 import type { TokenBundle } from '../domain/tokens';
 import { TWO_FACTOR_CHALLENGE_TTL_SECONDS, type SecondFactorMethod } from '../domain/two-factor';
 import { isBanned, type User } from '../domain/user';
 import { hasCapability, type AuthDeps, type OptionalDeps } from './deps';
-import { startSession } from './issue-tokens';
+import { emitEvent } from './events/record-event';
+import { openSession } from './issue-tokens';
 
 /** A finished sign-in: the user as signed in and the first token bundle of a new session. */
 export type SignedIn = { user: User } & TokenBundle;
@@ -22,16 +24,28 @@ export interface TwoFactorChallenge {
 /** What every password-equivalent sign-in path answers: tokens, or a second-factor challenge. */
 export type SignInResult = ({ twoFactorRequired: false } & SignedIn) | TwoFactorChallenge;
 
-type SessionDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens'>;
+type SessionDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens'> & OptionalDeps<'events'>;
 /** Without the TOTP capability no user has a second factor to ask for. */
 export type FirstFactorDeps = SessionDeps & OptionalDeps<'twoFactor' | 'totp' | 'secretBox' | 'oneTimeTokens'>;
 
-/** Records lastLoginAt and starts a session: the last step of every successful sign-in. */
-export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User): Promise<SignedIn> {
+/** Records lastLoginAt and starts a session: the last step of every successful sign-in, which it reports. */
+export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User, method: SignInMethod): Promise<SignedIn> {
   const now = deps.clock.now();
   await deps.users.recordLogin(scope, user.id, now);
-  const bundle = await startSession(deps, scope, project, user);
+  const { sessionId, bundle } = await openSession(deps, scope, project, user);
+  await emitEvent(deps, scope, { type: 'user.signed_in', userId: user.id, actor: { type: 'user', userId: user.id }, data: { sessionId, method } });
   return { user: { ...user, lastLoginAt: now }, ...bundle };
+}
+
+/** Reports a refused sign-in (never what was tried), then throws `code`. */
+export async function refuseSignIn(
+  deps: OptionalDeps<'events'>,
+  scope: TenantScope,
+  refusal: { userId?: string; method: SignInMethod; reason: SignInFailureReason },
+): Promise<never> {
+  const { userId, method, reason } = refusal;
+  await emitEvent(deps, scope, { type: 'user.sign_in_failed', userId, data: { method, reason } });
+  throw new AuthError(reason);
 }
 
 /**
@@ -44,12 +58,13 @@ export async function completeFirstFactor(
   scope: TenantScope,
   project: Project,
   user: User,
+  method: SignInMethod,
 ): Promise<SignInResult> {
-  if (isBanned(user)) throw new AuthError('user_banned');
+  if (isBanned(user)) return refuseSignIn(deps, scope, { userId: user.id, method, reason: 'user_banned' });
   if (hasCapability(deps, 'totp') && (await deps.twoFactor.findTotp(scope, user.id))?.status === 'enabled') {
     return issueTwoFactorChallenge(deps, scope, user);
   }
-  return { twoFactorRequired: false, ...(await finishSignIn(deps, scope, project, user)) };
+  return { twoFactorRequired: false, ...(await finishSignIn(deps, scope, project, user, method)) };
 }
 
 async function issueTwoFactorChallenge(

@@ -20,6 +20,10 @@ import type { IdentityRepository } from '../ports/identity-repository';
 import type { OAuthProviderClient } from '../ports/oauth-provider-client';
 import type { CommonPasswordList } from '../ports/common-password-list';
 import type { KnownDeviceStore } from '../ports/known-device-store';
+import type { SecurityEventSink } from '../ports/security-event-sink';
+import type { AuditLog } from '../ports/audit-log';
+import type { WebhookStore } from '../ports/webhook-store';
+import type { WebhookTransport } from '../ports/webhook-transport';
 
 export interface AuthSettings {
   /** `iss` of every access token: the service's base URL. */
@@ -43,6 +47,11 @@ export interface CoreDeps {
   keyFactory: SigningKeyFactory;
   tokens: AccessTokenCodec;
   passwords: PasswordHasher;
+  /**
+   * Where security events go (the audit log and webhooks: createEventRecorder). Without one the
+   * service records nothing, as before events existed.
+   */
+  events?: SecurityEventSink;
 }
 
 /** TOTP second factor: enrolment, and the challenge a password-equivalent sign-in then asks for. */
@@ -86,8 +95,20 @@ export interface CommonPasswordDeps {
   commonPasswords: CommonPasswordList;
 }
 
+/** The audit log: what the event recorder wrote, read back by the admin API. */
+export interface AuditDeps {
+  auditLog: AuditLog;
+}
+
+/** Webhooks: endpoints and their delivery queue, and the transport that signs and sends. */
+export interface WebhookParts {
+  webhooks: WebhookStore;
+  webhookTransport: WebhookTransport;
+  secretBox: SecretBox;
+}
+
 /** Every part of every capability. Each use case picks only the members it uses. */
-export type AuthDeps = CoreDeps & TotpDeps & PasskeyDeps & MailDeps & OAuthDeps & KnownDeviceDeps & CommonPasswordDeps;
+export type AuthDeps = CoreDeps & TotpDeps & PasskeyDeps & MailDeps & OAuthDeps & KnownDeviceDeps & CommonPasswordDeps & AuditDeps & WebhookParts;
 
 /** The parts of `K` a use case works without (it skips what they are for). */
 export type OptionalDeps<K extends keyof AuthDeps> = Partial<Pick<AuthDeps, K>>;
@@ -103,6 +124,8 @@ export const CAPABILITY_PARTS = {
   oauth: ['oauthProviders', 'identities', 'oauthClient', 'secretBox', 'oneTimeTokens'],
   knownDevices: ['knownDevices'],
   commonPasswords: ['commonPasswords'],
+  audit: ['auditLog'],
+  webhooks: ['webhooks', 'webhookTransport', 'secretBox'],
 } as const satisfies Record<string, readonly (keyof AuthDeps)[]>;
 
 export type Capability = keyof typeof CAPABILITY_PARTS;

@@ -38,6 +38,16 @@ export async function startSession(
   project: Project,
   user: Pick<User, 'id' | 'email' | 'role'>,
 ): Promise<TokenBundle> {
+  return (await openSession(deps, scope, project, user)).bundle;
+}
+
+/** `startSession`, with the id of the session it started (for the sign-in event). */
+export async function openSession(
+  deps: SignDeps & Pick<AuthDeps, 'sessions'>,
+  scope: TenantScope,
+  project: Project,
+  user: Pick<User, 'id' | 'email' | 'role'>,
+): Promise<{ sessionId: string; bundle: TokenBundle }> {
   const now = deps.clock.now();
   const sessionId = deps.random.uuid();
   const refreshToken = newBearerSecret(deps.random);
@@ -50,5 +60,5 @@ export async function startSession(
     refreshExpiresAt: refreshTokenExpiry(now, now, project),
   });
   const accessToken = await signAccessToken(deps, scope, project, user, sessionId);
-  return { accessToken, refreshToken, expiresIn: project.accessTokenTtlSeconds };
+  return { sessionId, bundle: { accessToken, refreshToken, expiresIn: project.accessTokenTtlSeconds } };
 }

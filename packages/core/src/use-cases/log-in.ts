@@ -1,9 +1,8 @@
-import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
 import type { SignInClient } from '../domain/known-device';
 import { normalizeEmail } from '../domain/user';
-import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from './complete-first-factor';
+import { completeFirstFactor, refuseSignIn, type FirstFactorDeps, type SignInResult } from './complete-first-factor';
 import type { AuthDeps, OptionalDeps } from './deps';
 import { isKnownClient, rememberClient } from './known-clients';
 
@@ -39,11 +38,11 @@ export async function logIn(
   const matches = user?.passwordHash
     ? await deps.passwords.verify(input.password, user.passwordHash)
     : await deps.passwords.verifyDummy(input.password);
-  if (!user || !matches) throw new AuthError('invalid_credentials');
+  if (!user || !matches) return refuseSignIn(deps, scope, { userId: user?.id, method: 'password', reason: 'invalid_credentials' });
   // Banned is told only after the password matched (completeFirstFactor checks it): it reveals
   // nothing to a guesser. A user with TOTP on gets the second-factor challenge instead of tokens,
   // and its client becomes known only once the second factor is done too.
-  const result = await completeFirstFactor(deps, scope, project, user);
+  const result = await completeFirstFactor(deps, scope, project, user, 'password');
   if (!result.twoFactorRequired) await rememberClient(deps, scope, user.id, options.client);
   return result;
 }

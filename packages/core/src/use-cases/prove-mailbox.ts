@@ -3,10 +3,11 @@ import { mailboxClaim, type AccountSetup, type MailboxProof } from '../domain/ma
 import type { OneTimePurpose } from '../domain/one-time-token';
 import type { User } from '../domain/user';
 import type { AuthDeps, OptionalDeps } from './deps';
+import { emitEvent } from './events/record-event';
 
 /** A capability the service was built without has set nothing up, so there is nothing of it to end. */
 export type MailboxProofDeps = Pick<AuthDeps, 'clock' | 'users' | 'sessions'> &
-  OptionalDeps<'oneTimeTokens' | 'twoFactor' | 'passkeys' | 'identities' | 'knownDevices'>;
+  OptionalDeps<'oneTimeTokens' | 'twoFactor' | 'passkeys' | 'identities' | 'knownDevices' | 'events'>;
 
 /** Every one-time token that acts for a user: a link, a challenge, an exchange code. */
 const USER_TOKENS: OneTimePurpose[] = ['magic_link', 'password_reset', 'two_factor', 'webauthn_challenge', 'oauth_exchange'];
@@ -23,6 +24,7 @@ export async function proveMailbox(deps: MailboxProofDeps, scope: TenantScope, u
   if (!claim) return user;
   for (const setup of claim.ends) await end(deps, scope, user.id, setup);
   await deps.users.markEmailVerified(scope, user.id);
+  if (!user.emailVerified) await emitEvent(deps, scope, { type: 'email.verified', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
   return { ...user, emailVerified: true, passwordHash: claim.ends.includes('password') ? null : user.passwordHash };
 }
 

@@ -13,12 +13,16 @@ export interface PurgeCounts {
   oidcArtifacts: number;
   /** Known clients whose last sign-in is older than the retention (90 days). */
   knownDevices: number;
+  /** Audit-log entries past their project's retention. */
+  auditEntries: number;
+  /** Delivered and dead webhook messages (with their delivery log) older than the outbox retention. */
+  webhookMessages: number;
 }
 
 export interface PurgeOptions {
   /** Rows per statement (default 1000): each batch is short, so no sweep holds a big lock. */
   batchSize?: number;
-  /** How long sent and dead mails stay listed (default 7 days). */
+  /** How long sent and dead mails, and delivered and dead webhook messages, stay listed (default 7 days). */
   outboxRetentionSeconds?: number;
 }
 
@@ -27,27 +31,29 @@ export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
 /** Stores of capabilities a host left out, and the OIDC provider's (docs/decisions.md#hosted-oidc-provider), are optional: nothing to purge. */
 type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions'> &
-  OptionalDeps<'oneTimeTokens' | 'outbox' | 'knownDevices'> & { oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'> };
+  OptionalDeps<'oneTimeTokens' | 'outbox' | 'knownDevices' | 'auditLog' | 'webhooks'> & { oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'> };
 
 /**
  * Deletes what nobody can use any more, over every tenant: revoked sessions, expired refresh
  * tokens and the sessions they leave unrefreshable, expired one-time tokens, finished mails past
  * the retention, known clients not seen within theirs, and expired OIDC provider artifacts when
- * the host has the provider. Each kind runs in batches until one comes back short; one `now` for all.
+ * the host has the provider, and audit entries past their project's retention. Each kind runs in batches until one comes back short; one `now` for all.
  */
 export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}): Promise<PurgeCounts> {
   const limit = options.batchSize ?? DEFAULT_PURGE_BATCH_SIZE;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError('batchSize must be a positive integer');
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - (options.outboxRetentionSeconds ?? DEFAULT_OUTBOX_RETENTION_SECONDS) * 1000);
-  const counts: PurgeCounts = { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0 };
+  const counts: PurgeCounts = { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0 };
   counts.sessions += await inBatches(limit, () => deps.sessions.deleteRevoked(now, limit));
   counts.refreshTokens = await inBatches(limit, async () => {
     const batch = await deps.sessions.deleteExpired(now, limit);
     counts.sessions += batch.sessions;
     return batch.refreshTokens;
   });
-  const { oneTimeTokens, outbox, knownDevices, oidcArtifacts } = deps;
+  const { oneTimeTokens, outbox, knownDevices, oidcArtifacts, auditLog, webhooks } = deps;
+  if (webhooks) counts.webhookMessages = await inBatches(limit, () => webhooks.deleteFinishedBefore(cutoff, limit));
+  if (auditLog) counts.auditEntries = await inBatches(limit, () => auditLog.deleteExpired(now, limit));
   if (oneTimeTokens) counts.oneTimeTokens = await inBatches(limit, () => oneTimeTokens.deleteExpired(now, limit));
   if (outbox) counts.outboxMails = await inBatches(limit, () => outbox.deleteFinishedBefore(cutoff, limit));
   const unknownFrom = knownSince(now);

@@ -2,13 +2,14 @@ import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
 import { hmacBase64Url, sha256Hex } from '../domain/secrets';
-import { refreshTokenExpiry, sessionEndsAt } from '../domain/session';
+import { refreshTokenExpiry, sessionEndsAt, type RefreshTokenRecord } from '../domain/session';
 import type { TokenBundle } from '../domain/tokens';
 import { isBanned } from '../domain/user';
-import type { AuthDeps } from './deps';
+import type { AuthDeps, OptionalDeps } from './deps';
+import { emitEvent } from './events/record-event';
 import { signAccessToken } from './issue-tokens';
 
-type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' | 'tokens'>;
+type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' | 'tokens'> & OptionalDeps<'events'>;
 
 /**
  * `POST /api/auth/refresh`. The presented token is consumed by the store's atomic rotation primitive.
@@ -36,7 +37,9 @@ export async function refreshTokens(
   // The absolute session lifetime: past it the session ends for good (not a replay, so the
   // user's other sessions stay), whatever its tokens' own expiry says.
   if (now >= sessionEndsAt(record.sessionCreatedAt, project)) {
-    await deps.sessions.revoke(scope, record.sessionId, now);
+    if (await deps.sessions.revoke(scope, record.sessionId, now)) {
+      await emitEvent(deps, scope, { type: 'session.revoked', userId: record.userId, data: { sessionId: record.sessionId, why: 'session_ended' } });
+    }
     throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'session_ended' } });
   }
   const successor = hmacBase64Url(record.rotationKey, refreshToken);
@@ -48,13 +51,30 @@ export async function refreshTokens(
     reuseGraceSeconds: project.refreshReuseGraceSeconds,
   });
   if (result.status === 'unknown') throw new AuthError('invalid_refresh_token');
-  if (result.status === 'reused') {
-    // Replay: revoke every session of the user, and let that stand although the request fails.
-    await deps.sessions.revokeAllForUser(scope, record.userId, now);
-    throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'reuse_detected' } });
-  }
+  if (result.status === 'reused') await answerReplay(deps, scope, project, record, now);
   // Checked after the rotation, as before: a banned user's token is used up, not left to retry.
   if (isBanned(user)) throw new AuthError('invalid_refresh_token');
   const accessToken = await signAccessToken(deps, scope, project, user, record.sessionId);
   return { accessToken, refreshToken: successor, expiresIn: project.accessTokenTtlSeconds };
+}
+
+/**
+ * A used token presented again: someone holds a copy. Ends every session of the user (the
+ * contract's rule) or, where the project chose so, only the token's own session; the revocation
+ * stands although the request fails, and the event is emitted either way. Always throws.
+ */
+async function answerReplay(
+  deps: RefreshDeps,
+  scope: TenantScope,
+  project: Project,
+  record: Pick<RefreshTokenRecord, 'userId' | 'sessionId'>,
+  now: Date,
+): Promise<never> {
+  const response = project.refreshReuseResponse;
+  const sessionsRevoked =
+    response === 'revoke_session'
+      ? Number(await deps.sessions.revoke(scope, record.sessionId, now))
+      : await deps.sessions.revokeAllForUser(scope, record.userId, now);
+  await emitEvent(deps, scope, { type: 'refresh_token.reused', userId: record.userId, data: { sessionId: record.sessionId, response, sessionsRevoked } });
+  throw new AuthError('invalid_refresh_token');
 }

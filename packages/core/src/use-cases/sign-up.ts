@@ -6,6 +6,7 @@ import { isBanned, newUser, normalizeEmail, userMetaProblem, type User, type Use
 import type { AuthDeps, OptionalDeps } from './deps';
 import { startSession } from './issue-tokens';
 import { acceptNewPassword } from './accept-new-password';
+import { emitEvent } from './events/record-event';
 
 export interface SignUpInput {
   email: string;
@@ -15,7 +16,7 @@ export interface SignUpInput {
 
 /** `POST /api/auth/signup`: creates the user in the key's scope and signs them in at once. */
 export async function signUp(
-  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'> & OptionalDeps<'commonPasswords'>,
+  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'> & OptionalDeps<'commonPasswords' | 'events'>,
   scope: TenantScope,
   project: Project,
   input: SignUpInput,
@@ -37,6 +38,7 @@ export async function signUp(
   const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
   if (created.status === 'limit_reached') throw new AuthError('plan_limit_reached');
   if (created.status === 'exists') await refuseExisting(deps, scope, email, { racing: true });
+  await emitEvent(deps, scope, { type: 'user.created', userId: user.id, actor: { type: 'user', userId: user.id }, data: { method: 'password' } });
   return { user, ...(await startSession(deps, scope, project, user)) };
 }
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { isUuid, MAX_EMAIL, MAX_PAGE_SIZE, MAX_SEARCH_TEXT, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates, type RateLimitOverrides } from '@svc/core';
+import { isUuid, MAX_EMAIL, MAX_PAGE_SIZE, MAX_SEARCH_TEXT, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates, type RateLimitOverrides, type RefreshReuseResponse } from '@svc/core';
 import { IsEnvironment, Trim } from './checks';
 
 /**
@@ -30,6 +30,10 @@ class ProjectFieldsDto {
   @Allow() rejectCommonPasswords?: boolean;
   /** The project's own rate limits per environment (`{ sandbox: { signup: { limit: 500 } } }`); null clears them. */
   @Allow() rateLimits?: RateLimitOverrides | null;
+  /** Days audit entries are kept (1-3650, default 90). */
+  @Allow() auditRetentionDays?: number;
+  /** `revoke_all_sessions` (default) or `revoke_session`: what a replayed refresh token ends. */
+  @Allow() refreshReuseResponse?: RefreshReuseResponse;
 }
 
 /** Body of POST /admin/projects (the OpenAPI document): a name and optional settings. */

@@ -3,6 +3,7 @@ import type { AppDeps } from '../app-deps';
 import type { ConsoleSessions } from '../console-session';
 import { requireAdminOrConsole } from '../middleware/admin-auth';
 import { limited } from './guards';
+import { actAs } from '../request-context';
 import { adminApiKeyRoutes } from './admin-api-keys';
 import { adminProjectRoutes } from './admin-projects';
 import { adminSigningKeyRoutes } from './admin-signing-keys';
@@ -10,6 +11,8 @@ import { adminUserRoutes } from './admin-users';
 import { adminOAuthProviderRoutes } from './admin-oauth-providers';
 import { adminOutboxRoutes } from './admin-outbox';
 import { adminOidcClientRoutes } from './admin-oidc-clients';
+import { adminAuditLogRoutes } from './admin-audit-log';
+import { adminWebhookRoutes } from './admin-webhooks';
 
 /**
  * The admin API (the OpenAPI document), mounted at /admin. The token is checked before routing, so without
@@ -21,7 +24,10 @@ export function adminRoutes(deps: AppDeps, consoleSessions: ConsoleSessions): Ro
   return Router()
     .use(limited(deps, 'admin'))
     .use(requireAdminOrConsole(deps.config.adminToken, consoleSessions))
+    // The actor of every event an admin request causes: a bearer is the admin token, else the guard accepted a console session.
+    .use((req, res, next) => actAs({ type: 'admin', via: req.get('authorization') === undefined ? 'console' : 'admin_token' })(req, res, next))
     .use(adminProjectRoutes(deps), adminApiKeyRoutes(deps), adminSigningKeyRoutes(deps), adminUserRoutes(deps), adminOutboxRoutes(deps))
     .use(adminOAuthProviderRoutes(deps))
-    .use(adminOidcClientRoutes(deps));
+    .use(adminOidcClientRoutes(deps))
+    .use(adminAuditLogRoutes(deps), adminWebhookRoutes(deps));
 }

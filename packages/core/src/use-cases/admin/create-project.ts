@@ -1,5 +1,5 @@
 import { ENVIRONMENTS, type Environment } from '../../domain/environment';
-import { DEFAULT_TOKEN_LIFETIMES, type Project, type ProjectSettings } from '../../domain/project';
+import { DEFAULT_SECURITY_SETTINGS, DEFAULT_TOKEN_LIFETIMES, type Project, type ProjectSettings } from '../../domain/project';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { assertProjectSettings } from './update-project';
 import { createApiKey } from './create-api-key';
@@ -37,6 +37,8 @@ export async function createProject(
     absoluteSessionLifetimeSeconds: settings.absoluteSessionLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIMES.absoluteSessionLifetimeSeconds,
     rejectCommonPasswords: settings.rejectCommonPasswords ?? false,
     rateLimits: settings.rateLimits ?? null,
+    auditRetentionDays: settings.auditRetentionDays ?? DEFAULT_SECURITY_SETTINGS.auditRetentionDays,
+    refreshReuseResponse: settings.refreshReuseResponse ?? DEFAULT_SECURITY_SETTINGS.refreshReuseResponse,
     createdAt: now,
     updatedAt: now,
   };

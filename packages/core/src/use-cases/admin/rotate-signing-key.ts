@@ -2,15 +2,17 @@ import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
 import { CLOCK_LEEWAY_SECONDS } from '../../domain/tokens';
 import type { PublicJwk } from '../../ports/access-token-codec';
-import type { AuthDeps } from '../deps';
+import type { AuthDeps, OptionalDeps } from '../deps';
+import { emitEvent } from '../events/record-event';
 
 /** Makes a fresh key pair current; the old public key stays published (see publishedKeys). */
 export async function rotateSigningKey(
-  deps: Pick<AuthDeps, 'clock' | 'signingKeys' | 'keyFactory'>,
+  deps: Pick<AuthDeps, 'clock' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'events'>,
   scope: TenantScope,
 ): Promise<{ kid: string; publicKey: string }> {
   const key = await deps.keyFactory.generate(scope, deps.clock.now());
   await deps.signingKeys.rotate(scope, key);
+  await emitEvent(deps, scope, { type: 'signing_key.rotated', data: { kid: key.kid } });
   return { kid: key.kid, publicKey: key.publicKeyPem };
 }
 

@@ -2,6 +2,9 @@ import { AuthError } from '../../errors';
 import type { Project, ProjectSettings } from '../../domain/project';
 import { projectSettingsProblem } from '../../domain/project-settings';
 import type { AuthDeps, OptionalDeps } from '../deps';
+import { ENVIRONMENTS } from '../../domain/environment';
+import { settingsChange } from '../../domain/security-event';
+import { emitEvent } from '../events/record-event';
 
 export async function getProject(deps: Pick<AuthDeps, 'projects'>, projectId: string): Promise<Project> {
   const project = await deps.projects.findById(projectId);
@@ -10,13 +13,17 @@ export async function getProject(deps: Pick<AuthDeps, 'projects'>, projectId: st
 }
 
 export async function updateProject(
-  deps: Pick<AuthDeps, 'clock' | 'projects'> & OptionalDeps<'commonPasswords'>,
+  deps: Pick<AuthDeps, 'clock' | 'projects'> & OptionalDeps<'commonPasswords' | 'events'>,
   projectId: string,
   settings: ProjectSettings,
 ): Promise<Project> {
   assertProjectSettings(deps, settings, { creating: false });
-  const project = await deps.projects.update(projectId, settings, deps.clock.now());
-  if (!project) throw new AuthError('not_found', 'Project not found.');
+  const before = await deps.projects.findById(projectId);
+  const project = before && (await deps.projects.update(projectId, settings, deps.clock.now()));
+  if (!before || !project) throw new AuthError('not_found', 'Project not found.');
+  // A project's settings hold both environments: the change is in each environment's log.
+  const change = settingsChange(before, project, Object.keys(settings));
+  for (const environment of ENVIRONMENTS) await emitEvent(deps, { projectId, environment }, { type: 'project.updated', data: change });
   return project;
 }
 

@@ -5,6 +5,7 @@ import { sha256Hex } from '../../domain/secrets';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { acceptNewPassword } from '../accept-new-password';
 import { proveMailbox, type MailboxProofDeps } from '../prove-mailbox';
+import { emitEvent } from '../events/record-event';
 
 export interface PasswordUpdateInput {
   /** The raw token from the reset link. */
@@ -21,7 +22,7 @@ export interface PasswordUpdateInput {
  * keeping only the password set here.
  */
 export async function updatePassword(
-  deps: Pick<AuthDeps, 'passwords' | 'oneTimeTokens'> & OptionalDeps<'commonPasswords'> & MailboxProofDeps,
+  deps: Pick<AuthDeps, 'passwords' | 'oneTimeTokens'> & OptionalDeps<'commonPasswords' | 'events'> & MailboxProofDeps,
   scope: TenantScope,
   project: Pick<Project, 'rejectCommonPasswords'>,
   input: PasswordUpdateInput,
@@ -39,7 +40,10 @@ export async function updatePassword(
   // The password first, the claim after: an interrupted reset never leaves a verified address
   // with the earlier holder's password.
   await proveMailbox(deps, scope, user, 'password_reset');
-  await deps.sessions.revokeAllForUser(scope, user.id, now);
+  const count = await deps.sessions.revokeAllForUser(scope, user.id, now);
+  const actor = { type: 'user', userId: user.id } as const;
+  await emitEvent(deps, scope, { type: 'password.reset', userId: user.id, actor, data: {} });
+  if (count > 0) await emitEvent(deps, scope, { type: 'session.revoked', userId: user.id, actor, data: { why: 'password_reset', count } });
   // The clients that signed in with the old password are no longer exempt from the lockout.
   await deps.knownDevices?.forgetUser(scope, user.id);
   await deps.oneTimeTokens.revokeForUser(scope, user.id, ['magic_link', 'password_reset'], now);

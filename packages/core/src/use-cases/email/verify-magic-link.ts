@@ -47,5 +47,5 @@ export async function verifyMagicLink(
   const user = await deps.users.findById(scope, consumed.userId);
   if (!user) throw new AuthError('user_not_found');
   if (isBanned(user)) throw new AuthError('user_banned');
-  return completeFirstFactor(deps, scope, project, await proveMailbox(deps, scope, user, 'magic_link'));
+  return completeFirstFactor(deps, scope, project, await proveMailbox(deps, scope, user, 'magic_link'), 'magic_link');
 }

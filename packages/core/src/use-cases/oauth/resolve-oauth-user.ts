@@ -8,6 +8,7 @@ import type { AuthDeps } from '../deps';
 import type { MailboxProofDeps } from '../prove-mailbox';
 import { userLimitFor } from '../sign-up';
 import { proveMailbox } from '../prove-mailbox';
+import { emitEvent } from '../events/record-event';
 
 export type ResolveDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'identities' | 'sessions'> & MailboxProofDeps;
 
@@ -39,6 +40,7 @@ export async function resolveOAuthUser(
   const link = await deps.identities.link(scope, { provider, subject, userId: user.id, email, createdAt: deps.clock.now() });
   // A concurrent callback of the same account linked it first: sign in as whoever it linked.
   if (link === 'exists') return refuseBanned((await linkedUser(deps, scope, provider, subject)) ?? owner);
+  await emitEvent(deps, scope, { type: 'identity.linked', userId: user.id, actor: { type: 'user', userId: user.id }, data: { provider } });
   return owner;
 }
 

@@ -6,6 +6,7 @@ import { isBanned } from '../../domain/user';
 import type { PendingOidcAuthorization } from '../../ports/oidc-interactions';
 import type { OidcDeps } from './oidc-deps';
 import { assertOidcPlan } from './oidc-login';
+import { emitEvent } from '../events/record-event';
 
 /** OidcGrantRequest of the contract. */
 export interface OidcGrantInput {
@@ -23,7 +24,7 @@ export interface OidcGrantInput {
  * consume itself is atomic, so of two concurrent calls exactly one finishes the flow.
  */
 export async function grantOidcRequest(
-  deps: Pick<OidcDeps, 'clock' | 'users' | 'oneTimeTokens' | 'oidcClients' | 'oidcInteractions'>,
+  deps: Pick<OidcDeps, 'clock' | 'users' | 'oneTimeTokens' | 'oidcClients' | 'oidcInteractions' | 'events'>,
   key: { scope: TenantScope; project: Project },
   input: OidcGrantInput,
 ): Promise<{ redirectUrl: string }> {
@@ -33,11 +34,13 @@ export async function grantOidcRequest(
   const { projectId } = key.scope;
   if (!input.approved) {
     await redeem(deps, key.scope, tokenHash);
+    await emitEvent(deps, key.scope, { type: 'oidc.grant', data: { clientId: pending.clientId, approved: false, scopes: [] } });
     return { redirectUrl: await deps.oidcInteractions.deny(projectId, pending.uid) };
   }
   const scopes = grantedScopes(pending.requestedScopes, input.scopes);
   const userId = await approvableUser(deps, key.scope, input.userId);
   await redeem(deps, key.scope, tokenHash);
+  await emitEvent(deps, key.scope, { type: 'oidc.grant', userId, actor: { type: 'user', userId }, data: { clientId: pending.clientId, approved: true, scopes } });
   return { redirectUrl: await deps.oidcInteractions.approve(projectId, pending.uid, { userId, scopes }) };
 }
 

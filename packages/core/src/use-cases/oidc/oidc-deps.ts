@@ -7,7 +7,7 @@ import type { AuthDeps } from '../deps';
  * What the hosted OIDC provider's use cases need (docs/decisions.md#hosted-oidc-provider). Kept beside AuthDeps rather than in
  * it: the provider is a Pro feature with its own adapter, and hosts without it build nothing extra.
  */
-export interface OidcDeps extends Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'users' | 'oneTimeTokens'> {
+export interface OidcDeps extends Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'users' | 'oneTimeTokens' | 'events'> {
   oidcClients: OidcClientStore;
   oidcArtifacts: OidcArtifactStore;
   /** The running provider's interactions; see OidcInteractionGateway. */

@@ -3,7 +3,7 @@ import type { TenantScope } from '../../domain/environment';
 import type { Project } from '../../domain/project';
 import { isBanned, normalizeEmail } from '../../domain/user';
 import type { SignInClient } from '../../domain/known-device';
-import { finishSignIn, type SignedIn } from '../complete-first-factor';
+import { finishSignIn, refuseSignIn, type SignedIn } from '../complete-first-factor';
 import { rememberClient } from '../known-clients';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { newBearerSecret } from '../../domain/secrets';
@@ -30,7 +30,7 @@ export async function passkeyLoginOptions(
 }
 
 type LoginDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'passkeys' | 'webauthn'> &
-  OptionalDeps<'knownDevices'>;
+  OptionalDeps<'knownDevices' | 'events'>;
 
 /**
  * POST /api/auth/passkeys/login/verify: the assertion must answer this challenge (single use),
@@ -55,11 +55,11 @@ export async function logInWithPasskey(
   const verified = await deps.webauthn.verifyAuthentication({ rp, challenge: stored.data.challenge, response: input.response, passkey });
   const now = deps.clock.now();
   if (!verified || !(await deps.passkeys.recordUse(scope, credentialId, { counter: verified.counter, at: now }))) {
-    throw invalidPasskey();
+    return refuseSignIn(deps, scope, { userId: user.id, method: 'passkey', reason: 'invalid_passkey' });
   }
   // As at login: a ban is told only to someone who proved the credential.
-  if (isBanned(user)) throw new AuthError('user_banned');
-  const signedIn = await finishSignIn(deps, scope, project, user);
+  if (isBanned(user)) return refuseSignIn(deps, scope, { userId: user.id, method: 'passkey', reason: 'user_banned' });
+  const signedIn = await finishSignIn(deps, scope, project, user, 'passkey');
   await rememberClient(deps, scope, user.id, options.client);
   return signedIn;
 }

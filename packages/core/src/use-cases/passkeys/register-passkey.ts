@@ -3,11 +3,12 @@ import type { TenantScope } from '../../domain/environment';
 import { MAX_PASSKEY_NAME, type Passkey } from '../../domain/passkey';
 import type { Project } from '../../domain/project';
 import type { User } from '../../domain/user';
-import type { AuthDeps } from '../deps';
+import type { AuthDeps, OptionalDeps } from '../deps';
+import { emitEvent } from '../events/record-event';
 import { newBearerSecret } from '../../domain/secrets';
 import { echoedChallenge, requireRelyingParty, storeChallenge, takeChallenge } from './webauthn-challenges';
 
-type RegisterDeps = Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens' | 'passkeys' | 'webauthn'>;
+type RegisterDeps = Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens' | 'passkeys' | 'webauthn'> & OptionalDeps<'events'>;
 
 /** POST /api/auth/passkeys/register/options: creation options for the signed-in user. */
 export async function passkeyRegistrationOptions(
@@ -50,6 +51,7 @@ export async function registerPasskey(
     lastUsedAt: null,
   };
   if ((await deps.passkeys.add(scope, passkey)) === 'exists') throw new AuthError('invalid_passkey');
+  await emitEvent(deps, scope, { type: 'passkey.added', userId: user.id, actor: { type: 'user', userId: user.id }, data: { passkeyId: passkey.id } });
   return passkey;
 }
 
@@ -59,6 +61,7 @@ export function listPasskeys(deps: Pick<AuthDeps, 'passkeys'>, scope: TenantScop
 }
 
 /** DELETE /api/auth/passkeys/{id}: 404 not_found unless the passkey is the user's own. */
-export async function removePasskey(deps: Pick<AuthDeps, 'passkeys'>, scope: TenantScope, user: User, id: string): Promise<void> {
+export async function removePasskey(deps: Pick<AuthDeps, 'passkeys'> & OptionalDeps<'events'>, scope: TenantScope, user: User, id: string): Promise<void> {
   if (!(await deps.passkeys.remove(scope, user.id, id))) throw new AuthError('not_found', 'Passkey not found.');
+  await emitEvent(deps, scope, { type: 'passkey.removed', userId: user.id, actor: { type: 'user', userId: user.id }, data: { passkeyId: id } });
 }

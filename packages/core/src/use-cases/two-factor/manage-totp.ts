@@ -10,10 +10,11 @@ import {
   totpSecretContext,
 } from '../../domain/two-factor';
 import type { User } from '../../domain/user';
-import type { AuthDeps } from '../deps';
+import type { AuthDeps, OptionalDeps } from '../deps';
+import { emitEvent } from '../events/record-event';
 import { acceptTotpCode, matchTotpStep } from './second-factor-codes';
 
-type TotpDeps = Pick<AuthDeps, 'clock' | 'random' | 'secretBox' | 'totp' | 'twoFactor'>;
+type TotpDeps = Pick<AuthDeps, 'clock' | 'random' | 'secretBox' | 'totp' | 'twoFactor'> & OptionalDeps<'events'>;
 
 /**
  * POST /api/auth/2fa/totp/start: a new secret, sealed at rest, pending until confirmed. Starting
@@ -53,6 +54,7 @@ export async function confirmTotp(deps: TotpDeps, scope: TenantScope, user: User
   });
   // Lost a race with a restart (new secret) or another confirm: this code proved the old secret.
   if (!enabled) throw new AuthError('validation_error', 'TOTP setup changed meanwhile; start it again.');
+  await emitEvent(deps, scope, { type: 'totp.enabled', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
   return { recoveryCodes };
 }
 
@@ -65,4 +67,5 @@ export async function disableTotp(deps: TotpDeps, scope: TenantScope, user: User
   if (enrollment?.status !== 'enabled') throw new AuthError('validation_error', 'TOTP is not enabled.');
   if (!(await acceptTotpCode(deps, scope, enrollment, code))) throw new AuthError('invalid_totp_code');
   await deps.twoFactor.removeTotp(scope, user.id);
+  await emitEvent(deps, scope, { type: 'totp.disabled', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
 }

@@ -5,7 +5,7 @@ import { sha256Hex } from '../../domain/secrets';
 import { TWO_FACTOR_MAX_ATTEMPTS } from '../../domain/two-factor';
 import { isBanned } from '../../domain/user';
 import type { SignInClient } from '../../domain/known-device';
-import { finishSignIn, type SignedIn } from '../complete-first-factor';
+import { finishSignIn, refuseSignIn, type SignedIn } from '../complete-first-factor';
 import { rememberClient } from '../known-clients';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { acceptSecondFactorCode } from './second-factor-codes';
@@ -17,7 +17,7 @@ export interface VerifyTwoFactorInput {
 }
 
 type VerifyDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'twoFactor' | 'secretBox' | 'totp'> &
-  OptionalDeps<'knownDevices'>;
+  OptionalDeps<'knownDevices' | 'events'>;
 
 const invalidToken = () => new AuthError('invalid_two_factor_token');
 
@@ -52,11 +52,11 @@ export async function verifyTwoFactor(
   if (!user || enrollment?.status !== 'enabled') throw invalidToken();
   if (!(await acceptSecondFactorCode(deps, scope, enrollment, input.code))) {
     if (left === 1) await deps.oneTimeTokens.consume(scope, 'two_factor', tokenHash, now);
-    throw new AuthError('invalid_totp_code');
+    return refuseSignIn(deps, scope, { userId: user.id, method: 'totp', reason: 'invalid_totp_code' });
   }
   if (!(await deps.oneTimeTokens.consume(scope, 'two_factor', tokenHash, now))) throw invalidToken();
-  if (isBanned(user)) throw new AuthError('user_banned');
-  const signedIn = await finishSignIn(deps, scope, project, user);
+  if (isBanned(user)) return refuseSignIn(deps, scope, { userId: user.id, method: 'totp', reason: 'user_banned' });
+  const signedIn = await finishSignIn(deps, scope, project, user, 'totp');
   // The sign-in is complete only now: the client that did both factors becomes known.
   await rememberClient(deps, scope, user.id, options.client);
   return signedIn;

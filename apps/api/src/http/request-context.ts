@@ -1,0 +1,59 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Actor, EventContext, ResolvedApiKey, SecurityEventSink } from '@svc/core';
+import { clientAddress } from './middleware/client-address';
+
+/** The request an event happens in, read when the event is emitted (the API key is known by then). */
+interface RequestScope {
+  req?: Request;
+  res?: Response;
+  /** The caller when it is the operator (the admin routes set it). */
+  actor?: Actor;
+}
+
+const storage = new AsyncLocalStorage<RequestScope>();
+
+/**
+ * Runs the rest of the request inside its context, so events emitted by the use cases it calls
+ * (and by the work it leaves for after its answer) carry its client address, user agent and
+ * request id. Mounted after the body parsers: their stream callbacks run outside any context.
+ */
+export function requestContext(): RequestHandler {
+  return (req, res, next) => storage.run({ req, res }, next);
+}
+
+/** Names the operator as the caller of the rest of the request (the admin API). */
+export function actAs(actor: Actor): RequestHandler {
+  return (_req, _res, next) => {
+    const scope = storage.getStore();
+    if (scope) scope.actor = actor;
+    next();
+  };
+}
+
+/** Runs `work` with `actor` as the caller of every event it causes (the CLI, outside any request). */
+export function runAs<T>(actor: Actor, work: () => Promise<T>): Promise<T> {
+  return storage.run({ actor }, work);
+}
+
+/** What the edge knows of the current request; empty outside one. */
+function currentEventContext(): EventContext {
+  const scope = storage.getStore();
+  if (!scope) return {};
+  const { req, res } = scope;
+  if (!req || !res) return { actor: scope.actor };
+  const key = res.locals.apiKey as ResolvedApiKey | undefined;
+  const userAgent = req.get('user-agent');
+  return {
+    clientAddress: clientAddress(req, res),
+    // Bounded: it is caller-chosen text kept for months.
+    userAgent: userAgent ? userAgent.slice(0, 512) : undefined,
+    requestId: typeof res.locals.requestId === 'string' ? res.locals.requestId : undefined,
+    actor: scope.actor ?? (key ? { type: 'api_key', apiKeyId: key.keyId } : undefined),
+  };
+}
+
+/** `sink` with each event's context filled in from the request it happens in. */
+export function withRequestContext(sink: SecurityEventSink): SecurityEventSink {
+  return { emit: (scope, event) => sink.emit(scope, { ...event, context: { ...currentEventContext(), ...event.context } }) };
+}

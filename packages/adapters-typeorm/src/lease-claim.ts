@@ -1,0 +1,45 @@
+import type { Database, Row } from './database';
+import { assertLimit } from './bounded-delete';
+import { assertDate } from './guards';
+import { dateParam } from './row-values';
+
+/** Due: pending and its time has come, or claimed by a worker whose lease ran out. $1 = now. */
+const DUE = "(status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND lease_until <= $1)";
+
+/**
+ * The claim of a queue table (mail_outbox, webhook_messages: `status`, `attempts`,
+ * `next_attempt_at`, `lease_until`, `created_at`): up to `limit` due rows become `sending` with
+ * one more attempt and a lease, oldest due first. PostgreSQL skips rows another claimer holds
+ * (`FOR UPDATE SKIP LOCKED`); SQLite's transactions are exclusive. `table` and `columns` are
+ * constants of the caller, never input.
+ */
+export async function claimLeased<T extends Row>(
+  db: Database,
+  spec: { table: string; columns: readonly string[] },
+  now: Date,
+  options: { limit: number; leaseSeconds: number },
+): Promise<T[]> {
+  assertDate(now, 'now');
+  assertLimit(options.limit);
+  if (!(options.leaseSeconds > 0)) throw new RangeError('leaseSeconds must be positive');
+  const { table, columns } = spec;
+  const params = [dateParam(now), dateParam(new Date(now.getTime() + options.leaseSeconds * 1000)), options.limit];
+  const set = "status = 'sending', attempts = attempts + 1, lease_until = $2";
+  if (db.kind === 'postgres') {
+    return db.query<T>(
+      `WITH due AS MATERIALIZED (
+         SELECT id FROM ${table} WHERE ${DUE} ORDER BY next_attempt_at, created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       UPDATE ${table} m SET ${set} FROM due WHERE m.id = due.id
+       RETURNING ${columns.map((c) => `m.${c}`).join(', ')}`,
+      params,
+    );
+  }
+  return db.transaction((tx) =>
+    tx.query<T>(
+      `UPDATE ${table} SET ${set}
+       WHERE id IN (SELECT id FROM ${table} WHERE ${DUE} ORDER BY next_attempt_at, created_at LIMIT $3)
+       RETURNING ${columns.join(', ')}`,
+      params,
+    ),
+  );
+}

@@ -1,0 +1,97 @@
+import type { Actor, AuditEntry, AuditLog, AuditLogQuery, SecurityEventType, TenantScope, WebhookMessage } from '@svc/core';
+import type { Database, Sql } from './database';
+import { deleteBounded } from './bounded-delete';
+import { assertDate, assertScope, assertUuid, isScope, isUuid } from './guards';
+import type { AuditLogRow } from './rows';
+import { dateParam, jsonParam, readDate, readJson } from './row-values';
+import { insertWebhookMessages } from './typeorm-webhook-store';
+
+const COLUMNS = 'id, type, at, user_id, actor, client_address, user_agent, request_id, data, expires_at';
+
+/** AuditLog on PostgreSQL or SQLite: inserts and reads only; the janitor's delete by expiry. */
+export class TypeormAuditLog implements AuditLog {
+  constructor(private readonly db: Database) {}
+
+  /** The entry and its deliveries in one transaction. */
+  async append(scope: TenantScope, entry: AuditEntry, options: { deliveries?: WebhookMessage[] } = {}): Promise<void> {
+    assertScope(scope);
+    assertUuid(entry.id, 'audit entry id');
+    assertDate(entry.at, 'at');
+    assertDate(entry.expiresAt, 'expiresAt');
+    if (entry.userId !== null) assertUuid(entry.userId, 'user id');
+    const deliveries = options.deliveries ?? [];
+    if (deliveries.length === 0) return this.insert(this.db, scope, entry);
+    await this.db.transaction(async (tx) => {
+      await this.insert(tx, scope, entry);
+      await insertWebhookMessages(tx, scope, deliveries);
+    });
+  }
+
+  private async insert(sql: Sql, scope: TenantScope, entry: AuditEntry): Promise<void> {
+    await sql.query(
+      `INSERT INTO audit_log (project_id, environment, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [
+        scope.projectId,
+        scope.environment,
+        entry.id,
+        entry.type,
+        dateParam(entry.at),
+        entry.userId,
+        jsonParam(entry.actor),
+        entry.clientAddress,
+        entry.userAgent,
+        entry.requestId,
+        jsonParam(entry.data),
+        dateParam(entry.expiresAt),
+      ],
+    );
+  }
+
+  async list(scope: TenantScope, query: AuditLogQuery): Promise<AuditEntry[]> {
+    if (!isScope(scope)) return [];
+    if (query.userId !== undefined && !isUuid(query.userId)) return [];
+    const params: unknown[] = [scope.projectId, scope.environment];
+    const where = ['project_id = $1', 'environment = $2'];
+    const add = (clause: (n: number) => string, value: unknown) => {
+      params.push(value);
+      where.push(clause(params.length));
+    };
+    if (query.type !== undefined) add((n) => `type = $${n}`, query.type);
+    if (query.userId !== undefined) add((n) => `user_id = $${n}`, query.userId);
+    if (query.from !== undefined) add((n) => `at >= $${n}`, dateParam(query.from));
+    if (query.to !== undefined) add((n) => `at < $${n}`, dateParam(query.to));
+    if (query.before !== undefined) {
+      if (!isUuid(query.before.id)) return [];
+      params.push(dateParam(query.before.at), query.before.id);
+      const [atN, idN] = [params.length - 1, params.length];
+      where.push(`(at < $${atN} OR (at = $${atN} AND id < $${idN}))`);
+    }
+    params.push(query.limit);
+    const rows = await this.db.query<AuditLogRow>(
+      `SELECT ${COLUMNS} FROM audit_log WHERE ${where.join(' AND ')} ORDER BY at DESC, id DESC LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(toEntry);
+  }
+
+  async deleteExpired(now: Date, limit: number): Promise<number> {
+    assertDate(now, 'now');
+    const rows = await deleteBounded(this.db, { table: 'audit_log', key: 'id', where: 'expires_at <= $1', returning: 'id' }, [dateParam(now)], limit);
+    return rows.length;
+  }
+}
+
+function toEntry(row: AuditLogRow): AuditEntry {
+  return {
+    id: row.id,
+    type: row.type as SecurityEventType,
+    at: readDate(row.at),
+    userId: row.user_id,
+    actor: readJson<Actor>(row.actor),
+    clientAddress: row.client_address,
+    userAgent: row.user_agent,
+    requestId: row.request_id,
+    data: readJson<Record<string, unknown>>(row.data),
+    expiresAt: readDate(row.expires_at),
+  };
+}

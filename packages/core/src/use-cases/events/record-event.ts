@@ -1,0 +1,40 @@
+import type { TenantScope } from '../../domain/environment';
+import { DEFAULT_SECURITY_SETTINGS } from '../../domain/project';
+import { auditEntryOf, type SecurityEvent } from '../../domain/security-event';
+import type { AuditLog } from '../../ports/audit-log';
+import type { SecurityEventSink } from '../../ports/security-event-sink';
+import type { WebhookStore } from '../../ports/webhook-store';
+import type { AuthDeps, OptionalDeps } from '../deps';
+import { webhookMessagesFor } from '../webhooks/enqueue-webhooks';
+
+export type EventRecorderDeps = Pick<AuthDeps, 'clock' | 'random' | 'projects'> & {
+  auditLog: AuditLog;
+  /** Where the scope's endpoints are read; without it no webhook is queued. */
+  webhooks?: Pick<WebhookStore, 'listEndpoints'>;
+  /** Called after an event queued deliveries (the API wakes its webhook worker). */
+  onDeliveries?: () => void;
+};
+
+/**
+ * The sink behind the audit log and the webhooks: each event becomes an entry kept for its
+ * project's retention, stored together with one delivery per subscribed endpoint (one
+ * transaction: the outbox pattern), then the worker is told.
+ */
+export function createEventRecorder(deps: EventRecorderDeps): SecurityEventSink {
+  return {
+    emit: async (scope, event) => {
+      const project = await deps.projects.findById(scope.projectId);
+      const retentionDays = project?.auditRetentionDays ?? DEFAULT_SECURITY_SETTINGS.auditRetentionDays;
+      const entry = auditEntryOf(event, { id: deps.random.uuid(), at: deps.clock.now(), retentionDays });
+      const endpoints = deps.webhooks ? await deps.webhooks.listEndpoints(scope) : [];
+      const deliveries = webhookMessagesFor(deps, entry, endpoints);
+      await deps.auditLog.append(scope, entry, { deliveries });
+      if (deliveries.length > 0) deps.onDeliveries?.();
+    },
+  };
+}
+
+/** Emits `event` when the service was given a sink; a host without one records nothing. */
+export async function emitEvent(deps: OptionalDeps<'events'>, scope: TenantScope, event: SecurityEvent): Promise<void> {
+  await deps.events?.emit(scope, event);
+}

@@ -1,0 +1,81 @@
+import { createAuthService } from '../src/create-auth-service';
+import type { SecurityEvent } from '../src/domain/security-event';
+import { createInMemoryDeps } from '../src/testing/in-memory-deps';
+import { PASSWORD } from './helpers';
+
+// Events as core emits them through its port, recorded into the audit log by createEventRecorder,
+// and kept for the project's retention.
+
+async function started(settings: Parameters<ReturnType<typeof createAuthService>['admin']['createProject']>[0] = { name: 'Events' }) {
+  const deps = createInMemoryDeps();
+  const service = createAuthService(deps);
+  const created = await service.admin.createProject(settings);
+  const key = await service.resolveApiKey(created.apiKeys.production);
+  return { deps, service, key };
+}
+
+describe('security events', () => {
+  it('a host without a sink works as before; a sink of its own sees typed events', async () => {
+    const seen: SecurityEvent[] = [];
+    const deps = createInMemoryDeps({ events: { emit: async (_scope, event) => void seen.push(event) } });
+    const service = createAuthService(deps);
+    const created = await service.admin.createProject({ name: 'Own sink' });
+    const key = await service.resolveApiKey(created.apiKeys.production);
+    const { user } = await service.signUp(key, { email: 'ada@example.test', password: PASSWORD });
+    await expect(service.logIn(key, { email: 'ada@example.test', password: 'not the password' })).rejects.toMatchObject({ code: 'invalid_credentials' });
+    expect(seen.map((e) => e.type)).toEqual(['api_key.created', 'signing_key.rotated', 'api_key.created', 'signing_key.rotated', 'user.created', 'user.sign_in_failed']);
+    expect(seen[5]).toEqual({ type: 'user.sign_in_failed', userId: user.id, data: { method: 'password', reason: 'invalid_credentials' } });
+    const { events: _none, ...withoutSink } = createInMemoryDeps();
+    const plain = createAuthService(withoutSink);
+    const other = await plain.resolveApiKey((await plain.admin.createProject({ name: 'No sink' })).apiKeys.production);
+    await expect(plain.signUp(other, { email: 'bob@example.test', password: PASSWORD })).resolves.toMatchObject({ user: { email: 'bob@example.test' } });
+  });
+
+  it('a replay revokes every session by default, and only its own with revoke_session; the event fires either way', async () => {
+    for (const response of ['revoke_all_sessions', 'revoke_session'] as const) {
+      const { service, key } = await started({ name: response, refreshReuseResponse: response });
+      const first = await service.signUp(key, { email: 'ada@example.test', password: PASSWORD });
+      const second = await service.logIn(key, { email: 'ada@example.test', password: PASSWORD });
+      if (second.twoFactorRequired) throw new Error('unexpected challenge');
+      await service.refresh(key, first.refreshToken);
+      await expect(service.refresh(key, first.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+      const { entries } = await service.admin.auditLog(key.scope, { type: 'refresh_token.reused' });
+      expect(entries).toHaveLength(1);
+      expect(entries[0].data).toMatchObject({ response, sessionsRevoked: response === 'revoke_session' ? 1 : 2 });
+      const other = service.refresh(key, second.refreshToken);
+      if (response === 'revoke_session') await expect(other).resolves.toMatchObject({ expiresIn: 900 });
+      else await expect(other).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    }
+  });
+
+  it('keeps entries for the project retention, then the purge deletes them', async () => {
+    const { deps, service, key } = await started({ name: 'Short memory', auditRetentionDays: 2 });
+    await service.signUp(key, { email: 'ada@example.test', password: PASSWORD });
+    const sandbox = { ...key.scope, environment: 'sandbox' } as const;
+    const before = (await service.admin.auditLog(key.scope, {})).entries.length + (await service.admin.auditLog(sandbox, {})).entries.length;
+    expect(before).toBeGreaterThan(0);
+    deps.clock.advance(2 * 24 * 3600 - 1);
+    expect((await service.admin.purgeExpired()).auditEntries).toBe(0);
+    deps.clock.advance(1);
+    expect((await service.admin.purgeExpired()).auditEntries).toBe(before);
+    expect((await service.admin.auditLog(key.scope, {})).entries).toEqual([]);
+    expect((await service.admin.auditLog(sandbox, {})).entries).toEqual([]);
+  });
+
+  it('pages with an opaque cursor and refuses a forged one', async () => {
+    const { service, key } = await started();
+    for (const name of ['a', 'b', 'c']) await service.signUp(key, { email: `${name}@example.test`, password: PASSWORD });
+    const first = await service.admin.auditLog(key.scope, { limit: 2 });
+    expect(first.nextCursor).not.toBeNull();
+    const second = await service.admin.auditLog(key.scope, { limit: 10, cursor: first.nextCursor! });
+    expect(second.nextCursor).toBeNull();
+    expect(first.entries.length + second.entries.length).toBe((await service.admin.auditLog(key.scope, { limit: 200 })).entries.length);
+    await expect(service.admin.auditLog(key.scope, { cursor: 'forged' })).rejects.toMatchObject({ code: 'validation_error' });
+  });
+
+  it('rejects settings outside their rules', async () => {
+    const { service } = await started();
+    await expect(service.admin.createProject({ name: 'x', auditRetentionDays: 0 })).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(service.admin.createProject({ name: 'x', refreshReuseResponse: 'shrug' as never })).rejects.toMatchObject({ code: 'validation_error' });
+  });
+});
