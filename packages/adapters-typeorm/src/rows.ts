@@ -24,6 +24,7 @@ export type ProjectRow = {
   refresh_reuse_grace_seconds: number;
   absolute_session_lifetime_seconds: number;
   reject_common_passwords: unknown;
+  recent_sign_in_seconds: number;
   email_templates: unknown;
   webauthn: unknown;
   created_at: unknown;
@@ -62,6 +63,9 @@ export type SessionRow = {
   rotation_key: string;
   created_at: unknown;
   revoked_at: unknown;
+  authenticated_at: unknown;
+  client_address: string | null;
+  user_agent: string | null;
 };
 
 export type RefreshTokenRow = {

@@ -7,7 +7,7 @@ import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-val
 const COLUMNS = `id, name, plan, allowed_origins, default_meta, redirect_urls, magic_link_url,
   password_reset_url, oidc_login_url, user_limit, access_token_ttl_seconds,
   refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at, email_templates, webauthn,
-  absolute_session_lifetime_seconds, reject_common_passwords`;
+  absolute_session_lifetime_seconds, reject_common_passwords, recent_sign_in_seconds`;
 
 /**
  * The settings an update may touch and the column each one lives in. Updates iterate over this
@@ -28,6 +28,7 @@ const SETTING_COLUMNS: { [K in keyof Required<ProjectSettings>]: { column: strin
   refreshReuseGraceSeconds: { column: 'refresh_reuse_grace_seconds' },
   absoluteSessionLifetimeSeconds: { column: 'absolute_session_lifetime_seconds' },
   rejectCommonPasswords: { column: 'reject_common_passwords' },
+  recentSignInSeconds: { column: 'recent_sign_in_seconds' },
   emailTemplates: { column: 'email_templates', json: true },
   webauthn: { column: 'webauthn', json: true },
 };
@@ -44,7 +45,7 @@ export class TypeormProjectRepository implements ProjectRepository {
     assertDate(project.updatedAt, 'updatedAt');
     await this.db.query(
       `INSERT INTO projects (${COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
       [
         project.id,
         project.name,
@@ -65,6 +66,7 @@ export class TypeormProjectRepository implements ProjectRepository {
         project.webauthn === null ? null : jsonParam(project.webauthn),
         project.absoluteSessionLifetimeSeconds,
         project.rejectCommonPasswords,
+        project.recentSignInSeconds,
       ],
     );
   }
@@ -123,5 +125,6 @@ function toProject(row: ProjectRow): Project {
     webauthn: row.webauthn === null || row.webauthn === undefined ? null : readJson<WebAuthnSettings>(row.webauthn),
     absoluteSessionLifetimeSeconds: Number(row.absolute_session_lifetime_seconds),
     rejectCommonPasswords: readBoolean(row.reject_common_passwords),
+    recentSignInSeconds: Number(row.recent_sign_in_seconds),
   };
 }

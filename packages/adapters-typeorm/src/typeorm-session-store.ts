@@ -6,6 +6,7 @@ import {
   type Rotation,
   type RotationResult,
   type SessionStore,
+  type SessionSummary,
   type TenantScope,
   type UserWithSessionState,
 } from '@svc/core';
@@ -14,6 +15,7 @@ import type { Database, Sql } from './database';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readBoolean, readDate, readNullableDate } from './row-values';
 import {
+  SESSION_SUMMARY,
   TOKEN_IN_SCOPE,
   TOKEN_WITH_HOLDER,
   UNCLAIMED_IN_SCOPE,
@@ -21,6 +23,7 @@ import {
   type TokenWithHolderRow,
   type TokenWithSessionRow,
   type UnclaimedRow,
+  type SessionSummaryRow,
   type UserWithSessionStateRow,
 } from './session-statements';
 import { toUser } from './typeorm-user-repository';
@@ -40,9 +43,18 @@ export class TypeormSessionStore implements SessionStore {
     const { projectId, environment } = scope;
     await this.db.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at, revoked_at)
-         VALUES ($1, $2, $3, $4, $5, $6, NULL)`,
-        [session.id, projectId, environment, session.userId, session.rotationKey, dateParam(session.createdAt)],
+        `INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at, revoked_at, authenticated_at, client_address, user_agent)
+         VALUES ($1, $2, $3, $4, $5, $6, NULL, $6, $7, $8)`,
+        [
+          session.id,
+          projectId,
+          environment,
+          session.userId,
+          session.rotationKey,
+          dateParam(session.createdAt),
+          storableOrNull(session.client?.address),
+          storableOrNull(session.client?.userAgent),
+        ],
       );
       await tx.query(
         `INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
@@ -166,15 +178,45 @@ export class TypeormSessionStore implements SessionStore {
     return rows.length === 1;
   }
 
-  async revokeAllForUser(scope: TenantScope, userId: string, at: Date): Promise<number> {
+  async revokeAllForUser(scope: TenantScope, userId: string, at: Date, options: { except?: string } = {}): Promise<number> {
     if (!isScope(scope) || !isUuid(userId)) return 0;
     assertDate(at, 'at');
+    const params = [scope.projectId, scope.environment, userId, dateParam(at)];
+    // An `except` that is no uuid names no session, so nothing is kept.
+    const keep = options.except !== undefined && isUuid(options.except) ? ` AND id <> $${params.push(options.except)}` : '';
     const rows = await this.db.query(
       `UPDATE sessions SET revoked_at = $4
-       WHERE project_id = $1 AND environment = $2 AND user_id = $3 AND revoked_at IS NULL RETURNING id`,
-      [scope.projectId, scope.environment, userId, dateParam(at)],
+       WHERE project_id = $1 AND environment = $2 AND user_id = $3 AND revoked_at IS NULL${keep} RETURNING id`,
+      params,
     );
     return rows.length;
+  }
+
+  async findSession(scope: TenantScope, sessionId: string): Promise<SessionSummary | null> {
+    if (!isScope(scope) || !isUuid(sessionId)) return null;
+    const [row] = await this.db.query<SessionSummaryRow>(`${SESSION_SUMMARY} AND s.id = $3`, [scope.projectId, scope.environment, sessionId]);
+    return row ? toSummary(row) : null;
+  }
+
+  async listForUser(scope: TenantScope, userId: string, now: Date): Promise<SessionSummary[]> {
+    if (!isScope(scope) || !isUuid(userId)) return [];
+    assertDate(now, 'now');
+    const rows = await this.db.query<SessionSummaryRow>(
+      `${SESSION_SUMMARY} AND s.user_id = $3
+         AND EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.project_id = s.project_id AND r.environment = s.environment
+                     AND r.session_id = s.id AND r.expires_at > $4)`,
+      [scope.projectId, scope.environment, userId, dateParam(now)],
+    );
+    return rows.map(toSummary).sort((a, b) => b.lastUsedAt.getTime() - a.lastUsedAt.getTime());
+  }
+
+  async recordAuthentication(scope: TenantScope, sessionId: string, at: Date): Promise<void> {
+    if (!isScope(scope) || !isUuid(sessionId)) return;
+    assertDate(at, 'at');
+    await this.db.query(
+      'UPDATE sessions SET authenticated_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3 AND revoked_at IS NULL',
+      [scope.projectId, scope.environment, sessionId, dateParam(at)],
+    );
   }
 
   /**
@@ -245,6 +287,25 @@ async function deleteUnrefreshable(tx: Sql, now: Date, ids: string[]): Promise<n
     [dateParam(now), ...ids],
   );
   return rows.length;
+}
+
+/** Client text that a database cannot hold is dropped rather than failing the sign-in. */
+function storableOrNull(value: string | null | undefined): string | null {
+  return isText(value) ? value : null;
+}
+
+function toSummary(row: SessionSummaryRow): SessionSummary {
+  const createdAt = readDate(row.created_at);
+  const lastIssued = readNullableDate(row.last_issued_at);
+  return {
+    id: row.id,
+    userId: row.user_id,
+    createdAt,
+    authenticatedAt: readNullableDate(row.authenticated_at) ?? createdAt,
+    lastUsedAt: lastIssued && lastIssued > createdAt ? lastIssued : createdAt,
+    address: row.client_address,
+    userAgent: row.user_agent,
+  };
 }
 
 function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {

@@ -14,10 +14,12 @@ import { purgeExpired, type PurgeOptions } from './use-cases/purge-expired';
 import { refreshTokens } from './use-cases/refresh-tokens';
 import { createApiKeyResolver, type ResolvedApiKey } from './use-cases/resolve-api-key';
 import { signUp, type SignUpInput } from './use-cases/sign-up';
+import type { SignInOptions } from './use-cases/complete-first-factor';
 import { verifyAccessToken } from './use-cases/verify-access-token';
 import { passkeyService, totpService } from './second-factor-service';
 import { emailAdminService, emailService } from './email-service';
 import { oauthAdminService, oauthService } from './oauth-service';
+import { accountService } from './account-service';
 
 export interface AuthServiceOptions {
   /** Seconds an API-key resolution (with its project) is kept; default 10. */
@@ -29,7 +31,7 @@ function coreService(deps: AuthServiceDeps, options: AuthServiceOptions) {
   const resolveKey = createApiKeyResolver(deps, { ttlSeconds: options.apiKeyCacheSeconds });
   return {
     resolveApiKey: resolveKey,
-    signUp: (key: ResolvedApiKey, input: SignUpInput) => signUp(deps, key.scope, key.project, input),
+    signUp: (key: ResolvedApiKey, input: SignUpInput, options?: SignInOptions) => signUp(deps, key.scope, key.project, input, options),
     logIn: (key: ResolvedApiKey, input: LogInInput, options?: LogInOptions) => logIn(deps, key.scope, key.project, input, options),
     logOut: (key: ResolvedApiKey, refreshToken: string) => logOut(deps, key.scope, refreshToken),
     refresh: (key: ResolvedApiKey, refreshToken: string) => refreshTokens(deps, key.scope, key.project, refreshToken),
@@ -67,6 +69,7 @@ type With<D, C extends Parameters<typeof hasCapability>[1], Part> = D extends Ca
  * "Capabilities"). A use case of a capability left out is not there, so calling it does not compile.
  */
 export type AuthService<D extends AuthServiceDeps = AuthDeps> = ReturnType<typeof coreService> &
+  ReturnType<typeof accountService> &
   With<D, 'totp', ReturnType<typeof totpService>> &
   With<D, 'passkeys', ReturnType<typeof passkeyService>> &
   With<D, 'mail', ReturnType<typeof emailService>> &
@@ -83,7 +86,7 @@ export type AuthService<D extends AuthServiceDeps = AuthDeps> = ReturnType<typeo
  */
 export function createAuthService<D extends AuthServiceDeps>(deps: D, options: AuthServiceOptions = {}): AuthService<D> {
   assertWholeCapabilities(deps);
-  const service: Record<string, unknown> = coreService(deps, options);
+  const service: Record<string, unknown> = { ...coreService(deps, options), ...accountService(deps) };
   const admin: Record<string, unknown> = coreAdminService(deps);
   if (hasCapability(deps, 'totp')) Object.assign(service, totpService(deps));
   if (hasCapability(deps, 'passkeys')) Object.assign(service, passkeyService(deps));

@@ -1,3 +1,4 @@
+import type { SignInOptions } from './use-cases/complete-first-factor';
 import { isUuid } from './domain/ids';
 import type { Project } from './domain/project';
 import { cachedLookup } from './use-cases/cached-lookup';
@@ -30,7 +31,7 @@ export function emailService(deps: AuthServiceDeps & MailDeps) {
       project: (projectId: string) => magicLinkProject(deps, projectId),
       /** The origins that may call verify for that project (empty = any), or null for no such project. */
       allowedOrigins: async (projectId: string) => (isUuid(projectId) ? origins(projectId) : null),
-      verify: (project: Project, token: string) => verifyMagicLink(deps, project, token),
+      verify: (project: Project, token: string, options?: SignInOptions) => verifyMagicLink(deps, project, token, options),
     },
     passwordReset: {
       request: (key: ResolvedApiKey, input: { email: string }) => requestPasswordReset(deps, key.scope, key.project, input),

@@ -29,6 +29,8 @@ export const ERROR_CODES = [
   'internal_error',
   // a required dependency (the database) cannot answer in time; retry after a pause
   'service_unavailable',
+  // a sensitive change from a session whose sign-in is not recent, without a proof in the request
+  'reauthentication_required',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -59,6 +61,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   unauthorized: 'Authentication is required.',
   internal_error: 'An internal error occurred.',
   service_unavailable: 'The service cannot answer right now. Retry later.',
+  reauthentication_required: 'This change needs a recent sign-in: sign in again, or send the current password or a TOTP code.',
 };
 
 export interface AuthErrorOptions {

@@ -31,6 +31,7 @@ import { passwordRoutes } from './routes/auth-password';
 import { oidcGrantRoutes } from './routes/auth-oidc-grant';
 import { oidcProviderRoutes } from './routes/oidc-provider';
 import { openApiRoutes } from './routes/openapi';
+import { sessionRoutes } from './routes/auth-sessions';
 
 /** Request bodies above this are refused with 413 (DESIGN §5). */
 export const BODY_LIMIT = '64kb';
@@ -56,7 +57,7 @@ export function createApp(deps: AppDeps): Express {
   // The API's own description (apps/api/openapi/openapi.yaml) and its reference page; no key.
   app.use(openApiRoutes());
   app.use(brandingRoutes(deps));
-  app.use(twoFactorRoutes(deps), passkeyRoutes(deps));
+  app.use(twoFactorRoutes(deps), passkeyRoutes(deps), sessionRoutes(deps));
   const mailDeps = { ...deps, metrics, afterAnswer: deps.afterAnswer ?? new AfterAnswer({ logger: deps.logger, metrics }) };
   app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps));
   app.use(oauthRoutes(deps));

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Project, TokenBundle, User } from '@svc/core';
+import type { ApiKeyRecord, DeviceSession, Project, TokenBundle, User } from '@svc/core';
 
 // Responses are built field by field from these functions only, so a new column on a record
 // (a hash, a ban date) can never reach a client by accident.
@@ -64,6 +64,7 @@ export function presentProject(project: Project) {
     refreshReuseGraceSeconds: project.refreshReuseGraceSeconds,
     absoluteSessionLifetimeSeconds: project.absoluteSessionLifetimeSeconds,
     rejectCommonPasswords: project.rejectCommonPasswords,
+    recentSignInSeconds: project.recentSignInSeconds,
     createdAt: iso(project.createdAt),
     updatedAt: iso(project.updatedAt),
   };
@@ -77,4 +78,16 @@ export function presentApiKey(key: ApiKeyRecord) {
 /** The contract's token bundle: exactly accessToken, refreshToken, expiresIn. */
 export function presentTokens(tokens: TokenBundle) {
   return { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn };
+}
+
+/** One of the user's sessions as GET /api/auth/sessions shows it. */
+export function presentDeviceSession(session: DeviceSession) {
+  return {
+    id: session.id,
+    createdAt: iso(session.createdAt),
+    lastUsedAt: iso(session.lastUsedAt),
+    address: session.address,
+    userAgent: session.userAgent,
+    current: session.current,
+  };
 }

@@ -17,6 +17,9 @@ export const TOKEN_LIFETIME_BOUNDS: Readonly<Record<keyof TokenLifetimes, { min:
   absoluteSessionLifetimeSeconds: { min: 300, max: 315_360_000 },
 };
 
+/** The range of `recentSignInSeconds`: 0 asks for a proof on every sensitive change; at most a day. */
+export const RECENT_SIGN_IN_BOUNDS = { min: 0, max: 86_400 } as const;
+
 type Check = (value: unknown, field: string) => string | null;
 
 /**
@@ -44,6 +47,11 @@ const CHECKS: Readonly<Record<keyof ProjectSettings, Check>> = {
   refreshReuseGraceSeconds: lifetimeProblem,
   absoluteSessionLifetimeSeconds: lifetimeProblem,
   rejectCommonPasswords: (value, field) => (typeof value === 'boolean' ? null : `${field} must be true or false.`),
+  recentSignInSeconds: (value, field) => {
+    const { min, max } = RECENT_SIGN_IN_BOUNDS;
+    if (!Number.isInteger(value)) return `${field} must be an integer.`;
+    return (value as number) < min || (value as number) > max ? `${field} must be from ${min} to ${max}.` : null;
+  },
 };
 
 /**

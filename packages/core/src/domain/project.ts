@@ -34,6 +34,9 @@ export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
   absoluteSessionLifetimeSeconds: 90 * DAY_SECONDS,
 };
 
+/** The default of `recentSignInSeconds`: five minutes (docs/security.md, "Recent sign-in"). */
+export const DEFAULT_RECENT_SIGN_IN_SECONDS = 300;
+
 export interface Project extends TokenLifetimes {
   id: string;
   name: string;
@@ -52,6 +55,11 @@ export interface Project extends TokenLifetimes {
   emailTemplates: EmailTemplates | null;
   /** Refuse the most common passwords wherever a password is set (off by default; see isCommonPassword). */
   rejectCommonPasswords: boolean;
+  /**
+   * How long after a sign-in its session may make sensitive changes (passkeys, TOTP, password,
+   * e-mail, deleting the account) without proving a factor again (see isRecentSignIn).
+   */
+  recentSignInSeconds: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -76,6 +84,7 @@ export type ProjectSettings = Partial<
     | 'refreshReuseGraceSeconds'
     | 'absoluteSessionLifetimeSeconds'
     | 'rejectCommonPasswords'
+    | 'recentSignInSeconds'
   >
 >;
 

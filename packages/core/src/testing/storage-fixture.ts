@@ -1,5 +1,5 @@
 import type { Environment, TenantScope } from '../domain/environment';
-import { DEFAULT_TOKEN_LIFETIMES, type Project } from '../domain/project';
+import { DEFAULT_RECENT_SIGN_IN_SECONDS, DEFAULT_TOKEN_LIFETIMES, type Project } from '../domain/project';
 import type { User } from '../domain/user';
 import type { StoragePorts } from '../ports/storage-ports';
 
@@ -33,6 +33,7 @@ export function projectFixture(overrides: Partial<Project> = {}): Project {
     webauthn: null,
     emailTemplates: null,
     rejectCommonPasswords: false,
+    recentSignInSeconds: DEFAULT_RECENT_SIGN_IN_SECONDS,
     ...DEFAULT_TOKEN_LIFETIMES,
     createdAt: now,
     updatedAt: now,

@@ -5,6 +5,7 @@ import { newBearerSecret, sha256Hex } from '../domain/secrets';
 import type { TokenBundle } from '../domain/tokens';
 import { TWO_FACTOR_CHALLENGE_TTL_SECONDS, type SecondFactorMethod } from '../domain/two-factor';
 import { isBanned, type User } from '../domain/user';
+import type { SignInClient } from '../domain/known-device';
 import { hasCapability, type AuthDeps, type OptionalDeps } from './deps';
 import { startSession } from './issue-tokens';
 
@@ -26,11 +27,16 @@ type SessionDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 's
 /** Without the TOTP capability no user has a second factor to ask for. */
 export type FirstFactorDeps = SessionDeps & OptionalDeps<'twoFactor' | 'totp' | 'secretBox' | 'oneTimeTokens'>;
 
+/** Who signs in: the session records its address and user agent (the device list). */
+export interface SignInOptions {
+  client?: SignInClient;
+}
+
 /** Records lastLoginAt and starts a session: the last step of every successful sign-in. */
-export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User): Promise<SignedIn> {
+export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User, options: SignInOptions = {}): Promise<SignedIn> {
   const now = deps.clock.now();
   await deps.users.recordLogin(scope, user.id, now);
-  const bundle = await startSession(deps, scope, project, user);
+  const bundle = await startSession(deps, scope, project, user, options);
   return { user: { ...user, lastLoginAt: now }, ...bundle };
 }
 
@@ -44,12 +50,13 @@ export async function completeFirstFactor(
   scope: TenantScope,
   project: Project,
   user: User,
+  options: SignInOptions = {},
 ): Promise<SignInResult> {
   if (isBanned(user)) throw new AuthError('user_banned');
   if (hasCapability(deps, 'totp') && (await deps.twoFactor.findTotp(scope, user.id))?.status === 'enabled') {
     return issueTwoFactorChallenge(deps, scope, user);
   }
-  return { twoFactorRequired: false, ...(await finishSignIn(deps, scope, project, user)) };
+  return { twoFactorRequired: false, ...(await finishSignIn(deps, scope, project, user, options)) };
 }
 
 async function issueTwoFactorChallenge(

@@ -43,7 +43,7 @@ export async function logIn(
   // Banned is told only after the password matched (completeFirstFactor checks it): it reveals
   // nothing to a guesser. A user with TOTP on gets the second-factor challenge instead of tokens,
   // and its client becomes known only once the second factor is done too.
-  const result = await completeFirstFactor(deps, scope, project, user);
+  const result = await completeFirstFactor(deps, scope, project, user, { client: options.client });
   if (!result.twoFactorRequired) await rememberClient(deps, scope, user.id, options.client);
   return result;
 }

@@ -6,6 +6,7 @@ import { isBanned, newUser, normalizeEmail, userMetaProblem, type User, type Use
 import type { AuthDeps, OptionalDeps } from './deps';
 import { startSession } from './issue-tokens';
 import { acceptNewPassword } from './accept-new-password';
+import type { SignInOptions } from './complete-first-factor';
 
 export interface SignUpInput {
   email: string;
@@ -19,6 +20,7 @@ export async function signUp(
   scope: TenantScope,
   project: Project,
   input: SignUpInput,
+  options: SignInOptions = {},
 ): Promise<{ user: User } & TokenBundle> {
   acceptNewPassword(deps, project, input.password, 'password');
   const metaProblem = input.meta === undefined ? null : userMetaProblem(input.meta, 'meta');
@@ -37,7 +39,7 @@ export async function signUp(
   const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
   if (created.status === 'limit_reached') throw new AuthError('plan_limit_reached');
   if (created.status === 'exists') await refuseExisting(deps, scope, email, { racing: true });
-  return { user, ...(await startSession(deps, scope, project, user)) };
+  return { user, ...(await startSession(deps, scope, project, user, options)) };
 }
 
 /** Sandbox users never count toward a plan limit (contract, Limits). */

@@ -28,6 +28,7 @@ class ProjectFieldsDto {
   @Allow() refreshReuseGraceSeconds?: number;
   @Allow() absoluteSessionLifetimeSeconds?: number;
   @Allow() rejectCommonPasswords?: boolean;
+  @Allow() recentSignInSeconds?: number;
 }
 
 /** Body of POST /admin/projects (DESIGN §12): a name and optional settings. */

@@ -21,6 +21,9 @@ export const RATE_LIMIT_NAMES = [
   'passwordUpdate',
   'twoFactorVerify',
   'totpCode',
+  'reauthenticate',
+  'sessionList',
+  'sessionRevoke',
 ] as const;
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
 
@@ -46,6 +49,9 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
   passwordUpdate: { limit: 10, windowSeconds: 60 * 60, ...strict },
   twoFactorVerify: { limit: 5, windowSeconds: 5 * 60, ...strict },
   totpCode: { limit: 10, windowSeconds: 15 * 60, ...strict },
+  reauthenticate: { limit: 10, windowSeconds: 15 * 60, ...strict },
+  sessionList: { limit: 60, windowSeconds: 15 * 60, ...strict },
+  sessionRevoke: { limit: 30, windowSeconds: 15 * 60, ...strict },
 };
 
 /**
@@ -58,7 +64,8 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
  * - `challenge`: the body's `twoFactorToken`: a second-factor challenge gets a few guesses,
  *   from wherever they come.
  * - `user`: the signed-in user (the bearer token's `sub`): TOTP confirm and disable take a code
- *   from a session, and a stolen access token must not buy a million guesses at disabling TOTP.
+ *   from a session, and a stolen access token must not buy a million guesses at disabling TOTP;
+ *   nor at the current password or code that a sensitive change may carry (`reauthenticate`).
  */
 export type RateLimitKeyKind = 'ip' | 'ip+email' | 'email' | 'challenge' | 'user';
 
@@ -75,6 +82,9 @@ export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, RateLimitKeyKind>> 
   passwordUpdate: 'ip',
   twoFactorVerify: 'challenge',
   totpCode: 'user',
+  reauthenticate: 'user',
+  sessionList: 'user',
+  sessionRevoke: 'user',
 };
 
 /**

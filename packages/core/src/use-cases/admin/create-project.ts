@@ -1,5 +1,5 @@
 import { ENVIRONMENTS, type Environment } from '../../domain/environment';
-import { DEFAULT_TOKEN_LIFETIMES, type Project, type ProjectSettings } from '../../domain/project';
+import { DEFAULT_RECENT_SIGN_IN_SECONDS, DEFAULT_TOKEN_LIFETIMES, type Project, type ProjectSettings } from '../../domain/project';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { assertProjectSettings } from './update-project';
 import { createApiKey } from './create-api-key';
@@ -36,6 +36,7 @@ export async function createProject(
     refreshReuseGraceSeconds: settings.refreshReuseGraceSeconds ?? DEFAULT_TOKEN_LIFETIMES.refreshReuseGraceSeconds,
     absoluteSessionLifetimeSeconds: settings.absoluteSessionLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIMES.absoluteSessionLifetimeSeconds,
     rejectCommonPasswords: settings.rejectCommonPasswords ?? false,
+    recentSignInSeconds: settings.recentSignInSeconds ?? DEFAULT_RECENT_SIGN_IN_SECONDS,
     createdAt: now,
     updatedAt: now,
   };

@@ -3,7 +3,7 @@ import { isUuid } from '../../domain/ids';
 import type { Project } from '../../domain/project';
 import { sha256Hex } from '../../domain/secrets';
 import { isBanned } from '../../domain/user';
-import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from '../complete-first-factor';
+import { completeFirstFactor, type FirstFactorDeps, type SignInOptions, type SignInResult } from '../complete-first-factor';
 import type { AuthDeps } from '../deps';
 import { proveMailbox, type MailboxProofDeps } from '../prove-mailbox';
 import { environmentOfLinkToken } from './link-tokens';
@@ -38,6 +38,7 @@ export async function verifyMagicLink(
   deps: FirstFactorDeps & MailboxProofDeps & Pick<AuthDeps, 'oneTimeTokens'>,
   project: Project,
   token: string,
+  options: SignInOptions = {},
 ): Promise<SignInResult> {
   const environment = environmentOfLinkToken(token, 'magic_link');
   if (!environment) throw new AuthError('invalid_magic_link');
@@ -47,5 +48,5 @@ export async function verifyMagicLink(
   const user = await deps.users.findById(scope, consumed.userId);
   if (!user) throw new AuthError('user_not_found');
   if (isBanned(user)) throw new AuthError('user_banned');
-  return completeFirstFactor(deps, scope, project, await proveMailbox(deps, scope, user, 'magic_link'));
+  return completeFirstFactor(deps, scope, project, await proveMailbox(deps, scope, user, 'magic_link'), options);
 }

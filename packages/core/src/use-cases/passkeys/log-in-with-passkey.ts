@@ -59,7 +59,7 @@ export async function logInWithPasskey(
   }
   // As at login: a ban is told only to someone who proved the credential.
   if (isBanned(user)) throw new AuthError('user_banned');
-  const signedIn = await finishSignIn(deps, scope, project, user);
+  const signedIn = await finishSignIn(deps, scope, project, user, options);
   await rememberClient(deps, scope, user.id, options.client);
   return signedIn;
 }

@@ -1,0 +1,96 @@
+import request from 'supertest';
+import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
+import { REAL_ADMIN_TOKEN, startRealApp, type RealApp } from './support/real-app';
+
+// A user's own devices and sensitive changes, end to end on the real composition, on SQLite and
+// on PostgreSQL: sessions record where they came from, the user lists and ends them, and an
+// access token whose sign-in is not recent cannot add a passkey without a proof.
+
+const PASSWORD = 'correct horse battery';
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
+
+function accountCases(start: () => Promise<RealApp>) {
+  let real: RealApp;
+  let key: string;
+  let strictKey: string;
+
+  beforeAll(async () => {
+    real = await start();
+    const created = async (body: object) =>
+      (await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).send(body).expect(201)).body.data.apiKeys.production as string;
+    key = await created({ name: 'Devices', allowedOrigins: ['https://app.example.test'] });
+    // Every sign-in is "old" at once: what a stolen token of an older session looks like, on the real clock.
+    strictKey = await created({ name: 'Strict', allowedOrigins: ['https://app.example.test'], recentSignInSeconds: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await real?.close();
+  });
+
+  const signIn = async (apiKey: string, email: string, headers: Record<string, string>, path = '/api/auth/login') =>
+    (await request(real.app).post(path).set('X-API-Key', apiKey).set(headers).send({ email, password: PASSWORD }).expect(path.endsWith('signup') ? 201 : 200)).body.data;
+  const as = (apiKey: string, accessToken: string) => ({ 'X-API-Key': apiKey, Authorization: `Bearer ${accessToken}` });
+
+  it('lists the sessions with address, user agent and which is current; ends one, the others, then all', async () => {
+    const email = 'devices@example.test';
+    const phone = await signIn(key, email, { 'X-Svc-Client-Ip': '198.51.100.7', 'X-Svc-User-Agent': 'Svc Phone/1.0' }, '/api/auth/signup');
+    const laptop = await signIn(key, email, { 'X-Svc-Client-Ip': '203.0.113.20', 'X-Svc-User-Agent': FIREFOX });
+    const tablet = await signIn(key, email, { 'X-Svc-Client-Ip': '2001:db8:1:2:3:4:5:6', 'User-Agent': 'Tablet/2' });
+    const listed = (await request(real.app).get('/api/auth/sessions').set(as(key, laptop.accessToken)).expect(200)).body.data.sessions;
+    expect(listed).toHaveLength(3);
+    expect(listed).toEqual(expect.arrayContaining([
+      expect.objectContaining({ address: '198.51.100.7', userAgent: 'Svc Phone/1.0', current: false }),
+      expect.objectContaining({ address: '203.0.113.20', userAgent: FIREFOX, current: true }),
+      expect.objectContaining({ address: '2001:db8:1:2::/64', userAgent: 'Tablet/2', current: false }),
+    ]));
+    const phoneSession = listed.find((s: { userAgent: string }) => s.userAgent === 'Svc Phone/1.0');
+    expect(phoneSession).toEqual({ id: expect.any(String), createdAt: expect.any(String), lastUsedAt: expect.any(String), address: '198.51.100.7', userAgent: 'Svc Phone/1.0', current: false });
+
+    await request(real.app).delete(`/api/auth/sessions/${phoneSession.id}`).set(as(key, laptop.accessToken)).expect(200);
+    expect((await request(real.app).get('/api/auth/me').set(as(key, phone.accessToken)).expect(401)).body.error).toBe('invalid_token');
+    expect((await request(real.app).post('/api/auth/refresh').set('X-API-Key', key).send({ refreshToken: phone.refreshToken }).expect(401)).body.error).toBe('invalid_refresh_token');
+
+    const others = await request(real.app).post('/api/auth/sessions/revoke-others').set(as(key, laptop.accessToken)).expect(200);
+    expect(others.body).toEqual({ data: { revoked: 1 } });
+    await request(real.app).get('/api/auth/me').set(as(key, tablet.accessToken)).expect(401);
+    await request(real.app).get('/api/auth/me').set(as(key, laptop.accessToken)).expect(200);
+
+    const all = await request(real.app).post('/api/auth/logout-all').set(as(key, laptop.accessToken)).expect(200);
+    expect(all.body).toEqual({ data: { revoked: 1 } });
+    await request(real.app).get('/api/auth/me').set(as(key, laptop.accessToken)).expect(401);
+  });
+
+  it("cannot end another user's session, and answers unknown or malformed ids 404", async () => {
+    const mine = await signIn(key, 'mine@example.test', {}, '/api/auth/signup');
+    const theirs = await signIn(key, 'theirs@example.test', {}, '/api/auth/signup');
+    const [their] = (await request(real.app).get('/api/auth/sessions').set(as(key, theirs.accessToken)).expect(200)).body.data.sessions;
+    for (const id of [their.id, globalThis.crypto.randomUUID(), 'not-a-uuid']) {
+      expect((await request(real.app).delete(`/api/auth/sessions/${id}`).set(as(key, mine.accessToken)).expect(404)).body.error).toBe('not_found');
+    }
+    await request(real.app).get('/api/auth/me').set(as(key, theirs.accessToken)).expect(200);
+    expect((await request(real.app).get('/api/auth/sessions').set('X-API-Key', key).expect(401)).body.error).toBe('invalid_token');
+  });
+
+  it('refuses an access token whose sign-in is not recent a passkey, until the request carries the password', async () => {
+    const user = await signIn(strictKey, 'stolen@example.test', {}, '/api/auth/signup');
+    const options = () => request(real.app).post('/api/auth/passkeys/register/options').set(as(strictKey, user.accessToken));
+    expect((await options().expect(403)).body.error).toBe('reauthentication_required');
+    expect((await options().send({ currentPassword: 'a guess' }).expect(401)).body.error).toBe('invalid_credentials');
+    expect((await options().send({ currentPassword: PASSWORD }).expect(200)).body.data.challenge).toEqual(expect.any(String));
+  });
+}
+
+describe('account sessions on SQLite', () => {
+  accountCases(() => startRealApp());
+});
+
+describeWithPostgres('account sessions on PostgreSQL', (databaseUrl) => {
+  let drop: (() => Promise<void>) | undefined;
+  afterAll(async () => {
+    await drop?.();
+  });
+  accountCases(async () => {
+    const schema = await createTestSchema(databaseUrl);
+    drop = schema.drop;
+    return startRealApp({ DATABASE_URL: databaseUrl, SVC_DATABASE_SCHEMA: schema.schema });
+  });
+});
