@@ -77,6 +77,39 @@ function accountCases(start: () => Promise<RealApp>) {
     expect((await options().send({ currentPassword: 'a guess' }).expect(401)).body.error).toBe('invalid_credentials');
     expect((await options().send({ currentPassword: PASSWORD }).expect(200)).body.data.challenge).toEqual(expect.any(String));
   });
+
+  it('changes the password: the current one proves it, other sessions end, this one stays', async () => {
+    const email = 'changer@example.test';
+    const here = await signIn(key, email, {}, '/api/auth/signup');
+    const there = await signIn(key, email, {});
+    const change = (body: object) => request(real.app).post('/api/auth/password/change').set(as(key, here.accessToken)).send(body);
+    expect((await change({ newPassword: 'a brand new secret' }).expect(400)).body.message).toBe('currentPassword is required.');
+    expect((await change({ currentPassword: PASSWORD, newPassword: 'short' }).expect(400)).body.message).toMatch(/newPassword/);
+    expect((await change({ currentPassword: 'wrong one', newPassword: 'a brand new secret' }).expect(401)).body.error).toBe('invalid_credentials');
+    await change({ currentPassword: PASSWORD, newPassword: 'a brand new secret' }).expect(200);
+    await request(real.app).get('/api/auth/me').set(as(key, here.accessToken)).expect(200);
+    await request(real.app).post('/api/auth/refresh').set('X-API-Key', key).send({ refreshToken: here.refreshToken }).expect(200);
+    await request(real.app).get('/api/auth/me').set(as(key, there.accessToken)).expect(401);
+    const login = (password: string) => request(real.app).post('/api/auth/login').set('X-API-Key', key).send({ email, password });
+    expect((await login(PASSWORD).expect(401)).body.error).toBe('invalid_credentials');
+    await login('a brand new secret').expect(200);
+  });
+
+  it('deletes the account with everything of it, under the recent sign-in rule, and frees its place in the plan', async () => {
+    const limited = (await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
+      .send({ name: 'One seat', userLimit: 1, recentSignInSeconds: 0 }).expect(201)).body.data.apiKeys.production as string;
+    const user = await signIn(limited, 'leaving@example.test', {}, '/api/auth/signup');
+    const other = await signIn(limited, 'leaving@example.test', {});
+    expect((await request(real.app).post('/api/auth/signup').set('X-API-Key', limited).send({ email: 'next@example.test', password: PASSWORD }).expect(403)).body.error).toBe('plan_limit_reached');
+    const remove = () => request(real.app).delete('/api/auth/account').set(as(limited, user.accessToken));
+    expect((await remove().expect(403)).body.error).toBe('reauthentication_required');
+    expect((await remove().send({ currentPassword: 'nope' }).expect(401)).body.error).toBe('invalid_credentials');
+    await remove().send({ currentPassword: PASSWORD }).expect(200);
+    for (const token of [user.accessToken, other.accessToken]) await request(real.app).get('/api/auth/me').set(as(limited, token)).expect(401);
+    await request(real.app).post('/api/auth/refresh').set('X-API-Key', limited).send({ refreshToken: other.refreshToken }).expect(401);
+    await request(real.app).post('/api/auth/login').set('X-API-Key', limited).send({ email: 'leaving@example.test', password: PASSWORD }).expect(401);
+    await signIn(limited, 'next@example.test', {}, '/api/auth/signup');
+  });
 }
 
 describe('account sessions on SQLite', () => {

@@ -1,5 +1,8 @@
 import type { AuthServiceDeps } from './use-cases/deps';
 import { currentSession } from './use-cases/account/current-session';
+import { changePassword, type ChangePasswordInput } from './use-cases/account/change-password';
+import { deleteAccount } from './use-cases/account/delete-account';
+import type { Reauthentication } from './use-cases/account/recent-sign-in';
 import { listSessions, logOutEverywhere, revokeOtherSessions, revokeSession } from './use-cases/account/devices';
 import type { ResolvedApiKey } from './use-cases/resolve-api-key';
 
@@ -16,6 +19,12 @@ export function accountService(deps: AuthServiceDeps) {
         revokeSession(deps, key.scope, await sessionOf(key, accessToken), sessionId),
       revokeOthers: async (key: ResolvedApiKey, accessToken: string) => revokeOtherSessions(deps, key.scope, await sessionOf(key, accessToken)),
       revokeAll: async (key: ResolvedApiKey, accessToken: string) => logOutEverywhere(deps, key.scope, await sessionOf(key, accessToken)),
+    },
+    account: {
+      changePassword: async (key: ResolvedApiKey, accessToken: string, input: ChangePasswordInput) =>
+        changePassword(deps, key.scope, key.project, await sessionOf(key, accessToken), input),
+      delete: async (key: ResolvedApiKey, accessToken: string, proof?: Reauthentication) =>
+        deleteAccount(deps, key.scope, key.project, await sessionOf(key, accessToken), proof),
     },
   };
 }

@@ -40,6 +40,8 @@ export * from './use-cases/admin/manage-users';
 export * from './use-cases/account/current-session';
 export * from './use-cases/account/recent-sign-in';
 export * from './use-cases/account/devices';
+export * from './use-cases/account/change-password';
+export * from './use-cases/account/delete-account';
 export * from './create-auth-service';
 export * from './domain/one-time-token';
 export * from './ports/one-time-token-store';

@@ -32,6 +32,7 @@ import { oidcGrantRoutes } from './routes/auth-oidc-grant';
 import { oidcProviderRoutes } from './routes/oidc-provider';
 import { openApiRoutes } from './routes/openapi';
 import { sessionRoutes } from './routes/auth-sessions';
+import { accountRoutes } from './routes/auth-account';
 
 /** Request bodies above this are refused with 413 (DESIGN §5). */
 export const BODY_LIMIT = '64kb';
@@ -57,7 +58,7 @@ export function createApp(deps: AppDeps): Express {
   // The API's own description (apps/api/openapi/openapi.yaml) and its reference page; no key.
   app.use(openApiRoutes());
   app.use(brandingRoutes(deps));
-  app.use(twoFactorRoutes(deps), passkeyRoutes(deps), sessionRoutes(deps));
+  app.use(twoFactorRoutes(deps), passkeyRoutes(deps), sessionRoutes(deps), accountRoutes(deps));
   const mailDeps = { ...deps, metrics, afterAnswer: deps.afterAnswer ?? new AfterAnswer({ logger: deps.logger, metrics }) };
   app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps));
   app.use(oauthRoutes(deps));

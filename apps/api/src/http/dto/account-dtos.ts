@@ -1,6 +1,6 @@
 import { IsOptional } from 'class-validator';
 import { MAX_PASSWORD_LENGTH } from '@svc/core';
-import { RequiredString } from './account-fields';
+import { NewPassword, RequiredString } from './account-fields';
 
 // Decorators read top-down as the order of checks: the error names the first one that fails.
 
@@ -19,4 +19,10 @@ export class ReauthenticationDto {
   @IsOptional()
   @RequiredString('totpCode', { min: 1, max: MAX_CODE })
   totpCode?: string;
+}
+
+/** Body of POST /api/auth/password/change: the new password, proved by the current one. */
+export class ChangePasswordDto extends ReauthenticationDto {
+  @NewPassword('newPassword')
+  newPassword!: string;
 }

@@ -1,0 +1,37 @@
+import { AuthError } from '../../errors';
+import type { TenantScope } from '../../domain/environment';
+import type { Project } from '../../domain/project';
+import { needsCurrentPassword } from '../../domain/user';
+import { acceptNewPassword } from '../accept-new-password';
+import type { AuthDeps, OptionalDeps } from '../deps';
+import type { CurrentSession } from './current-session';
+import { requireRecentSignIn, type Reauthentication, type RecentSignInDeps } from './recent-sign-in';
+
+export interface ChangePasswordInput extends Reauthentication {
+  newPassword: string;
+}
+
+export type ChangePasswordDeps = RecentSignInDeps & Pick<AuthDeps, 'users'> & OptionalDeps<'commonPasswords' | 'oneTimeTokens'>;
+
+/**
+ * POST /api/auth/password/change: the current password (when the user has one, see
+ * needsCurrentPassword) proves the change; the new one must pass the project's password rules.
+ * Every other session of the user ends and open reset links die; this session stays signed in.
+ */
+export async function changePassword(
+  deps: ChangePasswordDeps,
+  scope: TenantScope,
+  project: Project,
+  current: CurrentSession,
+  input: ChangePasswordInput,
+): Promise<void> {
+  acceptNewPassword(deps, project, input.newPassword, 'newPassword');
+  if (needsCurrentPassword(current.user) && input.currentPassword === undefined) {
+    throw new AuthError('validation_error', 'currentPassword is required.');
+  }
+  await requireRecentSignIn(deps, scope, project, current, input);
+  const now = deps.clock.now();
+  if (!(await deps.users.setPassword(scope, current.user.id, await deps.passwords.hash(input.newPassword)))) throw new AuthError('invalid_token');
+  await deps.sessions.revokeAllForUser(scope, current.user.id, now, { except: current.sessionId });
+  await deps.oneTimeTokens?.revokeForUser(scope, current.user.id, ['password_reset'], now);
+}
