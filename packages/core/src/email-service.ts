@@ -7,7 +7,7 @@ import { listDeadMails, listSandboxOutbox } from './use-cases/email/outbox-admin
 import { acceptMagicLinkRequest, requestMagicLink, type MagicLinkRequestInput, type MagicLinkRequestOptions } from './use-cases/email/request-magic-link';
 import { acceptPasswordResetRequest, requestPasswordReset } from './use-cases/email/request-password-reset';
 import { updatePassword, type PasswordUpdateInput } from './use-cases/email/update-password';
-import { magicLinkOrigins, magicLinkProject, verifyMagicLink } from './use-cases/email/verify-magic-link';
+import { magicLinkOrigins, magicLinkProject, verifyMagicLink, verifyMagicLinkCode } from './use-cases/email/verify-magic-link';
 import type { ResolvedApiKey } from './use-cases/resolve-api-key';
 
 /** Same bound as API-key resolutions: a change of `allowedOrigins` reaches every instance in 10 s. */
@@ -32,6 +32,9 @@ export function emailService(deps: AuthServiceDeps & MailDeps) {
       /** The origins that may call verify for that project (empty = any), or null for no such project. */
       allowedOrigins: async (projectId: string) => (isUuid(projectId) ? origins(projectId) : null),
       verify: (project: Project, token: string, options?: SignInOptions) => verifyMagicLink(deps, project, token, options),
+      /** The mail's 6-digit code instead of its link (API key). */
+      verifyCode: (key: ResolvedApiKey, input: { email: string; code: string }, options?: SignInOptions) =>
+        verifyMagicLinkCode(deps, key.scope, key.project, input, options),
     },
     passwordReset: {
       request: (key: ResolvedApiKey, input: { email: string }) => requestPasswordReset(deps, key.scope, key.project, input),

@@ -7,6 +7,7 @@ export * from './domain/project-settings';
 export * from './domain/api-key';
 export * from './domain/user';
 export * from './domain/session';
+export * from './domain/email-code';
 export * from './domain/tokens';
 export * from './domain/signing-key';
 export * from './domain/secrets';

@@ -18,9 +18,11 @@ export interface EmailTemplateValues {
   link: string;
   projectName: string;
   expiresInMinutes: number;
+  /** The mail's 6-digit code (domain/email-code.ts); empty in mails that carry none. */
+  code?: string;
 }
 
-export const EMAIL_TEMPLATE_PLACEHOLDERS = ['link', 'projectName', 'expiresInMinutes'] as const;
+export const EMAIL_TEMPLATE_PLACEHOLDERS = ['link', 'projectName', 'expiresInMinutes', 'code'] as const;
 
 export interface RenderedEmail {
   subject: string;
@@ -39,10 +41,12 @@ const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> 
     subject: 'Your sign-in link for {{projectName}}',
     text:
       'Hello,\n\nuse this link to sign in to {{projectName}}:\n\n{{link}}\n\n' +
+      'Or enter this code: {{code}}\n\n' +
       'It works once and expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this mail.\n',
     html:
       '<p>Hello,</p><p>use this link to sign in to {{projectName}}:</p>' +
       '<p><a href="{{link}}">Sign in to {{projectName}}</a></p>' +
+      '<p>Or enter this code: <strong>{{code}}</strong></p>' +
       '<p>It works once and expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this mail.</p>',
   },
   password_reset: {
@@ -136,7 +140,7 @@ function fill(template: string, values: Record<string, string>): string {
 }
 
 function stringValues(values: EmailTemplateValues): Record<string, string> {
-  return { link: values.link, projectName: values.projectName, expiresInMinutes: String(values.expiresInMinutes) };
+  return { link: values.link, projectName: values.projectName, expiresInMinutes: String(values.expiresInMinutes), code: values.code ?? '' };
 }
 
 function definedOnly(override: EmailTemplateOverride): EmailTemplateOverride {

@@ -50,3 +50,12 @@ export class SandboxOutboxQuery {
   @Max(50, { message: 'limit must be an integer from 1 to 50.' })
   limit?: number;
 }
+
+/** Body of POST /api/auth/magic-link/verify-code: the address and the mail's 6-digit code. */
+export class MagicLinkCodeDto {
+  @AccountEmail()
+  email!: string;
+
+  @RequiredString('code', { min: 1, max: 32 })
+  code!: string;
+}

@@ -24,6 +24,7 @@ export const RATE_LIMIT_NAMES = [
   'reauthenticate',
   'sessionList',
   'sessionRevoke',
+  'magicLinkCode',
 ] as const;
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
 
@@ -52,6 +53,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
   reauthenticate: { limit: 10, windowSeconds: 15 * 60, ...strict },
   sessionList: { limit: 60, windowSeconds: 15 * 60, ...strict },
   sessionRevoke: { limit: 30, windowSeconds: 15 * 60, ...strict },
+  magicLinkCode: { limit: 30, windowSeconds: 15 * 60, ...strict },
 };
 
 /**
@@ -85,6 +87,7 @@ export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, RateLimitKeyKind>> 
   reauthenticate: 'user',
   sessionList: 'user',
   sessionRevoke: 'user',
+  magicLinkCode: 'ip',
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { TenantScope } from '../../domain/environment';
+import { emailCodeHash, newEmailCode } from '../../domain/email-code';
 import { renderEmail } from '../../domain/email-templates';
 import { outboxSealContext, type MailPayload, type MailTemplate } from '../../domain/mail';
 import type { Project } from '../../domain/project';
@@ -10,6 +11,9 @@ import { buildLink, linkBaseOf, newLinkToken } from './link-tokens';
 
 export type LinkMailDeps = Pick<AuthDeps, 'clock' | 'random' | 'outbox' | 'secretBox'>;
 
+/** The mails that also carry a 6-digit code, redeemable instead of the link (domain/email-code.ts). */
+const WITH_CODE: ReadonlySet<MailTemplate> = new Set(['magic_link']);
+
 const TTL_SECONDS: Readonly<Record<MailTemplate, number>> = {
   magic_link: ONE_TIME_TOKEN_TTL_SECONDS.magicLink,
   password_reset: ONE_TIME_TOKEN_TTL_SECONDS.passwordReset,
@@ -18,7 +22,8 @@ const TTL_SECONDS: Readonly<Record<MailTemplate, number>> = {
 /**
  * Queues the mail with its single-use link. The token (stored hashed) and the mail (rendered,
  * then sealed, because it carries the raw token) go into the outbox in one transaction, and the
- * user's older open tokens of this kind are superseded in it (DESIGN §3, §7). Nothing is sent here.
+ * user's older open tokens of this kind are superseded in it (DESIGN §3, §7). A magic-link mail
+ * also carries a code bound to the same token (domain/email-code.ts). Nothing is sent here.
  */
 export async function enqueueLinkMail(
   deps: LinkMailDeps,
@@ -32,13 +37,15 @@ export async function enqueueLinkMail(
   const expiresAt = new Date(now.getTime() + ttl * 1000);
   const token = newLinkToken(deps.random, template, scope.environment);
   const link = buildLink(linkBaseOf(project, template), token, project.id);
-  const rendered = renderEmail(template, project.emailTemplates, { link, projectName: project.name, expiresInMinutes: ttl / 60 });
+  const tokenHash = sha256Hex(token);
+  const code = WITH_CODE.has(template) ? newEmailCode(deps.random) : undefined;
+  const rendered = renderEmail(template, project.emailTemplates, { link, projectName: project.name, expiresInMinutes: ttl / 60, code });
   const payload: MailPayload = { ...rendered, links: [link] };
   const id = deps.random.uuid();
   const sealedPayload = deps.secretBox.seal(JSON.stringify(payload), outboxSealContext(id));
   await deps.outbox.enqueue(
     scope,
     { id, to: user.email, template, sealedPayload, createdAt: now, expiresAt },
-    { token: { token: { tokenHash: sha256Hex(token), purpose: template, userId: user.id, data: {}, createdAt: now, expiresAt }, supersede: true } },
+    { token: { token: { tokenHash, purpose: template, userId: user.id, data: code ? { codeHash: emailCodeHash(tokenHash, code) } : {}, createdAt: now, expiresAt }, supersede: true } },
   );
 }

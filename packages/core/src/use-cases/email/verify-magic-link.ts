@@ -2,7 +2,9 @@ import { AuthError } from '../../errors';
 import { isUuid } from '../../domain/ids';
 import type { Project } from '../../domain/project';
 import { sha256Hex } from '../../domain/secrets';
-import { isBanned } from '../../domain/user';
+import { isBanned, normalizeEmail } from '../../domain/user';
+import { EMAIL_CODE_MAX_ATTEMPTS, emailCodeMatches } from '../../domain/email-code';
+import type { TenantScope } from '../../domain/environment';
 import { completeFirstFactor, type FirstFactorDeps, type SignInOptions, type SignInResult } from '../complete-first-factor';
 import type { AuthDeps } from '../deps';
 import { proveMailbox, type MailboxProofDeps } from '../prove-mailbox';
@@ -35,7 +37,7 @@ export async function magicLinkOrigins(deps: Pick<AuthDeps, 'projects'>, project
  * address. Then the rule of every password-equivalent path applies: TOTP on -> the challenge.
  */
 export async function verifyMagicLink(
-  deps: FirstFactorDeps & MailboxProofDeps & Pick<AuthDeps, 'oneTimeTokens'>,
+  deps: MagicLinkSignInDeps,
   project: Project,
   token: string,
   options: SignInOptions = {},
@@ -45,7 +47,42 @@ export async function verifyMagicLink(
   const scope = { projectId: project.id, environment };
   const consumed = await deps.oneTimeTokens.consume(scope, 'magic_link', sha256Hex(token), deps.clock.now());
   if (!consumed?.userId) throw new AuthError('invalid_magic_link');
-  const user = await deps.users.findById(scope, consumed.userId);
+  return signInByMailbox(deps, scope, project, consumed.userId, options);
+}
+
+export type MagicLinkSignInDeps = FirstFactorDeps & MailboxProofDeps & Pick<AuthDeps, 'oneTimeTokens'>;
+
+/**
+ * POST /api/auth/magic-link/verify-code (API key): the code of the user's latest magic-link mail
+ * instead of its link (domain/email-code.ts). The same single-use token is redeemed, so the link
+ * dies with it; every try is charged first and the tries after EMAIL_CODE_MAX_ATTEMPTS wrong
+ * ones find it dead. An unknown address, no open mail and a wrong code all answer
+ * `invalid_magic_link`; then it goes on as the link does.
+ */
+export async function verifyMagicLinkCode(
+  deps: MagicLinkSignInDeps,
+  scope: TenantScope,
+  project: Project,
+  input: { email: string; code: string },
+  options: SignInOptions = {},
+): Promise<SignInResult> {
+  const now = deps.clock.now();
+  const user = await deps.users.findByEmail(scope, normalizeEmail(input.email));
+  const open = user && (await deps.oneTimeTokens.findOpenForUser(scope, 'magic_link', user.id, now));
+  if (!open?.userId) throw new AuthError('invalid_magic_link');
+  const left = await deps.oneTimeTokens.recordFailedAttempt(scope, 'magic_link', open.tokenHash, { maxAttempts: EMAIL_CODE_MAX_ATTEMPTS + 1, now });
+  if (left === 0) throw new AuthError('invalid_magic_link');
+  if (!emailCodeMatches(open, input.code)) {
+    if (left === 1) await deps.oneTimeTokens.consume(scope, 'magic_link', open.tokenHash, now);
+    throw new AuthError('invalid_magic_link');
+  }
+  if (!(await deps.oneTimeTokens.consume(scope, 'magic_link', open.tokenHash, now))) throw new AuthError('invalid_magic_link');
+  return signInByMailbox(deps, scope, project, open.userId, options);
+}
+
+/** A magic link's or code's user proved the mailbox: the takeover rule, then the first-factor rule. */
+async function signInByMailbox(deps: MagicLinkSignInDeps, scope: TenantScope, project: Project, userId: string, options: SignInOptions): Promise<SignInResult> {
+  const user = await deps.users.findById(scope, userId);
   if (!user) throw new AuthError('user_not_found');
   if (isBanned(user)) throw new AuthError('user_banned');
   return completeFirstFactor(deps, scope, project, await proveMailbox(deps, scope, user, 'magic_link'), options);
