@@ -2,7 +2,7 @@ import request from 'supertest';
 import { ADMIN_TOKEN, admin, buildTestApp, createProject, ISO_DATE, signUp } from './helpers';
 
 const PROJECT_KEYS = [
-  'absoluteSessionLifetimeSeconds', 'accessTokenTtlSeconds', 'allowedOrigins', 'createdAt', 'defaultMeta', 'emailTemplates', 'id', 'magicLinkUrl', 'name',
+  'absoluteSessionLifetimeSeconds', 'accessTokenTtlSeconds', 'allowedOrigins', 'createdAt', 'defaultMeta', 'emailTemplates', 'emailVerification', 'emailVerificationUrl', 'id', 'magicLinkUrl', 'name',
   'oidcLoginUrl', 'passwordResetUrl', 'plan', 'recentSignInSeconds', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshTokenTtlSeconds', 'rejectCommonPasswords', 'updatedAt',
   'userLimit', 'webauthn',
 ];

@@ -25,6 +25,8 @@ export type ProjectRow = {
   absolute_session_lifetime_seconds: number;
   reject_common_passwords: unknown;
   recent_sign_in_seconds: number;
+  email_verification: string;
+  email_verification_url: string | null;
   email_templates: unknown;
   webauthn: unknown;
   created_at: unknown;

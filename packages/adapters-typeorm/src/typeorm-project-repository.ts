@@ -1,4 +1,4 @@
-import type { EmailTemplates, Plan, Project, ProjectRepository, ProjectSettings, WebAuthnSettings } from '@svc/core';
+import type { EmailVerificationMode, EmailTemplates, Plan, Project, ProjectRepository, ProjectSettings, WebAuthnSettings } from '@svc/core';
 import type { Database } from './database';
 import type { ProjectRow } from './rows';
 import { assertDate, assertText, assertUuid, isUuid } from './guards';
@@ -7,7 +7,8 @@ import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-val
 const COLUMNS = `id, name, plan, allowed_origins, default_meta, redirect_urls, magic_link_url,
   password_reset_url, oidc_login_url, user_limit, access_token_ttl_seconds,
   refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at, email_templates, webauthn,
-  absolute_session_lifetime_seconds, reject_common_passwords, recent_sign_in_seconds`;
+  absolute_session_lifetime_seconds, reject_common_passwords, recent_sign_in_seconds,
+  email_verification, email_verification_url`;
 
 /**
  * The settings an update may touch and the column each one lives in. Updates iterate over this
@@ -29,6 +30,8 @@ const SETTING_COLUMNS: { [K in keyof Required<ProjectSettings>]: { column: strin
   absoluteSessionLifetimeSeconds: { column: 'absolute_session_lifetime_seconds' },
   rejectCommonPasswords: { column: 'reject_common_passwords' },
   recentSignInSeconds: { column: 'recent_sign_in_seconds' },
+  emailVerification: { column: 'email_verification' },
+  emailVerificationUrl: { column: 'email_verification_url' },
   emailTemplates: { column: 'email_templates', json: true },
   webauthn: { column: 'webauthn', json: true },
 };
@@ -45,7 +48,7 @@ export class TypeormProjectRepository implements ProjectRepository {
     assertDate(project.updatedAt, 'updatedAt');
     await this.db.query(
       `INSERT INTO projects (${COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
       [
         project.id,
         project.name,
@@ -67,6 +70,8 @@ export class TypeormProjectRepository implements ProjectRepository {
         project.absoluteSessionLifetimeSeconds,
         project.rejectCommonPasswords,
         project.recentSignInSeconds,
+        project.emailVerification,
+        project.emailVerificationUrl,
       ],
     );
   }
@@ -126,5 +131,7 @@ function toProject(row: ProjectRow): Project {
     absoluteSessionLifetimeSeconds: Number(row.absolute_session_lifetime_seconds),
     rejectCommonPasswords: readBoolean(row.reject_common_passwords),
     recentSignInSeconds: Number(row.recent_sign_in_seconds),
+    emailVerification: row.email_verification as EmailVerificationMode,
+    emailVerificationUrl: row.email_verification_url,
   };
 }

@@ -9,6 +9,7 @@ import { acceptPasswordResetRequest, requestPasswordReset } from './use-cases/em
 import { updatePassword, type PasswordUpdateInput } from './use-cases/email/update-password';
 import { magicLinkOrigins, magicLinkProject, verifyMagicLink, verifyMagicLinkCode } from './use-cases/email/verify-magic-link';
 import type { ResolvedApiKey } from './use-cases/resolve-api-key';
+import { acceptEmailVerificationResend, verifyEmail, type EmailVerificationInput } from './use-cases/email/verify-email';
 
 /** Same bound as API-key resolutions: a change of `allowedOrigins` reaches every instance in 10 s. */
 const ORIGINS_CACHE = { ttlSeconds: 10, maxEntries: 10_000 };
@@ -35,6 +36,11 @@ export function emailService(deps: AuthServiceDeps & MailDeps) {
       /** The mail's 6-digit code instead of its link (API key). */
       verifyCode: (key: ResolvedApiKey, input: { email: string; code: string }, options?: SignInOptions) =>
         verifyMagicLinkCode(deps, key.scope, key.project, input, options),
+    },
+    emailVerification: {
+      verify: (key: ResolvedApiKey, input: EmailVerificationInput) => verifyEmail(deps, key.scope, input),
+      /** Checks the project now; returns the mailing, to run after answering (acceptEmailVerificationResend). */
+      acceptResend: (key: ResolvedApiKey, input: { email: string }) => acceptEmailVerificationResend(deps, key.scope, key.project, input),
     },
     passwordReset: {
       request: (key: ResolvedApiKey, input: { email: string }) => requestPasswordReset(deps, key.scope, key.project, input),

@@ -31,6 +31,8 @@ export const ERROR_CODES = [
   'service_unavailable',
   // a sensitive change from a session whose sign-in is not recent, without a proof in the request
   'reauthentication_required',
+  // a sign-in to a project that requires confirmed addresses, of a user who has not confirmed yet
+  'email_not_verified',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -62,6 +64,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   internal_error: 'An internal error occurred.',
   service_unavailable: 'The service cannot answer right now. Retry later.',
   reauthentication_required: 'This change needs a recent sign-in: sign in again, or send the current password or a TOTP code.',
+  email_not_verified: 'Confirm the e-mail address first: a link and a code were sent to it.',
 };
 
 export interface AuthErrorOptions {

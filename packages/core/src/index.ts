@@ -74,6 +74,8 @@ export * from './ports/mailer';
 export * from './use-cases/email/link-tokens';
 export * from './use-cases/email/request-magic-link';
 export * from './use-cases/email/verify-magic-link';
+export * from './use-cases/email/verify-email';
+export * from './use-cases/email/email-codes';
 export * from './use-cases/email/request-password-reset';
 export * from './use-cases/email/update-password';
 export * from './use-cases/email/deliver-outbox';

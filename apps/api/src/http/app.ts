@@ -33,6 +33,7 @@ import { oidcProviderRoutes } from './routes/oidc-provider';
 import { openApiRoutes } from './routes/openapi';
 import { sessionRoutes } from './routes/auth-sessions';
 import { accountRoutes } from './routes/auth-account';
+import { emailVerifyRoutes } from './routes/auth-email-verify';
 
 /** Request bodies above this are refused with 413 (DESIGN §5). */
 export const BODY_LIMIT = '64kb';
@@ -60,7 +61,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(brandingRoutes(deps));
   app.use(twoFactorRoutes(deps), passkeyRoutes(deps), sessionRoutes(deps), accountRoutes(deps));
   const mailDeps = { ...deps, metrics, afterAnswer: deps.afterAnswer ?? new AfterAnswer({ logger: deps.logger, metrics }) };
-  app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps));
+  app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps), emailVerifyRoutes(mailDeps));
   app.use(oauthRoutes(deps));
   app.use(oidcGrantRoutes(deps));
   app.use('/admin', adminRoutes(mailDeps));

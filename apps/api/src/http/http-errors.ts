@@ -22,6 +22,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   plan_limit_reached: 403,
   origin_not_allowed: 403,
   reauthentication_required: 403,
+  email_not_verified: 403,
   plan_upgrade_required: 403,
   not_found: 404,
   user_not_found: 404,

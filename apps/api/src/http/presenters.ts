@@ -65,6 +65,8 @@ export function presentProject(project: Project) {
     absoluteSessionLifetimeSeconds: project.absoluteSessionLifetimeSeconds,
     rejectCommonPasswords: project.rejectCommonPasswords,
     recentSignInSeconds: project.recentSignInSeconds,
+    emailVerification: project.emailVerification,
+    emailVerificationUrl: project.emailVerificationUrl,
     createdAt: iso(project.createdAt),
     updatedAt: iso(project.updatedAt),
   };

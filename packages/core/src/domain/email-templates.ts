@@ -11,6 +11,7 @@ export interface EmailTemplateOverride {
 export interface EmailTemplates {
   magicLink?: EmailTemplateOverride;
   passwordReset?: EmailTemplateOverride;
+  emailVerification?: EmailTemplateOverride;
 }
 
 /** The placeholders a template may use, written `{{name}}`. */
@@ -34,6 +35,7 @@ export interface RenderedEmail {
 export const TEMPLATE_SETTING: Readonly<Record<MailTemplate, keyof EmailTemplates>> = {
   magic_link: 'magicLink',
   password_reset: 'passwordReset',
+  email_verification: 'emailVerification',
 };
 
 const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> = {
@@ -58,6 +60,18 @@ const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> 
       '<p>Hello,</p><p>someone asked to reset the password of your {{projectName}} account.</p>' +
       '<p><a href="{{link}}">Choose a new password</a></p>' +
       '<p>The link works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail.</p>',
+  },
+  email_verification: {
+    subject: 'Confirm your {{projectName}} e-mail address',
+    text:
+      'Hello,\n\nsomeone signed up to {{projectName}} with this address. If it was you, confirm it:\n\n{{link}}\n\n' +
+      'Or enter this code: {{code}}\n\n' +
+      'It works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail: nothing is confirmed.\n',
+    html:
+      '<p>Hello,</p><p>someone signed up to {{projectName}} with this address. If it was you, confirm it:</p>' +
+      '<p><a href="{{link}}">Confirm my address</a></p>' +
+      '<p>Or enter this code: <strong>{{code}}</strong></p>' +
+      '<p>It works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail: nothing is confirmed.</p>',
   },
 };
 
@@ -84,14 +98,14 @@ export function unknownPlaceholders(text: string): string[] {
   return names.filter((name) => !(EMAIL_TEMPLATE_PLACEHOLDERS as readonly string[]).includes(name));
 }
 
-const TEMPLATE_KEYS: readonly (keyof EmailTemplates)[] = ['magicLink', 'passwordReset'];
+const TEMPLATE_KEYS: readonly (keyof EmailTemplates)[] = ['magicLink', 'passwordReset', 'emailVerification'];
 /** Longest text of each part: a subject is a header line; the bodies are mail, not documents. */
 const PART_LIMITS: Readonly<Record<keyof EmailTemplateOverride, number>> = { subject: 200, text: 20_000, html: 100_000 };
 const PARTS = Object.keys(PART_LIMITS) as (keyof EmailTemplateOverride)[];
 
 /**
  * Why `value` cannot be a project's `emailTemplates` setting, or null (null itself clears it).
- * It must be `{ magicLink?: {subject?, text?, html?}, passwordReset?: {...} }` of bounded,
+ * It must be `{ magicLink?: {subject?, text?, html?}, passwordReset?: {...}, emailVerification?: {...} }` of bounded,
  * non-empty texts; and it must make usable mail: a text or html part carries the link (a mail
  * without it is useless), and every placeholder is a known one.
  */

@@ -1,7 +1,7 @@
 import type { TenantScope } from './environment';
 
 /** The mails the service sends; each carries one single-use link (DESIGN §7). */
-export const MAIL_TEMPLATES = ['magic_link', 'password_reset'] as const;
+export const MAIL_TEMPLATES = ['magic_link', 'password_reset', 'email_verification'] as const;
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 
 /**

@@ -11,6 +11,8 @@ export const ONE_TIME_PURPOSES = [
   'oidc_request',
   // OAuth sign-in state (issue 9): binds a callback to its initiate call, single use, 10 minutes.
   'oauth_state',
+  // Confirms the address of a password sign-up (link or code), 24 hours.
+  'email_verification',
 ] as const;
 export type OneTimePurpose = (typeof ONE_TIME_PURPOSES)[number];
 

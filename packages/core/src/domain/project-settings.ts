@@ -1,5 +1,5 @@
 import { emailTemplatesProblem } from './email-templates';
-import { isPlan, PLANS, type ProjectSettings, type TokenLifetimes } from './project';
+import { EMAIL_VERIFICATION_MODES, isPlan, PLANS, type ProjectSettings, type TokenLifetimes } from './project';
 import { appUrlMessage, isAppUrl, isOrigin, originMessage } from './redirect-url';
 import { webAuthnSettingsProblem } from './relying-party';
 import { displayNameProblem } from './text';
@@ -47,6 +47,9 @@ const CHECKS: Readonly<Record<keyof ProjectSettings, Check>> = {
   refreshReuseGraceSeconds: lifetimeProblem,
   absoluteSessionLifetimeSeconds: lifetimeProblem,
   rejectCommonPasswords: (value, field) => (typeof value === 'boolean' ? null : `${field} must be true or false.`),
+  emailVerification: (value, field) =>
+    (EMAIL_VERIFICATION_MODES as readonly unknown[]).includes(value) ? null : `${field} must be one of ${EMAIL_VERIFICATION_MODES.join(', ')}.`,
+  emailVerificationUrl: nullable(appUrlProblem),
   recentSignInSeconds: (value, field) => {
     const { min, max } = RECENT_SIGN_IN_BOUNDS;
     if (!Number.isInteger(value)) return `${field} must be an integer.`;

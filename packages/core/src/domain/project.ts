@@ -60,6 +60,10 @@ export interface Project extends TokenLifetimes {
    * e-mail, deleting the account) without proving a factor again (see isRecentSignIn).
    */
   recentSignInSeconds: number;
+  /** Whether password sign-ups confirm their address (see mustVerifyEmail); `off` by default. */
+  emailVerification: EmailVerificationMode;
+  /** The page of the app that verification links open (token and project in the query). */
+  emailVerificationUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -85,8 +89,28 @@ export type ProjectSettings = Partial<
     | 'absoluteSessionLifetimeSeconds'
     | 'rejectCommonPasswords'
     | 'recentSignInSeconds'
+    | 'emailVerification'
+    | 'emailVerificationUrl'
   >
 >;
+
+/**
+ * E-mail verification of password sign-ups: `off` (the contract's behaviour, no mail), `optional`
+ * (a mail with a link and a code; signing in works meanwhile), `required` (the same mail, and
+ * no sign-in until the address is confirmed: 403 email_not_verified).
+ */
+export const EMAIL_VERIFICATION_MODES = ['off', 'optional', 'required'] as const;
+export type EmailVerificationMode = (typeof EMAIL_VERIFICATION_MODES)[number];
+
+/** True when `project` keeps `user` from signing in until the address is confirmed. */
+export function mustVerifyEmail(project: Pick<Project, 'emailVerification'>, user: { emailVerified: boolean }): boolean {
+  return project.emailVerification === 'required' && !user.emailVerified;
+}
+
+/** True when a password sign-up to `project` is mailed a verification link and code. */
+export function sendsEmailVerification(project: Pick<Project, 'emailVerification'>): boolean {
+  return project.emailVerification !== 'off';
+}
 
 export function isPlan(value: unknown): value is Plan {
   return typeof value === 'string' && (PLANS as readonly string[]).includes(value);

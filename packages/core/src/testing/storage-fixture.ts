@@ -34,6 +34,8 @@ export function projectFixture(overrides: Partial<Project> = {}): Project {
     emailTemplates: null,
     rejectCommonPasswords: false,
     recentSignInSeconds: DEFAULT_RECENT_SIGN_IN_SECONDS,
+    emailVerification: 'off',
+    emailVerificationUrl: null,
     ...DEFAULT_TOKEN_LIFETIMES,
     createdAt: now,
     updatedAt: now,

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { Allow, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { isUuid, MAX_EMAIL, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates } from '@svc/core';
+import { isUuid, MAX_EMAIL, type EmailVerificationMode, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates } from '@svc/core';
 import { IsEnvironment, Trim } from './checks';
 
 /**
@@ -29,6 +29,8 @@ class ProjectFieldsDto {
   @Allow() absoluteSessionLifetimeSeconds?: number;
   @Allow() rejectCommonPasswords?: boolean;
   @Allow() recentSignInSeconds?: number;
+  @Allow() emailVerification?: EmailVerificationMode;
+  @Allow() emailVerificationUrl?: string | null;
 }
 
 /** Body of POST /admin/projects (DESIGN §12): a name and optional settings. */

@@ -59,3 +59,27 @@ export class MagicLinkCodeDto {
   @RequiredString('code', { min: 1, max: 32 })
   code!: string;
 }
+
+/**
+ * Body of POST /api/auth/email/verify: the link's `token`, or the address with the mail's
+ * `code`. Each part is optional here; the route accepts exactly one of the two forms.
+ */
+export class EmailVerifyDto {
+  @IsOptional()
+  @RequiredString('token', { min: 1, max: MAX_TOKEN })
+  token?: string;
+
+  @IsOptional()
+  @AccountEmail()
+  email?: string;
+
+  @IsOptional()
+  @RequiredString('code', { min: 1, max: 32 })
+  code?: string;
+}
+
+/** Body of POST /api/auth/email/verify/resend. */
+export class EmailResendDto {
+  @AccountEmail()
+  email!: string;
+}

@@ -25,6 +25,8 @@ export const RATE_LIMIT_NAMES = [
   'sessionList',
   'sessionRevoke',
   'magicLinkCode',
+  'emailVerify',
+  'emailVerifyResend',
 ] as const;
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
 
@@ -54,6 +56,8 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
   sessionList: { limit: 60, windowSeconds: 15 * 60, ...strict },
   sessionRevoke: { limit: 30, windowSeconds: 15 * 60, ...strict },
   magicLinkCode: { limit: 30, windowSeconds: 15 * 60, ...strict },
+  emailVerify: { limit: 30, windowSeconds: 15 * 60, ...strict },
+  emailVerifyResend: { limit: 5, windowSeconds: 60 * 60, ...strict },
 };
 
 /**
@@ -88,6 +92,8 @@ export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, RateLimitKeyKind>> 
   sessionList: 'user',
   sessionRevoke: 'user',
   magicLinkCode: 'ip',
+  emailVerify: 'ip',
+  emailVerifyResend: 'ip+email',
 };
 
 /**
@@ -105,6 +111,7 @@ export const LOGIN_LIMITS: readonly RateLimitName[] = ['loginAddress', 'login'];
  */
 export const MAGIC_LINK_LIMITS: readonly RateLimitName[] = ['mailAccount', 'magicLink'];
 export const PASSWORD_RESET_LIMITS: readonly RateLimitName[] = ['mailAccount', 'passwordReset'];
+export const EMAIL_VERIFY_RESEND_LIMITS: readonly RateLimitName[] = ['mailAccount', 'emailVerifyResend'];
 
 /** The outage policy of `name`, also for rules given without one (tests, older overrides). */
 export function storeDownPolicy(name: RateLimitName, rule: FailoverRule): StoreDownPolicy {

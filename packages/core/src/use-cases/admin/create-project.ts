@@ -13,7 +13,7 @@ export interface CreatedProject {
 
 /** Creates a project with one API key and one signing key per environment (DESIGN §12). */
 export async function createProject(
-  deps: Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'apiKeys' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'commonPasswords'>,
+  deps: Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'apiKeys' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'commonPasswords' | 'outbox'>,
   settings: ProjectSettings & { name: string },
 ): Promise<CreatedProject> {
   assertProjectSettings(deps, settings, { creating: true });
@@ -37,6 +37,8 @@ export async function createProject(
     absoluteSessionLifetimeSeconds: settings.absoluteSessionLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIMES.absoluteSessionLifetimeSeconds,
     rejectCommonPasswords: settings.rejectCommonPasswords ?? false,
     recentSignInSeconds: settings.recentSignInSeconds ?? DEFAULT_RECENT_SIGN_IN_SECONDS,
+    emailVerification: settings.emailVerification ?? 'off',
+    emailVerificationUrl: settings.emailVerificationUrl ?? null,
     createdAt: now,
     updatedAt: now,
   };

@@ -12,11 +12,12 @@ import { buildLink, linkBaseOf, newLinkToken } from './link-tokens';
 export type LinkMailDeps = Pick<AuthDeps, 'clock' | 'random' | 'outbox' | 'secretBox'>;
 
 /** The mails that also carry a 6-digit code, redeemable instead of the link (domain/email-code.ts). */
-const WITH_CODE: ReadonlySet<MailTemplate> = new Set(['magic_link']);
+const WITH_CODE: ReadonlySet<MailTemplate> = new Set(['magic_link', 'email_verification']);
 
 const TTL_SECONDS: Readonly<Record<MailTemplate, number>> = {
   magic_link: ONE_TIME_TOKEN_TTL_SECONDS.magicLink,
   password_reset: ONE_TIME_TOKEN_TTL_SECONDS.passwordReset,
+  email_verification: ONE_TIME_TOKEN_TTL_SECONDS.emailVerification,
 };
 
 /**

@@ -12,12 +12,13 @@ import type { Random } from '../../ports/random';
  * look in, so no lookup is made per environment. The whole string is what is hashed and stored,
  * so editing the marker yields a token that matches nothing.
  */
-const KIND: Readonly<Record<MailTemplate, string>> = { magic_link: 'ml', password_reset: 'pr' };
+const KIND: Readonly<Record<MailTemplate, string>> = { magic_link: 'ml', password_reset: 'pr', email_verification: 'ev' };
 
 /** The project setting each link is built from (DESIGN §7: configured URLs only). */
-export const LINK_SETTING: Readonly<Record<MailTemplate, 'magicLinkUrl' | 'passwordResetUrl'>> = {
+export const LINK_SETTING: Readonly<Record<MailTemplate, 'magicLinkUrl' | 'passwordResetUrl' | 'emailVerificationUrl'>> = {
   magic_link: 'magicLinkUrl',
   password_reset: 'passwordResetUrl',
+  email_verification: 'emailVerificationUrl',
 };
 
 export function newLinkToken(random: Random, template: MailTemplate, environment: Environment): string {

@@ -2,12 +2,12 @@ import { AuthError } from '../../errors';
 import { isUuid } from '../../domain/ids';
 import type { Project } from '../../domain/project';
 import { sha256Hex } from '../../domain/secrets';
-import { isBanned, normalizeEmail } from '../../domain/user';
-import { EMAIL_CODE_MAX_ATTEMPTS, emailCodeMatches } from '../../domain/email-code';
+import { isBanned } from '../../domain/user';
 import type { TenantScope } from '../../domain/environment';
 import { completeFirstFactor, type FirstFactorDeps, type SignInOptions, type SignInResult } from '../complete-first-factor';
 import type { AuthDeps } from '../deps';
 import { proveMailbox, type MailboxProofDeps } from '../prove-mailbox';
+import { redeemEmailCode } from './email-codes';
 import { environmentOfLinkToken } from './link-tokens';
 
 /**
@@ -54,10 +54,9 @@ export type MagicLinkSignInDeps = FirstFactorDeps & MailboxProofDeps & Pick<Auth
 
 /**
  * POST /api/auth/magic-link/verify-code (API key): the code of the user's latest magic-link mail
- * instead of its link (domain/email-code.ts). The same single-use token is redeemed, so the link
- * dies with it; every try is charged first and the tries after EMAIL_CODE_MAX_ATTEMPTS wrong
- * ones find it dead. An unknown address, no open mail and a wrong code all answer
- * `invalid_magic_link`; then it goes on as the link does.
+ * instead of its link (redeemEmailCode: the link dies with it, five wrong codes end it). An
+ * unknown address, no open mail and a wrong code all answer `invalid_magic_link`; then it goes
+ * on as the link does.
  */
 export async function verifyMagicLinkCode(
   deps: MagicLinkSignInDeps,
@@ -66,18 +65,8 @@ export async function verifyMagicLinkCode(
   input: { email: string; code: string },
   options: SignInOptions = {},
 ): Promise<SignInResult> {
-  const now = deps.clock.now();
-  const user = await deps.users.findByEmail(scope, normalizeEmail(input.email));
-  const open = user && (await deps.oneTimeTokens.findOpenForUser(scope, 'magic_link', user.id, now));
-  if (!open?.userId) throw new AuthError('invalid_magic_link');
-  const left = await deps.oneTimeTokens.recordFailedAttempt(scope, 'magic_link', open.tokenHash, { maxAttempts: EMAIL_CODE_MAX_ATTEMPTS + 1, now });
-  if (left === 0) throw new AuthError('invalid_magic_link');
-  if (!emailCodeMatches(open, input.code)) {
-    if (left === 1) await deps.oneTimeTokens.consume(scope, 'magic_link', open.tokenHash, now);
-    throw new AuthError('invalid_magic_link');
-  }
-  if (!(await deps.oneTimeTokens.consume(scope, 'magic_link', open.tokenHash, now))) throw new AuthError('invalid_magic_link');
-  return signInByMailbox(deps, scope, project, open.userId, options);
+  const userId = await redeemEmailCode(deps, scope, 'magic_link', input, () => new AuthError('invalid_magic_link'));
+  return signInByMailbox(deps, scope, project, userId, options);
 }
 
 /** A magic link's or code's user proved the mailbox: the takeover rule, then the first-factor rule. */

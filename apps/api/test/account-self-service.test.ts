@@ -110,13 +110,31 @@ function accountCases(start: () => Promise<RealApp>) {
     await request(real.app).post('/api/auth/login').set('X-API-Key', limited).send({ email: 'leaving@example.test', password: PASSWORD }).expect(401);
     await signIn(limited, 'next@example.test', {}, '/api/auth/signup');
   });
+
+  it('required e-mail verification: no sign-in until the mailed link confirms the address', async () => {
+    const created = (await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
+      .send({ name: 'Verified', emailVerification: 'required', emailVerificationUrl: 'https://app.example.test/verify' }).expect(201)).body.data;
+    const sandbox = created.apiKeys.sandbox as string;
+    const email = 'confirm@example.test';
+    const post = (path: string, body: object) => request(real.app).post(path).set('X-API-Key', sandbox).send(body);
+    expect((await post('/api/auth/signup', { email, password: PASSWORD }).expect(403)).body.error).toBe('email_not_verified');
+    expect((await post('/api/auth/login', { email, password: PASSWORD }).expect(403)).body.error).toBe('email_not_verified');
+    const outbox = await request(real.app).get(`/admin/projects/${created.project.id}/environments/sandbox/outbox`).query({ email })
+      .set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).expect(200);
+    expect(outbox.body.data.mails).toHaveLength(1);
+    expect(outbox.body.data.mails[0]).toMatchObject({ template: 'email_verification', subject: 'Confirm your Verified e-mail address' });
+    const token = new URL(outbox.body.data.mails[0].links[0]).searchParams.get('token');
+    expect((await post('/api/auth/email/verify', { token }).expect(200)).body.data.user).toMatchObject({ email, emailVerified: true });
+    await post('/api/auth/email/verify', { token }).expect(401);
+    await post('/api/auth/login', { email, password: PASSWORD }).expect(200);
+  });
 }
 
-describe('account sessions on SQLite', () => {
+describe('account self-service on SQLite', () => {
   accountCases(() => startRealApp());
 });
 
-describeWithPostgres('account sessions on PostgreSQL', (databaseUrl) => {
+describeWithPostgres('account self-service on PostgreSQL', (databaseUrl) => {
   let drop: (() => Promise<void>) | undefined;
   afterAll(async () => {
     await drop?.();
