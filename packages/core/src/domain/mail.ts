@@ -49,6 +49,8 @@ export interface MailPayload {
   html: string;
   /** The link(s) in the mail, for the sandbox outbox endpoint. */
   links: string[];
+  /** The mail's 6-digit code, if it carries one (domain/email-code.ts), for the sandbox outbox endpoint. */
+  code?: string;
 }
 
 /** Binds a sealed payload to its row: copied into another row it does not open. */

@@ -41,7 +41,7 @@ export async function enqueueLinkMail(
   const tokenHash = sha256Hex(token);
   const code = WITH_CODE.has(template) ? newEmailCode(deps.random) : undefined;
   const rendered = renderEmail(template, project.emailTemplates, { link, projectName: project.name, expiresInMinutes: ttl / 60, code });
-  const payload: MailPayload = { ...rendered, links: [link] };
+  const payload: MailPayload = { ...rendered, links: [link], ...(code ? { code } : {}) };
   const id = deps.random.uuid();
   const sealedPayload = deps.secretBox.seal(JSON.stringify(payload), outboxSealContext(id));
   await deps.outbox.enqueue(
