@@ -128,6 +128,23 @@ function accountCases(start: () => Promise<RealApp>) {
     await post('/api/auth/email/verify', { token }).expect(401);
     await post('/api/auth/login', { email, password: PASSWORD }).expect(200);
   });
+
+  it('changes the e-mail address once the new mailbox confirms it (link from the sandbox mailbox)', async () => {
+    const created = (await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
+      .send({ name: 'Mover', emailVerificationUrl: 'https://app.example.test/verify' }).expect(201)).body.data;
+    const sandbox = created.apiKeys.sandbox as string;
+    const user = await signIn(sandbox, 'before@example.test', {}, '/api/auth/signup');
+    await request(real.app).post('/api/auth/email/change').set(as(sandbox, user.accessToken)).send({ newEmail: 'after@example.test' }).expect(200);
+    const outbox = (email: string) => request(real.app).get(`/admin/projects/${created.project.id}/environments/sandbox/outbox`).query({ email })
+      .set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).expect(200);
+    expect((await outbox('before@example.test')).body.data.mails[0]).toMatchObject({ template: 'email_change_notice', links: [], code: null });
+    const [mail] = (await outbox('after@example.test')).body.data.mails;
+    expect(mail).toMatchObject({ template: 'email_change', code: expect.stringMatching(/^\d{6}$/) });
+    const confirmed = await request(real.app).post('/api/auth/email/change/confirm').set(as(sandbox, user.accessToken)).send({ code: mail.code }).expect(200);
+    expect(confirmed.body.data.user).toEqual({ id: user.user.id, email: 'after@example.test', emailVerified: true });
+    await request(real.app).post('/api/auth/login').set('X-API-Key', sandbox).send({ email: 'after@example.test', password: PASSWORD }).expect(200);
+    await request(real.app).post('/api/auth/login').set('X-API-Key', sandbox).send({ email: 'before@example.test', password: PASSWORD }).expect(401);
+  });
 }
 
 describe('account self-service on SQLite', () => {

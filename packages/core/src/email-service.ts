@@ -9,6 +9,9 @@ import { acceptPasswordResetRequest, requestPasswordReset } from './use-cases/em
 import { updatePassword, type PasswordUpdateInput } from './use-cases/email/update-password';
 import { magicLinkOrigins, magicLinkProject, verifyMagicLink, verifyMagicLinkCode } from './use-cases/email/verify-magic-link';
 import type { ResolvedApiKey } from './use-cases/resolve-api-key';
+import { confirmEmailChange, requestEmailChange } from './use-cases/account/change-email';
+import { currentSession } from './use-cases/account/current-session';
+import type { Reauthentication } from './use-cases/account/recent-sign-in';
 import { acceptEmailVerificationResend, verifyEmail, type EmailVerificationInput } from './use-cases/email/verify-email';
 
 /** Same bound as API-key resolutions: a change of `allowedOrigins` reaches every instance in 10 s. */
@@ -41,6 +44,16 @@ export function emailService(deps: AuthServiceDeps & MailDeps) {
       verify: (key: ResolvedApiKey, input: EmailVerificationInput) => verifyEmail(deps, key.scope, input),
       /** Checks the project now; returns the mailing, to run after answering (acceptEmailVerificationResend). */
       acceptResend: (key: ResolvedApiKey, input: { email: string }) => acceptEmailVerificationResend(deps, key.scope, key.project, input),
+    },
+    emailChange: {
+      /** Mails a link and a code to the new address (recent sign-in, or a proof in `input`). */
+      request: async (key: ResolvedApiKey, accessToken: string, input: { newEmail: string } & Reauthentication) =>
+        requestEmailChange(deps, key.scope, key.project, await currentSession(deps, key.scope, accessToken), input),
+      /** The link's token (API key only). */
+      confirmLink: (key: ResolvedApiKey, token: string) => confirmEmailChange(deps, key.scope, { token }),
+      /** The mail's code, from the signed-in user. */
+      confirmCode: async (key: ResolvedApiKey, accessToken: string, code: string) =>
+        confirmEmailChange(deps, key.scope, { current: await currentSession(deps, key.scope, accessToken), code }),
     },
     passwordReset: {
       request: (key: ResolvedApiKey, input: { email: string }) => requestPasswordReset(deps, key.scope, key.project, input),

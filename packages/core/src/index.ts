@@ -43,6 +43,7 @@ export * from './use-cases/account/recent-sign-in';
 export * from './use-cases/account/devices';
 export * from './use-cases/account/change-password';
 export * from './use-cases/account/delete-account';
+export * from './use-cases/account/change-email';
 export * from './create-auth-service';
 export * from './domain/one-time-token';
 export * from './ports/one-time-token-store';

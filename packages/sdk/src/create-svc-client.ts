@@ -156,6 +156,11 @@ export function createSvcClient(options: SvcClientOptions) {
       post<SignInResult<MagicLinkVerifyUser>>('/api/auth/magic-link/verify-code', body, call),
     /** Confirms a sign-up's address with the link's token or the mail's code. */
     emailVerify: (body: EmailVerifyRequest, call?: CallOptions) => post<{ user: EmailVerifiedUser }>('/api/auth/email/verify', body, call),
+    /** Mails the new address a link and a code, the old one a notice; nothing changes until confirmed. */
+    emailChange: (body: { newEmail: string } & Reauthentication, call: UserCallOptions) => post<Success>('/api/auth/email/change', body, call),
+    /** Confirms the new address: `{ token }` from the link (API key only), or `{ code }` with the user's access token. */
+    emailChangeConfirm: (body: { token: string } | { code: string }, call?: CallOptions) =>
+      post<{ user: EmailVerifiedUser }>('/api/auth/email/change/confirm', body, call),
     /** Mails the verification link and code again; always succeeds. */
     emailVerifyResend: (body: { email: string }, call?: CallOptions) => post<Success>('/api/auth/email/verify/resend', body, call, true),
     /** WebAuthn request options and the challenge id for a passkey sign-in. */

@@ -84,4 +84,13 @@ describe('account methods against the real API', () => {
     expect(await svc.emailVerify({ email: 'verify@example.com', code: verification })).toEqual({ user: { id: expect.any(String), email: 'verify@example.com', emailVerified: true } });
     expect(await svc.emailVerifyResend({ email: 'verify@example.com' })).toEqual({ success: true });
   });
+
+  it('changes the e-mail address with the code the new address was mailed', async () => {
+    const { accessToken } = await svc.signup({ email: 'first@example.com', password: PASSWORD });
+    expect(await svc.emailChange({ newEmail: 'second@example.com' }, { accessToken })).toEqual({ success: true });
+    const code = await api.lastSandboxCode(project.id, 'second@example.com');
+    const { user } = await svc.emailChangeConfirm({ code }, { accessToken });
+    expect(user).toMatchObject({ email: 'second@example.com', emailVerified: true });
+    expect((await svc.me({ accessToken })).user.email).toBe('second@example.com');
+  });
 });

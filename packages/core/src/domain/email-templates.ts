@@ -12,6 +12,7 @@ export interface EmailTemplates {
   magicLink?: EmailTemplateOverride;
   passwordReset?: EmailTemplateOverride;
   emailVerification?: EmailTemplateOverride;
+  emailChange?: EmailTemplateOverride;
 }
 
 /** The placeholders a template may use, written `{{name}}`. */
@@ -31,11 +32,12 @@ export interface RenderedEmail {
   html: string;
 }
 
-/** Which key of `EmailTemplates` belongs to which mail. */
-export const TEMPLATE_SETTING: Readonly<Record<MailTemplate, keyof EmailTemplates>> = {
+/** Which key of `EmailTemplates` belongs to which mail; notices (no link) are not overridable. */
+export const TEMPLATE_SETTING: Readonly<Partial<Record<MailTemplate, keyof EmailTemplates>>> = {
   magic_link: 'magicLink',
   password_reset: 'passwordReset',
   email_verification: 'emailVerification',
+  email_change: 'emailChange',
 };
 
 const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> = {
@@ -73,6 +75,36 @@ const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> 
       '<p>Or enter this code: <strong>{{code}}</strong></p>' +
       '<p>It works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail: nothing is confirmed.</p>',
   },
+  email_change: {
+    subject: 'Confirm your new {{projectName}} e-mail address',
+    text:
+      'Hello,\n\nyou asked to use this address for your {{projectName}} account. To confirm it, open:\n\n{{link}}\n\n' +
+      'Or enter this code: {{code}}\n\n' +
+      'It works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail: nothing changes.\n',
+    html:
+      '<p>Hello,</p><p>you asked to use this address for your {{projectName}} account.</p>' +
+      '<p><a href="{{link}}">Confirm the new address</a></p>' +
+      '<p>Or enter this code: <strong>{{code}}</strong></p>' +
+      '<p>It works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail: nothing changes.</p>',
+  },
+  email_change_notice: {
+    subject: 'The e-mail address of your {{projectName}} account is being changed',
+    text:
+      'Hello,\n\nsomeone signed in to your {{projectName}} account asked to move it to another e-mail address. ' +
+      'It changes once that address is confirmed. If it was not you, sign in, change your password and sign out your other devices.\n',
+    html:
+      '<p>Hello,</p><p>someone signed in to your {{projectName}} account asked to move it to another e-mail address. ' +
+      'It changes once that address is confirmed.</p><p>If it was not you, sign in, change your password and sign out your other devices.</p>',
+  },
+  password_changed: {
+    subject: 'Your {{projectName}} password was changed',
+    text:
+      'Hello,\n\nthe password of your {{projectName}} account was just changed, and your other devices were signed out. ' +
+      'If it was not you, reset your password at once.\n',
+    html:
+      '<p>Hello,</p><p>the password of your {{projectName}} account was just changed, and your other devices were signed out.</p>' +
+      '<p>If it was not you, reset your password at once.</p>',
+  },
 };
 
 /**
@@ -81,7 +113,8 @@ const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> 
  * header, where a line break would start a new one).
  */
 export function renderEmail(template: MailTemplate, overrides: EmailTemplates | null, values: EmailTemplateValues): RenderedEmail {
-  const own = overrides?.[TEMPLATE_SETTING[template]] ?? {};
+  const setting = TEMPLATE_SETTING[template];
+  const own = (setting && overrides?.[setting]) ?? {};
   const parts = { ...DEFAULTS[template], ...definedOnly(own) };
   const plain = stringValues(values);
   const escaped = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, escapeHtml(v)]));
@@ -98,14 +131,14 @@ export function unknownPlaceholders(text: string): string[] {
   return names.filter((name) => !(EMAIL_TEMPLATE_PLACEHOLDERS as readonly string[]).includes(name));
 }
 
-const TEMPLATE_KEYS: readonly (keyof EmailTemplates)[] = ['magicLink', 'passwordReset', 'emailVerification'];
+const TEMPLATE_KEYS: readonly (keyof EmailTemplates)[] = ['magicLink', 'passwordReset', 'emailVerification', 'emailChange'];
 /** Longest text of each part: a subject is a header line; the bodies are mail, not documents. */
 const PART_LIMITS: Readonly<Record<keyof EmailTemplateOverride, number>> = { subject: 200, text: 20_000, html: 100_000 };
 const PARTS = Object.keys(PART_LIMITS) as (keyof EmailTemplateOverride)[];
 
 /**
  * Why `value` cannot be a project's `emailTemplates` setting, or null (null itself clears it).
- * It must be `{ magicLink?: {subject?, text?, html?}, passwordReset?: {...}, emailVerification?: {...} }` of bounded,
+ * It must be `{ magicLink?: {subject?, text?, html?}, passwordReset?, emailVerification?, emailChange? }` of bounded,
  * non-empty texts; and it must make usable mail: a text or html part carries the link (a mail
  * without it is useless), and every placeholder is a known one.
  */

@@ -1,7 +1,15 @@
 import type { TenantScope } from './environment';
 
-/** The mails the service sends; each carries one single-use link (DESIGN §7). */
-export const MAIL_TEMPLATES = ['magic_link', 'password_reset', 'email_verification'] as const;
+/** The mails that carry one single-use link (DESIGN §7); each is also a one-time token purpose. */
+export const LINK_TEMPLATES = ['magic_link', 'password_reset', 'email_verification', 'email_change'] as const;
+export type LinkTemplate = (typeof LINK_TEMPLATES)[number];
+
+/** Notices: mails that carry no link, telling the user of a change to the account. */
+export const NOTICE_TEMPLATES = ['email_change_notice', 'password_changed'] as const;
+export type NoticeTemplate = (typeof NOTICE_TEMPLATES)[number];
+
+/** Every mail the service sends. */
+export const MAIL_TEMPLATES = [...LINK_TEMPLATES, ...NOTICE_TEMPLATES] as const;
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 
 /**

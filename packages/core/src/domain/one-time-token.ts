@@ -13,6 +13,8 @@ export const ONE_TIME_PURPOSES = [
   'oauth_state',
   // Confirms the address of a password sign-up (link or code), 24 hours.
   'email_verification',
+  // Confirms a signed-in user's new address (link or code, mailed to it), 24 hours; data: newEmail.
+  'email_change',
 ] as const;
 export type OneTimePurpose = (typeof ONE_TIME_PURPOSES)[number];
 

@@ -27,6 +27,7 @@ export const RATE_LIMIT_NAMES = [
   'magicLinkCode',
   'emailVerify',
   'emailVerifyResend',
+  'emailChange',
 ] as const;
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number];
 
@@ -58,6 +59,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
   magicLinkCode: { limit: 30, windowSeconds: 15 * 60, ...strict },
   emailVerify: { limit: 30, windowSeconds: 15 * 60, ...strict },
   emailVerifyResend: { limit: 5, windowSeconds: 60 * 60, ...strict },
+  emailChange: { limit: 5, windowSeconds: 60 * 60, ...strict },
 };
 
 /**
@@ -94,6 +96,7 @@ export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, RateLimitKeyKind>> 
   magicLinkCode: 'ip',
   emailVerify: 'ip',
   emailVerifyResend: 'ip+email',
+  emailChange: 'user',
 };
 
 /**

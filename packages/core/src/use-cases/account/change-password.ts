@@ -3,6 +3,7 @@ import type { TenantScope } from '../../domain/environment';
 import type { Project } from '../../domain/project';
 import { needsCurrentPassword } from '../../domain/user';
 import { acceptNewPassword } from '../accept-new-password';
+import { enqueueNotice } from '../email/enqueue-link-mail';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import type { CurrentSession } from './current-session';
 import { requireRecentSignIn, type Reauthentication, type RecentSignInDeps } from './recent-sign-in';
@@ -11,12 +12,13 @@ export interface ChangePasswordInput extends Reauthentication {
   newPassword: string;
 }
 
-export type ChangePasswordDeps = RecentSignInDeps & Pick<AuthDeps, 'users'> & OptionalDeps<'commonPasswords' | 'oneTimeTokens'>;
+export type ChangePasswordDeps = RecentSignInDeps & Pick<AuthDeps, 'users' | 'random'> & OptionalDeps<'commonPasswords' | 'oneTimeTokens' | 'outbox' | 'secretBox'>;
 
 /**
  * POST /api/auth/password/change: the current password (when the user has one, see
  * needsCurrentPassword) proves the change; the new one must pass the project's password rules.
  * Every other session of the user ends and open reset links die; this session stays signed in.
+ * With mail, the user is sent a notice.
  */
 export async function changePassword(
   deps: ChangePasswordDeps,
@@ -34,4 +36,6 @@ export async function changePassword(
   if (!(await deps.users.setPassword(scope, current.user.id, await deps.passwords.hash(input.newPassword)))) throw new AuthError('invalid_token');
   await deps.sessions.revokeAllForUser(scope, current.user.id, now, { except: current.sessionId });
   await deps.oneTimeTokens?.revokeForUser(scope, current.user.id, ['password_reset'], now);
+  const { clock, random, outbox, secretBox } = deps;
+  if (outbox && secretBox) await enqueueNotice({ clock, random, outbox, secretBox }, scope, project, current.user.email, 'password_changed');
 }

@@ -1,7 +1,7 @@
 import type { TenantScope } from '../../domain/environment';
 import { emailCodeHash, newEmailCode } from '../../domain/email-code';
 import { renderEmail } from '../../domain/email-templates';
-import { outboxSealContext, type MailPayload, type MailTemplate } from '../../domain/mail';
+import { outboxSealContext, type LinkTemplate, type MailPayload, type NoticeTemplate } from '../../domain/mail';
 import type { Project } from '../../domain/project';
 import { sha256Hex } from '../../domain/secrets';
 import { ONE_TIME_TOKEN_TTL_SECONDS } from '../../domain/tokens';
@@ -12,12 +12,13 @@ import { buildLink, linkBaseOf, newLinkToken } from './link-tokens';
 export type LinkMailDeps = Pick<AuthDeps, 'clock' | 'random' | 'outbox' | 'secretBox'>;
 
 /** The mails that also carry a 6-digit code, redeemable instead of the link (domain/email-code.ts). */
-const WITH_CODE: ReadonlySet<MailTemplate> = new Set(['magic_link', 'email_verification']);
+const WITH_CODE: ReadonlySet<LinkTemplate> = new Set(['magic_link', 'email_verification', 'email_change']);
 
-const TTL_SECONDS: Readonly<Record<MailTemplate, number>> = {
+const TTL_SECONDS: Readonly<Record<LinkTemplate, number>> = {
   magic_link: ONE_TIME_TOKEN_TTL_SECONDS.magicLink,
   password_reset: ONE_TIME_TOKEN_TTL_SECONDS.passwordReset,
   email_verification: ONE_TIME_TOKEN_TTL_SECONDS.emailVerification,
+  email_change: ONE_TIME_TOKEN_TTL_SECONDS.emailVerification,
 };
 
 /**
@@ -31,7 +32,8 @@ export async function enqueueLinkMail(
   scope: TenantScope,
   project: Project,
   user: Pick<User, 'id' | 'email'>,
-  template: MailTemplate,
+  template: LinkTemplate,
+  options: { data?: Record<string, unknown> } = {},
 ): Promise<void> {
   const now = deps.clock.now();
   const ttl = TTL_SECONDS[template];
@@ -47,6 +49,19 @@ export async function enqueueLinkMail(
   await deps.outbox.enqueue(
     scope,
     { id, to: user.email, template, sealedPayload, createdAt: now, expiresAt },
-    { token: { token: { tokenHash, purpose: template, userId: user.id, data: code ? { codeHash: emailCodeHash(tokenHash, code) } : {}, createdAt: now, expiresAt }, supersede: true } },
+    { token: { token: { tokenHash, purpose: template, userId: user.id, data: { ...options.data, ...(code ? { codeHash: emailCodeHash(tokenHash, code) } : {}) }, createdAt: now, expiresAt }, supersede: true } },
   );
+}
+
+/** How long a notice may wait in the outbox; older ones are dropped, not sent. */
+const NOTICE_TTL_SECONDS = 24 * 60 * 60;
+
+/** Queues a notice (a mail without a link) to `to`; nothing is sent here. */
+export async function enqueueNotice(deps: LinkMailDeps, scope: TenantScope, project: Project, to: string, template: NoticeTemplate): Promise<void> {
+  const now = deps.clock.now();
+  const rendered = renderEmail(template, project.emailTemplates, { link: '', projectName: project.name, expiresInMinutes: NOTICE_TTL_SECONDS / 60 });
+  const payload: MailPayload = { ...rendered, links: [] };
+  const id = deps.random.uuid();
+  const sealedPayload = deps.secretBox.seal(JSON.stringify(payload), outboxSealContext(id));
+  await deps.outbox.enqueue(scope, { id, to, template, sealedPayload, createdAt: now, expiresAt: new Date(now.getTime() + NOTICE_TTL_SECONDS * 1000) });
 }
