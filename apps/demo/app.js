@@ -2,7 +2,7 @@
 // The page never sees a token: the proxy keeps them in HttpOnly cookies on this origin.
 import { createSessionClient } from './vendor/svc-client.js';
 import { describeError, fieldProblem } from './messages.js';
-import { $, $$, busy, clearErrors, fieldError, formError, notify, renderSession, showRecoveryCodes, showTotpSetup, showView } from './ui.js';
+import { $, $$, busy, clearErrors, fieldError, formError, notify, renderDevices, renderSession, showRecoveryCodes, showTotpSetup, showView } from './ui.js';
 
 const config = await loadConfig();
 const client = createSessionClient({ routePrefix: config.routePrefix });
@@ -48,6 +48,29 @@ async function enterAccount(message) {
   renderSession(session);
   showView('account');
   notify(message ?? '');
+  await refreshDevices();
+}
+
+/** The device list of the account page. */
+async function refreshDevices() {
+  renderDevices(await client.sessions(), async (session, button) => {
+    await busy(button, 'Ending…', async () => {
+      try {
+        await client.revokeSession(session.id);
+        notify('That session has ended; the device is signed out.');
+        await refreshDevices();
+      } catch (error) {
+        notify(describeError(error), 'error');
+      }
+    });
+  });
+}
+
+/** A wrong current password is told at its field, not as "email and password don't match". */
+function showPasswordFailure(form, error) {
+  if (error.code === 'invalid_credentials') return fieldError(form, 'currentPassword', 'That password isn’t right.');
+  if (error.code === 'validation_error' && /newPassword/.test(error.message)) return fieldError(form, 'newPassword', error.message.replace('newPassword', 'The new password'));
+  showFailure(form, error);
 }
 
 /** After a password (or OAuth) step: either signed in, or on to the code. */
@@ -178,6 +201,51 @@ on('[data-form="totp-confirm"]', 'submit', async (event) => {
   } catch (error) {
     showFailure(form, error);
   }
+});
+
+on('[data-action="sign-out-others"]', 'click', async (event) => {
+  await busy(event.currentTarget, 'Ending…', async () => {
+    try {
+      const { revoked } = await client.revokeOtherSessions();
+      notify(revoked === 1 ? 'One other device has been signed out.' : `${revoked} other devices have been signed out.`);
+      await refreshDevices();
+    } catch (error) {
+      notify(describeError(error), 'error');
+    }
+  });
+});
+
+on('[data-form="change-password"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['currentPassword', 'newPassword'])) return;
+  const value = (name) => form.elements.namedItem(name).value;
+  await busy(form.querySelector('[type="submit"]'), 'Changing…', async () => {
+    try {
+      await client.changePassword({ currentPassword: value('currentPassword'), newPassword: value('newPassword') });
+      form.reset();
+      notify('Password changed. Your other devices have been signed out.');
+      await refreshDevices();
+    } catch (error) {
+      showPasswordFailure(form, error);
+    }
+  });
+});
+
+on('[data-form="delete-account"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['currentPassword'])) return;
+  await busy(form.querySelector('[type="submit"]'), 'Deleting…', async () => {
+    try {
+      await client.deleteAccount({ currentPassword: form.elements.namedItem('currentPassword').value });
+      form.reset();
+      showView('sign-in');
+      notify('Your account has been deleted.');
+    } catch (error) {
+      showPasswordFailure(form, error);
+    }
+  });
 });
 
 on('[data-go]', 'click', (event) => {

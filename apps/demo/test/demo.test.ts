@@ -111,6 +111,52 @@ describeWithChromium('demo app in Chromium', () => {
     await page.close();
   });
 
+  it('lists the devices and ends another one, changes the password, and deletes the account', async () => {
+    const laptop = await browser.newContext({ viewport: { width: 1200, height: 1400 }, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0' });
+    const phone = await browser.newContext({ viewport: { width: 400, height: 800 }, userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0) Safari/604.1' });
+    const page = await laptop.newPage();
+    const other = await phone.newPage();
+    const email = emailOf('devices');
+    await signUp(page, email);
+    await other.goto(url);
+    await signIn(other, email, PASSWORD);
+    await other.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    const devices = page.locator('[data-field="devices"] li');
+    await devices.nth(1).waitFor();
+    expect(await devices.count()).toBe(2);
+    expect(await page.locator('[data-field="devices"]').textContent()).toContain('This device');
+    expect(await page.locator('[data-field="devices"]').textContent()).toContain('Firefox on Linux');
+    await screenshot(page, '08-devices');
+    await page.getByRole('button', { name: 'End session on Safari on iPhone' }).click();
+    await page.getByText('That session has ended').waitFor();
+    expect(await devices.count()).toBe(1);
+    await other.reload();
+    await other.getByRole('heading', { name: 'Welcome back', exact: true }).waitFor();
+
+    const passwordForm = page.locator('[data-form="change-password"]');
+    await passwordForm.getByLabel('Current password').fill('not my password');
+    await passwordForm.getByLabel('New password').fill('a fresh passphrase');
+    await passwordForm.getByRole('button', { name: 'Change password' }).click();
+    await passwordForm.getByText('That password isn’t right.').waitFor();
+    await screenshot(page, '09-change-password-error');
+    await passwordForm.getByLabel('Current password').fill(PASSWORD);
+    await passwordForm.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed.').waitFor();
+
+    const deleteForm = page.locator('[data-form="delete-account"]');
+    await deleteForm.getByLabel('Password to confirm').fill('a fresh passphrase');
+    await screenshot(page, '10-delete-account');
+    await deleteForm.getByRole('button', { name: 'Delete my account' }).click();
+    await page.getByText('Your account has been deleted.').waitFor();
+    await signIn(page, email, 'a fresh passphrase');
+    await page.getByText('don’t match an account').waitFor();
+    await laptop.close();
+    await phone.close();
+  });
+
   it('adds a passkey, then signs in with it through the virtual authenticator', async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
     const page = await context.newPage();
