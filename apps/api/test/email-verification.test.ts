@@ -48,7 +48,7 @@ describe('e-mail verification', () => {
     expect(verified.body).toEqual({ data: { user: { id: session.user.id, email: 'ada@example.com', emailVerified: true } } });
     // A confirmation keeps what the confirming holder set up: the session and the password stay.
     expect((await me(session.accessToken).expect(200)).body.data.user.emailVerified).toBe(true);
-    expect((await post('/api/auth/email/verify', { token: link.searchParams.get('token') }).expect(401)).body.error).toBe('invalid_token');
+    expect((await post('/api/auth/email/verify', { token: link.searchParams.get('token') }).expect(401)).body.error).toBe('invalid_verification');
   });
 
   it('required: sign-up creates the user without tokens; sign-in is refused until the code confirms it', async () => {
@@ -61,7 +61,7 @@ describe('e-mail verification', () => {
     expect(await mailTo('ada@example.com')).toMatchObject({ code: first.code }); // the open mail stands: nothing new
     expect(mailer.sentTo('ada@example.com')).toHaveLength(1);
     expect((await login('ada@example.com').send({ email: 'ada@example.com', password: 'wrong password' }).expect(401)).body.error).toBe('invalid_credentials');
-    expect((await post('/api/auth/email/verify', { email: 'ada@example.com', code: first.code === '000000' ? '000001' : '000000' }).expect(401)).body.error).toBe('invalid_token');
+    expect((await post('/api/auth/email/verify', { email: 'ada@example.com', code: first.code === '000000' ? '000001' : '000000' }).expect(401)).body.error).toBe('invalid_verification');
     await post('/api/auth/email/verify', { email: ' ADA@example.com', code: first.code }).expect(200);
     expect((await login('ada@example.com').expect(200)).body.data.accessToken).toEqual(expect.any(String));
   });

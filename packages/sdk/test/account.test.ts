@@ -80,7 +80,7 @@ describe('account methods against the real API', () => {
 
     await svc.signup({ email: 'verify@example.com', password: PASSWORD });
     const verification = await api.lastSandboxCode(project.id, 'verify@example.com');
-    await expect(svc.emailVerify({ email: 'verify@example.com', code: verification === '000000' ? '000001' : '000000' })).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(svc.emailVerify({ email: 'verify@example.com', code: verification === '000000' ? '000001' : '000000' })).rejects.toMatchObject({ code: 'invalid_verification', status: 401 });
     expect(await svc.emailVerify({ email: 'verify@example.com', code: verification })).toEqual({ user: { id: expect.any(String), email: 'verify@example.com', emailVerified: true } });
     expect(await svc.emailVerifyResend({ email: 'verify@example.com' })).toEqual({ success: true });
   });

@@ -17,6 +17,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_two_factor_token: 401,
   invalid_totp_code: 401,
   invalid_passkey: 401,
+  invalid_verification: 401,
   unauthorized: 401,
   user_banned: 403,
   plan_limit_reached: 403,

@@ -12,7 +12,7 @@ import { requireRecentSignIn, type Reauthentication, type RecentSignInDeps } fro
 
 export type EmailChangeDeps = RecentSignInDeps & LinkMailDeps & Pick<AuthDeps, 'users' | 'oneTimeTokens'>;
 
-const invalid = () => new AuthError('invalid_token', 'The confirmation link or code is not valid.');
+const invalid = () => new AuthError('invalid_verification', 'The confirmation link or code is not valid.');
 
 /**
  * POST /api/auth/email/change (recent sign-in): mails a link and a code to the new address and a

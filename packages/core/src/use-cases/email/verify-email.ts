@@ -11,12 +11,12 @@ import { environmentOfLinkToken, linkBaseOf } from './link-tokens';
 
 export type EmailVerificationInput = { token: string } | { email: string; code: string };
 
-const invalid = () => new AuthError('invalid_token', 'The verification link or code is not valid.');
+const invalid = () => new AuthError('invalid_verification');
 
 /**
  * POST /api/auth/email/verify: the link's token, or the address with the mail's code, confirms
  * the address (a sign-up confirmation; see mailboxClaim). Wrong, used, expired or another
- * environment's tokens, and wrong codes, are `invalid_token`; five wrong codes end the mail.
+ * environment's tokens, and wrong codes, are `invalid_verification`; five wrong codes end the mail.
  */
 export async function verifyEmail(
   deps: MailboxProofDeps & Pick<AuthDeps, 'oneTimeTokens'>,
