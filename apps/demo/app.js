@@ -11,7 +11,8 @@ let challenge = null;
 
 /** config.json says which OAuth providers the project has enabled (the API has no public list). */
 async function loadConfig() {
-  const defaults = { appName: 'Fieldnotes', routePrefix: '/api/session', oauthProviders: [] };
+  // emailVerification: the project mails sign-ups a link and a code (its emailVerification setting).
+  const defaults = { appName: 'Fieldnotes', routePrefix: '/api/session', oauthProviders: [], emailVerification: false };
   try {
     const response = await fetch('config.json', { cache: 'no-store' });
     return response.ok ? { ...defaults, ...(await response.json()) } : defaults;
@@ -46,6 +47,7 @@ async function enterAccount(message) {
   const session = await client.session();
   if (!session) return showView('sign-in');
   renderSession(session);
+  $('[data-panel="verify-email"]').hidden = !config.emailVerification || session.user.emailVerified === true;
   showView('account');
   notify(message ?? '');
   await refreshDevices();
@@ -248,6 +250,33 @@ on('[data-form="delete-account"]', 'submit', async (event) => {
   });
 });
 
+on('[data-form="verify-email"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['code'])) return;
+  try {
+    const session = await client.session();
+    await client.verifyEmail({ email: session.user.email, code: form.elements.namedItem('code').value.replace(/\s/g, '') });
+    form.reset();
+    await enterAccount('Your email address is confirmed.');
+  } catch (error) {
+    if (error.code === 'invalid_verification') return fieldError(form, 'code', describeError(error));
+    showFailure(form, error);
+  }
+});
+
+on('[data-action="resend-verification"]', 'click', async (event) => {
+  await busy(event.currentTarget, 'Sending…', async () => {
+    try {
+      const session = await client.session();
+      await client.resendVerification(session.user.email);
+      notify('We sent the email again. The newest link and code replace the older ones.');
+    } catch (error) {
+      notify(describeError(error), 'error');
+    }
+  });
+});
+
 on('[data-go]', 'click', (event) => {
   event.preventDefault();
   notify('');
@@ -268,11 +297,28 @@ async function handleOAuthReturn() {
   return true;
 }
 
+/** Opened from the verification email: `?token=ev_...` (the project's emailVerificationUrl is this page). */
+async function handleVerificationLink() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get('token');
+  if (!token || !token.startsWith('ev_')) return false;
+  history.replaceState(null, '', location.pathname);
+  try {
+    await client.verifyEmail({ token });
+    await enterAccount('Your email address is confirmed.');
+    if (!(await client.session())) notify('Your email address is confirmed. You can sign in now.');
+  } catch (error) {
+    showView('sign-in');
+    notify(describeError(error), 'error');
+  }
+  return true;
+}
+
 async function start() {
   for (const button of $$('[data-action="oauth"]')) button.hidden = !config.oauthProviders.includes(button.dataset.provider);
   for (const name of $$('[data-app-name]')) name.textContent = config.appName;
   try {
-    if (!(await handleOAuthReturn())) await enterAccount();
+    if (!(await handleVerificationLink()) && !(await handleOAuthReturn())) await enterAccount();
   } catch (error) {
     showView('sign-in');
     notify(describeError(error), 'error');

@@ -15,6 +15,7 @@ const BY_CODE = {
   upstream_unavailable: 'The sign-in service is unavailable right now. Try again in a moment.',
   network_error: 'Can’t reach the server. Check your connection and try again.',
   invalid_verification: 'That link or code didn’t work. Ask for a new one.',
+  email_not_verified: 'Confirm your email address first: open the link or enter the code we sent you.',
   reauthentication_required: 'For your security, enter your password again to do this.',
 };
 

@@ -18,6 +18,7 @@ describeWithChromium('demo app in Chromium', () => {
   let proxy: StandaloneProxy;
   let browser: Browser;
   let url: string;
+  let projectId: string;
   const rejections: unknown[] = [];
 
   beforeAll(async () => {
@@ -25,6 +26,7 @@ describeWithChromium('demo app in Chromium', () => {
     const port = await freePort();
     url = `http://localhost:${port}`;
     const project = await api.createProject({ name: 'Fieldnotes', plan: 'FREE', allowedOrigins: [url] });
+    projectId = project.id;
     proxy = spawnStandaloneProxy({
       SVC_API_KEY: project.sandbox,
       SVC_API_URL: api.url,
@@ -203,6 +205,40 @@ describeWithChromium('demo app in Chromium', () => {
     await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
     expect(await accountEmail(page)).toBe(email);
     await page.close();
+  });
+
+  it('confirms the email address with the mailed code, or by opening the mailed link', async () => {
+    await api.admin('PATCH', `/admin/projects/${projectId}`, { emailVerification: 'optional', emailVerificationUrl: `${url}/` });
+    api.clock.advance(11); // past the API-key cache, which holds the project for 10 seconds
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      await page.route('**/config.json', (route) => route.fulfill({ json: { appName: 'Fieldnotes', routePrefix: '/api/session', oauthProviders: [], emailVerification: true } }));
+      const email = emailOf('verify');
+      await signUp(page, email);
+      const banner = page.locator('[data-panel="verify-email"]');
+      await banner.waitFor();
+      expect(await page.locator('[data-field="emailVerified"]').textContent()).toBe('Not yet');
+      await screenshot(page, '11-verify-email');
+      await banner.getByLabel('Code from the email').fill('000000' === (await api.lastSandboxCode(projectId, email)) ? '111111' : '000000');
+      await banner.getByRole('button', { name: 'Confirm' }).click();
+      await banner.getByText('That link or code didn’t work.').waitFor();
+      await banner.getByLabel('Code from the email').fill(await api.lastSandboxCode(projectId, email));
+      await banner.getByRole('button', { name: 'Confirm' }).click();
+      await page.getByText('Your email address is confirmed.').waitFor();
+      expect(await page.locator('[data-field="emailVerified"]').textContent()).toBe('Yes');
+      expect(await banner.isHidden()).toBe(true);
+
+      const other = emailOf('link');
+      await signOut(page);
+      await signUp(page, other);
+      await page.goto((await api.lastSandboxLink(projectId, other)).href);
+      await page.getByText('Your email address is confirmed.').waitFor();
+      expect(await page.locator('[data-field="emailVerified"]').textContent()).toBe('Yes');
+      await page.close();
+    } finally {
+      await api.admin('PATCH', `/admin/projects/${projectId}`, { emailVerification: 'off' });
+      api.clock.advance(11);
+    }
   });
 
   it('shows "Continue with GitHub" only when config.json lists the provider', async () => {
