@@ -1,4 +1,5 @@
 // Small DOM helpers for the demo: views, form errors, notices and the account card.
+import { renderSVG } from './vendor/qr.js';
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
@@ -81,8 +82,10 @@ export function renderSession({ user, poweredByService }) {
   for (const badge of $$('[data-when="powered"]')) badge.hidden = !poweredByService;
 }
 
-/** Shows the TOTP enrolment panel with the secret grouped in fours for reading. */
+/** Shows the TOTP enrolment panel: the otpauth URL as a QR code, the secret grouped in fours for reading. */
 export function showTotpSetup({ secret, otpauthUrl }) {
+  // renderSVG draws modules as paths from the encoded bits; no text of the URL enters the markup.
+  $('[data-field="totpQr"]').innerHTML = renderSVG(otpauthUrl, { border: 2 });
   $('[data-field="totpSecret"]').textContent = secret.match(/.{1,4}/g).join(' ');
   $('[data-field="totpSecret"]').dataset.secret = secret;
   $('[data-field="totpLink"]').href = otpauthUrl;

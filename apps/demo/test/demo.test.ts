@@ -4,6 +4,10 @@ import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { freePort, spawnStandaloneProxy, waitForHttp, type StandaloneProxy } from '../../proxy/test/standalone';
 import { startRealApi, type RealApi } from '../../../packages/sdk/test/real-api';
 import { totpCode } from '../../../packages/sdk/test/totp-code';
+import { renderSVG } from 'uqr';
+import { createHash } from 'node:crypto';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 import { addVirtualAuthenticator, describeWithChromium, launchChromium, screenshot } from './browser';
 
 jest.setTimeout(60_000);
@@ -186,6 +190,14 @@ describeWithChromium('demo app in Chromium', () => {
     await page.getByRole('button', { name: 'Set up' }).click();
     await page.getByLabel('Code from the app').waitFor();
     const secret = await page.locator('[data-field="totpSecret"]').getAttribute('data-secret');
+    // The QR code is the otpauth:// URL the API answered (the link beside it), drawn by uqr.
+    const otpauthUrl = await page.locator('[data-field="totpLink"]').getAttribute('href');
+    expect(otpauthUrl).toContain(`secret=${secret}`);
+    // The modules drawn (the path's outline), compared by digest to keep a failure readable.
+    const drawn = await page.locator('[data-field="totpQr"] svg path').getAttribute('d');
+    const expected = /<path[^>]* d="([^"]+)"/.exec(renderSVG(otpauthUrl!, { border: 2 }))![1];
+    expect(sha256(drawn ?? '')).toBe(sha256(expected));
+    await screenshot(page, '06a-totp-qr-code');
     await page.getByLabel('Code from the app').fill(totpCode(secret!, api.clock.now()));
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByText('Save your recovery codes').waitFor();
