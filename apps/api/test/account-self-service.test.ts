@@ -145,6 +145,35 @@ function accountCases(start: () => Promise<RealApp>) {
     await request(real.app).post('/api/auth/login').set('X-API-Key', sandbox).send({ email: 'after@example.test', password: PASSWORD }).expect(200);
     await request(real.app).post('/api/auth/login').set('X-API-Key', sandbox).send({ email: 'before@example.test', password: PASSWORD }).expect(401);
   });
+
+  it('signs in with the code of a magic-link mail (from the sandbox mailbox); five wrong codes end it', async () => {
+    const created = (await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
+      .send({ name: 'Codes', magicLinkUrl: 'https://app.example.test/magic' }).expect(201)).body.data;
+    const sandbox = created.apiKeys.sandbox as string;
+    const post = (path: string, body: object) => request(real.app).post(path).set('X-API-Key', sandbox).send(body);
+    const codeOf = async (email: string) => {
+      for (let turn = 0; turn < 100; turn += 1) {
+        const res = await request(real.app).get(`/admin/projects/${created.project.id}/environments/sandbox/outbox`).query({ email })
+          .set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).expect(200);
+        if (res.body.data.mails.length) return res.body.data.mails[0].code as string;
+        await new Promise((resolve) => setImmediate(resolve)); // the request mails after its answer
+      }
+      throw new Error('no mail');
+    };
+    await post('/api/auth/magic-link', { email: 'coded@example.test' }).expect(200);
+    const code = await codeOf('coded@example.test');
+    const signedIn = await post('/api/auth/magic-link/verify-code', { email: 'coded@example.test', code }).expect(200);
+    expect(signedIn.body.data).toMatchObject({ user: { email: 'coded@example.test' }, accessToken: expect.any(String) });
+    await post('/api/auth/magic-link/verify-code', { email: 'coded@example.test', code }).expect(401);
+
+    await post('/api/auth/magic-link', { email: 'guessed@example.test' }).expect(200);
+    const right = await codeOf('guessed@example.test');
+    for (let i = 1; i <= 5; i += 1) {
+      const wrong = String((Number(right) + i) % 1e6).padStart(6, '0');
+      expect((await post('/api/auth/magic-link/verify-code', { email: 'guessed@example.test', code: wrong }).expect(401)).body.error).toBe('invalid_magic_link');
+    }
+    await post('/api/auth/magic-link/verify-code', { email: 'guessed@example.test', code: right }).expect(401);
+  });
 }
 
 describe('account self-service on SQLite', () => {
