@@ -1,6 +1,6 @@
 import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
-import type { Project } from '../domain/project';
+import { mustVerifyEmail, type Project } from '../domain/project';
 import { newBearerSecret, sha256Hex } from '../domain/secrets';
 import type { TokenBundle } from '../domain/tokens';
 import { TWO_FACTOR_CHALLENGE_TTL_SECONDS, type SecondFactorMethod } from '../domain/two-factor';
@@ -32,8 +32,13 @@ export interface SignInOptions {
   client?: SignInClient;
 }
 
-/** Records lastLoginAt and starts a session: the last step of every successful sign-in. */
+/**
+ * Records lastLoginAt and starts a session: the last step of every successful sign-in. A project
+ * that requires confirmed addresses refuses an unconfirmed user here, whatever the path (the
+ * password path refuses earlier, before any second-factor challenge, and mails the link again).
+ */
 export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User, options: SignInOptions = {}): Promise<SignedIn> {
+  if (mustVerifyEmail(project, user)) throw new AuthError('email_not_verified');
   const now = deps.clock.now();
   await deps.users.recordLogin(scope, user.id, now);
   const bundle = await startSession(deps, scope, project, user, options);
