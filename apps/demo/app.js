@@ -2,7 +2,7 @@
 // The page never sees a token: the proxy keeps them in HttpOnly cookies on this origin.
 import { createSessionClient } from './vendor/svc-client.js';
 import { describeError, fieldProblem } from './messages.js';
-import { $, $$, busy, clearErrors, fieldError, formError, notify, renderSession, showRecoveryCodes, showTotpSetup, showView } from './ui.js';
+import { $, $$, busy, clearErrors, fieldError, formError, notify, renderDevices, renderSession, showRecoveryCodes, showTotpSetup, showView } from './ui.js';
 
 const config = await loadConfig();
 const client = createSessionClient({ routePrefix: config.routePrefix });
@@ -11,7 +11,8 @@ let challenge = null;
 
 /** config.json says which OAuth providers the project has enabled (the API has no public list). */
 async function loadConfig() {
-  const defaults = { appName: 'Fieldnotes', routePrefix: '/api/session', oauthProviders: [] };
+  // emailVerification: the project mails sign-ups a link and a code (its emailVerification setting).
+  const defaults = { appName: 'Fieldnotes', routePrefix: '/api/session', oauthProviders: [], emailVerification: false };
   try {
     const response = await fetch('config.json', { cache: 'no-store' });
     return response.ok ? { ...defaults, ...(await response.json()) } : defaults;
@@ -46,8 +47,32 @@ async function enterAccount(message) {
   const session = await client.session();
   if (!session) return showView('sign-in');
   renderSession(session);
+  $('[data-panel="verify-email"]').hidden = !config.emailVerification || session.user.emailVerified === true;
   showView('account');
   notify(message ?? '');
+  await refreshDevices();
+}
+
+/** The device list of the account page. */
+async function refreshDevices() {
+  renderDevices(await client.sessions(), async (session, button) => {
+    await busy(button, 'Ending…', async () => {
+      try {
+        await client.revokeSession(session.id);
+        notify('That session has ended; the device is signed out.');
+        await refreshDevices();
+      } catch (error) {
+        notify(describeError(error), 'error');
+      }
+    });
+  });
+}
+
+/** A wrong current password is told at its field, not as "email and password don't match". */
+function showPasswordFailure(form, error) {
+  if (error.code === 'invalid_credentials') return fieldError(form, 'currentPassword', 'That password isn’t right.');
+  if (error.code === 'validation_error' && /newPassword/.test(error.message)) return fieldError(form, 'newPassword', error.message.replace('newPassword', 'The new password'));
+  showFailure(form, error);
 }
 
 /** After a password (or OAuth) step: either signed in, or on to the code. */
@@ -180,6 +205,78 @@ on('[data-form="totp-confirm"]', 'submit', async (event) => {
   }
 });
 
+on('[data-action="sign-out-others"]', 'click', async (event) => {
+  await busy(event.currentTarget, 'Ending…', async () => {
+    try {
+      const { revoked } = await client.revokeOtherSessions();
+      notify(revoked === 1 ? 'One other device has been signed out.' : `${revoked} other devices have been signed out.`);
+      await refreshDevices();
+    } catch (error) {
+      notify(describeError(error), 'error');
+    }
+  });
+});
+
+on('[data-form="change-password"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['currentPassword', 'newPassword'])) return;
+  const value = (name) => form.elements.namedItem(name).value;
+  await busy(form.querySelector('[type="submit"]'), 'Changing…', async () => {
+    try {
+      await client.changePassword({ currentPassword: value('currentPassword'), newPassword: value('newPassword') });
+      form.reset();
+      notify('Password changed. Your other devices have been signed out.');
+      await refreshDevices();
+    } catch (error) {
+      showPasswordFailure(form, error);
+    }
+  });
+});
+
+on('[data-form="delete-account"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['currentPassword'])) return;
+  await busy(form.querySelector('[type="submit"]'), 'Deleting…', async () => {
+    try {
+      await client.deleteAccount({ currentPassword: form.elements.namedItem('currentPassword').value });
+      form.reset();
+      showView('sign-in');
+      notify('Your account has been deleted.');
+    } catch (error) {
+      showPasswordFailure(form, error);
+    }
+  });
+});
+
+on('[data-form="verify-email"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['code'])) return;
+  try {
+    const session = await client.session();
+    await client.verifyEmail({ email: session.user.email, code: form.elements.namedItem('code').value.replace(/\s/g, '') });
+    form.reset();
+    await enterAccount('Your email address is confirmed.');
+  } catch (error) {
+    if (error.code === 'invalid_verification') return fieldError(form, 'code', describeError(error));
+    showFailure(form, error);
+  }
+});
+
+on('[data-action="resend-verification"]', 'click', async (event) => {
+  await busy(event.currentTarget, 'Sending…', async () => {
+    try {
+      const session = await client.session();
+      await client.resendVerification(session.user.email);
+      notify('We sent the email again. The newest link and code replace the older ones.');
+    } catch (error) {
+      notify(describeError(error), 'error');
+    }
+  });
+});
+
 on('[data-go]', 'click', (event) => {
   event.preventDefault();
   notify('');
@@ -200,11 +297,28 @@ async function handleOAuthReturn() {
   return true;
 }
 
+/** Opened from the verification email: `?token=ev_...` (the project's emailVerificationUrl is this page). */
+async function handleVerificationLink() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get('token');
+  if (!token?.startsWith('ev_')) return false;
+  history.replaceState(null, '', location.pathname);
+  try {
+    await client.verifyEmail({ token });
+    await enterAccount('Your email address is confirmed.');
+    if (!(await client.session())) notify('Your email address is confirmed. You can sign in now.');
+  } catch (error) {
+    showView('sign-in');
+    notify(describeError(error), 'error');
+  }
+  return true;
+}
+
 async function start() {
   for (const button of $$('[data-action="oauth"]')) button.hidden = !config.oauthProviders.includes(button.dataset.provider);
   for (const name of $$('[data-app-name]')) name.textContent = config.appName;
   try {
-    if (!(await handleOAuthReturn())) await enterAccount();
+    if (!(await handleVerificationLink()) && !(await handleOAuthReturn())) await enterAccount();
   } catch (error) {
     showView('sign-in');
     notify(describeError(error), 'error');

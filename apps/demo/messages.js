@@ -14,6 +14,9 @@ const BY_CODE = {
   origin_not_allowed: 'This page isn’t allowed to sign in here.',
   upstream_unavailable: 'The sign-in service is unavailable right now. Try again in a moment.',
   network_error: 'Can’t reach the server. Check your connection and try again.',
+  invalid_verification: 'That link or code didn’t work. Ask for a new one.',
+  email_not_verified: 'Confirm your email address first: open the link or enter the code we sent you.',
+  reauthentication_required: 'For your security, enter your password again to do this.',
 };
 
 /** A sentence for the user about `error` (a SessionError, or a WebAuthn DOMException). */

@@ -1,4 +1,5 @@
 // Small DOM helpers for the demo: views, form errors, notices and the account card.
+import { renderSVG } from './vendor/qr.js';
 
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
@@ -81,8 +82,10 @@ export function renderSession({ user, poweredByService }) {
   for (const badge of $$('[data-when="powered"]')) badge.hidden = !poweredByService;
 }
 
-/** Shows the TOTP enrolment panel with the secret grouped in fours for reading. */
+/** Shows the TOTP enrolment panel: the otpauth URL as a QR code, the secret grouped in fours for reading. */
 export function showTotpSetup({ secret, otpauthUrl }) {
+  // renderSVG draws modules as paths from the encoded bits; no text of the URL enters the markup.
+  $('[data-field="totpQr"]').innerHTML = renderSVG(otpauthUrl, { border: 2 });
   $('[data-field="totpSecret"]').textContent = secret.match(/.{1,4}/g).join(' ');
   $('[data-field="totpSecret"]').dataset.secret = secret;
   $('[data-field="totpLink"]').href = otpauthUrl;
@@ -98,6 +101,37 @@ export function showRecoveryCodes(codes) {
   $('[data-panel="recovery-codes"]').hidden = false;
   $('[data-field="totpStatus"]').textContent = 'On: a code is asked after your password.';
   $('[data-action="totp-setup"]').hidden = true;
+}
+
+/** A short name for a browser from its user agent (the list shows the whole string on hover). */
+function deviceName(userAgent) {
+  if (!userAgent) return 'Unknown device';
+  const browser = /(Firefox|Edg|Chrome|Safari)\/[\d.]+/.exec(userAgent)?.[1]?.replace('Edg', 'Edge') ?? 'Browser';
+  const system = /(Windows|Mac OS X|Android|iPhone|Linux)/.exec(userAgent)?.[1]?.replace('Mac OS X', 'macOS') ?? 'another system';
+  return `${browser} on ${system}`;
+}
+
+/** Fills the device list: one row per session, an "End session" button on every other one. */
+export function renderDevices(sessions, onSignOut) {
+  const rows = sessions.map((session) => {
+    const row = document.createElement('li');
+    const text = document.createElement('div');
+    const name = Object.assign(document.createElement('div'), { className: 'device-name', textContent: deviceName(session.userAgent), title: session.userAgent ?? '' });
+    const meta = Object.assign(document.createElement('div'), {
+      className: 'device-meta',
+      textContent: `${session.current ? 'This device · ' : ''}${session.address ?? 'unknown address'} · last active ${when(session.lastUsedAt)}`,
+    });
+    text.append(name, meta);
+    row.append(text);
+    if (!session.current) {
+      const button = Object.assign(document.createElement('button'), { type: 'button', className: 'button button-ghost', textContent: 'End session' });
+      button.setAttribute('aria-label', `End session on ${name.textContent}`);
+      button.addEventListener('click', () => onSignOut(session, button));
+      row.append(button);
+    }
+    return row;
+  });
+  $('[data-field="devices"]').replaceChildren(...rows);
 }
 
 export { $, $$ };

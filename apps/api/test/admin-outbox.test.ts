@@ -31,6 +31,7 @@ describe('GET /admin/projects/{id}/environments/sandbox/outbox', () => {
         id: expect.any(String), to: 'e2e@example.com', template: 'magic_link', status: 'pending', attempts: 0, lastError: null,
         createdAt: expect.any(String), sentAt: null, subject: 'Your sign-in link for Mail project',
         links: [expect.stringMatching(/^https:\/\/app\.example\.test\/auth\/magic\?from=mail&token=ml_sbx_.+&project=/)],
+        code: expect.stringMatching(/^\d{6}$/),
       },
     ]);
     await deliver();

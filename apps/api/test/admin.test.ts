@@ -2,8 +2,8 @@ import request from 'supertest';
 import { ADMIN_TOKEN, admin, buildTestApp, createProject, ISO_DATE, signUp } from './helpers';
 
 const PROJECT_KEYS = [
-  'absoluteSessionLifetimeSeconds', 'accessTokenTtlSeconds', 'allowedOrigins', 'auditRetentionDays', 'createdAt', 'defaultMeta', 'emailTemplates', 'id', 'magicLinkUrl', 'name',
-  'oidcLoginUrl', 'passwordResetUrl', 'plan', 'rateLimits', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshReuseResponse', 'refreshTokenTtlSeconds', 'rejectCommonPasswords', 'updatedAt',
+  'absoluteSessionLifetimeSeconds', 'accessTokenTtlSeconds', 'allowedOrigins', 'auditRetentionDays', 'createdAt', 'defaultMeta', 'emailTemplates', 'emailVerification', 'emailVerificationUrl', 'id', 'magicLinkUrl', 'name',
+  'oidcLoginUrl', 'passwordResetUrl', 'plan', 'rateLimits', 'recentSignInSeconds', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshReuseResponse', 'refreshTokenTtlSeconds', 'rejectCommonPasswords', 'updatedAt',
   'userLimit', 'webauthn',
 ];
 
@@ -31,7 +31,7 @@ describe('admin projects', () => {
     expect(Object.keys(project).sort()).toEqual(PROJECT_KEYS);
     expect(project).toMatchObject({ name: 'Shop', plan: 'SOLO', allowedOrigins: ['https://shop.example'], userLimit: null, accessTokenTtlSeconds: 900, refreshReuseGraceSeconds: 0 });
     // The contract leaves these open: a 90-day absolute session lifetime, the common-password check off.
-    expect(project).toMatchObject({ absoluteSessionLifetimeSeconds: 7_776_000, rejectCommonPasswords: false });
+    expect(project).toMatchObject({ absoluteSessionLifetimeSeconds: 7_776_000, rejectCommonPasswords: false, recentSignInSeconds: 300 });
     expect(project.createdAt).toMatch(ISO_DATE);
     expect(apiKeys.production).toMatch(/^svc_live_[A-Za-z0-9_-]{43}$/);
     expect(apiKeys.sandbox).toMatch(/^svc_sbx_[A-Za-z0-9_-]{43}$/);

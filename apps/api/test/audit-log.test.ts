@@ -167,6 +167,30 @@ function auditCases(start: () => Promise<RealApp>) {
     expect(ended).toMatchObject({ actor: { type: 'admin', via: 'console' }, data: { why: 'session_ended', count: 1 } });
   });
 
+  it('records what users do to their own account: password change, ended sessions, deletion', async () => {
+    const gus = await signUp('gus@example.test', 'gus horse battery');
+    const second = await post('/api/auth/login', { email: 'gus@example.test', password: 'gus horse battery' }).expect(200);
+    secrets.push(second.body.data.accessToken, second.body.data.refreshToken, 'gus new horse battery');
+    const bearer = (req: request.Test, token = gus.accessToken) => keyed(req).set('Authorization', `Bearer ${token}`);
+    await bearer(request(real.app).post('/api/auth/password/change')).send({ currentPassword: 'gus horse battery', newPassword: 'gus new horse battery' }).expect(200);
+    const third = await post('/api/auth/login', { email: 'gus@example.test', password: 'gus new horse battery' }).expect(200);
+    secrets.push(third.body.data.accessToken, third.body.data.refreshToken);
+    await bearer(request(real.app).post('/api/auth/logout-all'), third.body.data.accessToken).send({}).expect(200);
+    const fourth = await post('/api/auth/login', { email: 'gus@example.test', password: 'gus new horse battery' }).expect(200);
+    secrets.push(fourth.body.data.accessToken, fourth.body.data.refreshToken);
+    await bearer(request(real.app).delete('/api/auth/account'), fourth.body.data.accessToken).send({}).expect(200);
+
+    const user = { type: 'user', userId: gus.user.id };
+    const [changed] = await entries({ type: 'password.changed', userId: gus.user.id });
+    expect(changed).toMatchObject({ actor: user, clientAddress: CLIENT_IP, userAgent: AGENT });
+    const ended = (await entries({ type: 'session.revoked', userId: gus.user.id })).map((e) => e.data).reverse();
+    expect(ended).toEqual([
+      { why: 'password_changed', count: 1 },
+      { why: 'session_ended', count: 2 },
+    ]);
+    expect(await entries({ type: 'user.deleted', userId: gus.user.id })).toEqual([expect.objectContaining({ actor: user })]);
+  });
+
   it('filters by time range and pages without gaps or repeats', async () => {
     const all = await entries();
     const paged = await entries({ limit: 3 });

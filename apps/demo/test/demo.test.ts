@@ -4,8 +4,12 @@ import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { freePort, spawnStandaloneProxy, waitForHttp, type StandaloneProxy } from '../../proxy/test/standalone';
 import { startRealApi, type RealApi } from '../../../packages/sdk/test/real-api';
 import { totpCode } from '../../../packages/sdk/test/totp-code';
+import { createHash } from 'node:crypto';
+import { renderSVG } from 'uqr';
 import { addVirtualAuthenticator, describeWithChromium, launchChromium } from '../../api/test/browser/chromium';
 import { screenshot } from './browser';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 jest.setTimeout(60_000);
 
@@ -19,6 +23,7 @@ describeWithChromium('demo app in Chromium', () => {
   let proxy: StandaloneProxy;
   let browser: Browser;
   let url: string;
+  let projectId: string;
   const rejections: unknown[] = [];
 
   beforeAll(async () => {
@@ -26,6 +31,7 @@ describeWithChromium('demo app in Chromium', () => {
     const port = await freePort();
     url = `http://localhost:${port}`;
     const project = await api.createProject({ name: 'Fieldnotes', plan: 'FREE', allowedOrigins: [url] });
+    projectId = project.id;
     proxy = spawnStandaloneProxy({
       SVC_API_KEY: project.sandbox,
       SVC_API_URL: api.url,
@@ -112,6 +118,52 @@ describeWithChromium('demo app in Chromium', () => {
     await page.close();
   });
 
+  it('lists the devices and ends another one, changes the password, and deletes the account', async () => {
+    const laptop = await browser.newContext({ viewport: { width: 1200, height: 1400 }, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0' });
+    const phone = await browser.newContext({ viewport: { width: 400, height: 800 }, userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0) Safari/604.1' });
+    const page = await laptop.newPage();
+    const other = await phone.newPage();
+    const email = emailOf('devices');
+    await signUp(page, email);
+    await other.goto(url);
+    await signIn(other, email, PASSWORD);
+    await other.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    const devices = page.locator('[data-field="devices"] li');
+    await devices.nth(1).waitFor();
+    expect(await devices.count()).toBe(2);
+    expect(await page.locator('[data-field="devices"]').textContent()).toContain('This device');
+    expect(await page.locator('[data-field="devices"]').textContent()).toContain('Firefox on Linux');
+    await screenshot(page, '08-devices');
+    await page.getByRole('button', { name: 'End session on Safari on iPhone' }).click();
+    await page.getByText('That session has ended').waitFor();
+    expect(await devices.count()).toBe(1);
+    await other.reload();
+    await other.getByRole('heading', { name: 'Welcome back', exact: true }).waitFor();
+
+    const passwordForm = page.locator('[data-form="change-password"]');
+    await passwordForm.getByLabel('Current password').fill('not my password');
+    await passwordForm.getByLabel('New password').fill('a fresh passphrase');
+    await passwordForm.getByRole('button', { name: 'Change password' }).click();
+    await passwordForm.getByText('That password isn’t right.').waitFor();
+    await screenshot(page, '09-change-password-error');
+    await passwordForm.getByLabel('Current password').fill(PASSWORD);
+    await passwordForm.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed.').waitFor();
+
+    const deleteForm = page.locator('[data-form="delete-account"]');
+    await deleteForm.getByLabel('Password to confirm').fill('a fresh passphrase');
+    await screenshot(page, '10-delete-account');
+    await deleteForm.getByRole('button', { name: 'Delete my account' }).click();
+    await page.getByText('Your account has been deleted.').waitFor();
+    await signIn(page, email, 'a fresh passphrase');
+    await page.getByText('don’t match an account').waitFor();
+    await laptop.close();
+    await phone.close();
+  });
+
   it('adds a passkey, then signs in with it through the virtual authenticator', async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 860 } });
     const page = await context.newPage();
@@ -139,6 +191,14 @@ describeWithChromium('demo app in Chromium', () => {
     await page.getByRole('button', { name: 'Set up' }).click();
     await page.getByLabel('Code from the app').waitFor();
     const secret = await page.locator('[data-field="totpSecret"]').getAttribute('data-secret');
+    // The QR code is the otpauth:// URL the API answered (the link beside it), drawn by uqr.
+    const otpauthUrl = await page.locator('[data-field="totpLink"]').getAttribute('href');
+    expect(otpauthUrl).toContain(`secret=${secret}`);
+    // The modules drawn (the path's outline), compared by digest to keep a failure readable.
+    const drawn = await page.locator('[data-field="totpQr"] svg path').getAttribute('d');
+    const expected = /<path[^>]* d="([^"]+)"/.exec(renderSVG(otpauthUrl!, { border: 2 }))![1];
+    expect(sha256(drawn ?? '')).toBe(sha256(expected));
+    await screenshot(page, '06a-totp-qr-code');
     await page.getByLabel('Code from the app').fill(totpCode(secret!, api.clock.now()));
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByText('Save your recovery codes').waitFor();
@@ -158,6 +218,40 @@ describeWithChromium('demo app in Chromium', () => {
     await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
     expect(await accountEmail(page)).toBe(email);
     await page.close();
+  });
+
+  it('confirms the email address with the mailed code, or by opening the mailed link', async () => {
+    await api.admin('PATCH', `/admin/projects/${projectId}`, { emailVerification: 'optional', emailVerificationUrl: `${url}/` });
+    api.clock.advance(11); // past the API-key cache, which holds the project for 10 seconds
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      await page.route('**/config.json', (route) => route.fulfill({ json: { appName: 'Fieldnotes', routePrefix: '/api/session', oauthProviders: [], emailVerification: true } }));
+      const email = emailOf('verify');
+      await signUp(page, email);
+      const banner = page.locator('[data-panel="verify-email"]');
+      await banner.waitFor();
+      expect(await page.locator('[data-field="emailVerified"]').textContent()).toBe('Not yet');
+      await screenshot(page, '11-verify-email');
+      await banner.getByLabel('Code from the email').fill('000000' === (await api.lastSandboxCode(projectId, email)) ? '111111' : '000000');
+      await banner.getByRole('button', { name: 'Confirm' }).click();
+      await banner.getByText('That link or code didn’t work.').waitFor();
+      await banner.getByLabel('Code from the email').fill(await api.lastSandboxCode(projectId, email));
+      await banner.getByRole('button', { name: 'Confirm' }).click();
+      await page.getByText('Your email address is confirmed.').waitFor();
+      expect(await page.locator('[data-field="emailVerified"]').textContent()).toBe('Yes');
+      expect(await banner.isHidden()).toBe(true);
+
+      const other = emailOf('link');
+      await signOut(page);
+      await signUp(page, other);
+      await page.goto((await api.lastSandboxLink(projectId, other)).href);
+      await page.getByText('Your email address is confirmed.').waitFor();
+      expect(await page.locator('[data-field="emailVerified"]').textContent()).toBe('Yes');
+      await page.close();
+    } finally {
+      await api.admin('PATCH', `/admin/projects/${projectId}`, { emailVerification: 'off' });
+      api.clock.advance(11);
+    }
   });
 
   it('shows "Continue with GitHub" only when config.json lists the provider', async () => {

@@ -500,18 +500,44 @@ function createSessionClient(options = {}) {
     },
     /** Answers a hosted-OIDC consent screen: open `redirectUrl` to go back to the application. */
     oidcGrant: (input) => call("POST", "oidc/grant", input),
-    /** Signed in: starts TOTP enrolment. */
-    totpSetup: () => call("POST", "account/totp/start"),
+    /** Signed in: starts TOTP enrolment (a sign-in that is not recent needs `proof`). */
+    totpSetup: (proof = {}) => call("POST", "account/totp/start", proof),
     /** Signed in: turns TOTP on with a first code; answers single-use recovery codes (show them once). */
     totpConfirm: (code) => call("POST", "account/totp/confirm", { code }),
     /** Signed in: turns TOTP off (needs a current code). */
     totpDisable: (code) => call("POST", "account/totp/disable", { code }),
     /** Signed in: creates a passkey on this device and registers it. */
-    passkeyRegister: async (name) => {
-      const { options: options2 } = await call("POST", "account/passkeys/options");
+    passkeyRegister: async (name, proof = {}) => {
+      const { options: options2 } = await call("POST", "account/passkeys/options", proof);
       const response = await startRegistration({ optionsJSON: options2 });
       return call("POST", "account/passkeys/verify", { response, name });
-    }
+    },
+    /** Signed in: the user's passkeys. */
+    passkeys: () => call("POST", "account/passkeys"),
+    /** Signed in: removes a passkey. */
+    passkeyRemove: (id, proof = {}) => call("POST", "account/passkeys/remove", { id, ...proof }),
+    /** Signed in: the user's sessions (devices), this one marked `current`. */
+    sessions: async () => (await call("POST", "account/sessions")).sessions,
+    /** Signed in: signs one session out. */
+    revokeSession: (id) => call("POST", "account/sessions/revoke", { id }),
+    /** Signed in: signs every other session out. */
+    revokeOtherSessions: () => call("POST", "account/sessions/revoke-others"),
+    /** Signs out everywhere, this browser too. */
+    logoutEverywhere: () => call("POST", "account/logout-all"),
+    /** Signed in: changes the password (the current one proves it); the other sessions end. */
+    changePassword: (input) => call("POST", "account/password", input),
+    /** Signed in: mails a link and a code to the new address; it changes once confirmed. */
+    changeEmail: (newEmail, proof = {}) => call("POST", "account/email", { newEmail, ...proof }),
+    /** Signed in: confirms the new address with the mailed code. */
+    confirmEmailChange: (code) => call("POST", "account/email/confirm", { code }),
+    /** Signed in: deletes the account (and signs this browser out). */
+    deleteAccount: (proof = {}) => call("POST", "account/delete", proof),
+    /** Confirms a sign-up's address with the link's token or the mailed code. */
+    verifyEmail: (input) => call("POST", "email/verify", input),
+    /** Mails the verification link and code again; always succeeds. */
+    resendVerification: (email) => call("POST", "email/verify/resend", { email }),
+    /** Signs in with the code of the latest magic-link mail. */
+    magicLinkCode: (input) => call("POST", "magic-link/code", input)
   };
 }
 export {

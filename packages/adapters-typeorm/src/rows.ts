@@ -26,6 +26,9 @@ export type ProjectRow = {
   reject_common_passwords: unknown;
   audit_retention_days: number;
   refresh_reuse_response: string;
+  recent_sign_in_seconds: number;
+  email_verification: string;
+  email_verification_url: string | null;
   email_templates: unknown;
   webauthn: unknown;
   rate_limits: unknown;
@@ -65,6 +68,9 @@ export type SessionRow = {
   rotation_key: string;
   created_at: unknown;
   revoked_at: unknown;
+  authenticated_at: unknown;
+  client_address: string | null;
+  user_agent: string | null;
 };
 
 export type RefreshTokenRow = {

@@ -63,3 +63,18 @@ export type UnclaimedRow = Pick<RefreshTokenRow, 'used_at' | 'successor_hash'> &
   next_used_at: RefreshTokenRow['used_at'];
   next_expires_at: RefreshTokenRow['expires_at'];
 };
+
+/**
+ * Live sessions in the scope ($1 project, $2 environment) with when their newest refresh token
+ * was issued; callers add `AND s....` conditions from $3 on.
+ */
+export const SESSION_SUMMARY = `
+  SELECT s.id, s.user_id, s.created_at, s.authenticated_at, s.client_address, s.user_agent,
+         (SELECT MAX(r.created_at) FROM refresh_tokens r
+          WHERE r.project_id = s.project_id AND r.environment = s.environment AND r.session_id = s.id) AS last_issued_at
+  FROM sessions s
+  WHERE s.project_id = $1 AND s.environment = $2 AND s.revoked_at IS NULL`;
+
+export type SessionSummaryRow = Pick<SessionRow, 'id' | 'user_id' | 'created_at' | 'authenticated_at' | 'client_address' | 'user_agent'> & {
+  last_issued_at: unknown;
+};

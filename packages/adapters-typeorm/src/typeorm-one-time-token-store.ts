@@ -64,6 +64,19 @@ export class TypeormOneTimeTokenStore implements OneTimeTokenStore {
     return rows.length ? { ...toToken(rows[0]), consumedAt: null } : null;
   }
 
+  /** Through one_time_tokens_user_idx (open tokens by user and purpose). */
+  async findOpenForUser(scope: TenantScope, purpose: OneTimePurpose, userId: string, now: Date): Promise<OneTimeToken | null> {
+    if (!isScope(scope) || !isPurpose(purpose) || !isUuid(userId)) return null;
+    assertDate(now, 'now');
+    const rows = await this.db.query<OneTimeTokenRow>(
+      `SELECT ${COLUMNS} FROM one_time_tokens
+       WHERE project_id = $1 AND environment = $2 AND purpose = $3 AND user_id = $4 AND consumed_at IS NULL AND expires_at > $5
+       ORDER BY created_at DESC LIMIT 1`,
+      [scope.projectId, scope.environment, purpose, userId, dateParam(now)],
+    );
+    return rows.length ? toToken(rows[0]) : null;
+  }
+
   async find(scope: TenantScope, purpose: OneTimePurpose, tokenHash: string): Promise<OneTimeToken | null> {
     if (!isScope(scope) || !isPurpose(purpose) || !isText(tokenHash)) return null;
     const rows = await this.db.query<OneTimeTokenRow>(`SELECT ${COLUMNS} FROM one_time_tokens WHERE ${IN_SCOPE}`, [

@@ -1,4 +1,4 @@
-import type { EmailTemplates, Plan, Project, ProjectPage, ProjectRepository, ProjectSettings, RateLimitOverrides, RefreshReuseResponse, WebAuthnSettings } from '@svc/core';
+import type { EmailTemplates, EmailVerificationMode, Plan, Project, ProjectPage, ProjectRepository, ProjectSettings, RateLimitOverrides, RefreshReuseResponse, WebAuthnSettings } from '@svc/core';
 import type { Database } from './database';
 import type { ProjectRow } from './rows';
 import { assertDate, assertText, assertUuid, isText, isUuid } from './guards';
@@ -8,7 +8,8 @@ import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-val
 const COLUMNS = `id, name, plan, allowed_origins, default_meta, redirect_urls, magic_link_url,
   password_reset_url, oidc_login_url, user_limit, access_token_ttl_seconds,
   refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at, email_templates, webauthn,
-  absolute_session_lifetime_seconds, reject_common_passwords, rate_limits, audit_retention_days, refresh_reuse_response`;
+  absolute_session_lifetime_seconds, reject_common_passwords, rate_limits, audit_retention_days, refresh_reuse_response,
+  recent_sign_in_seconds, email_verification, email_verification_url`;
 
 /**
  * The settings an update may touch and the column each one lives in. Updates iterate over this
@@ -31,6 +32,9 @@ const SETTING_COLUMNS: { [K in keyof Required<ProjectSettings>]: { column: strin
   rejectCommonPasswords: { column: 'reject_common_passwords' },
   auditRetentionDays: { column: 'audit_retention_days' },
   refreshReuseResponse: { column: 'refresh_reuse_response' },
+  recentSignInSeconds: { column: 'recent_sign_in_seconds' },
+  emailVerification: { column: 'email_verification' },
+  emailVerificationUrl: { column: 'email_verification_url' },
   emailTemplates: { column: 'email_templates', json: true },
   webauthn: { column: 'webauthn', json: true },
   rateLimits: { column: 'rate_limits', json: true },
@@ -48,7 +52,7 @@ export class TypeormProjectRepository implements ProjectRepository {
     assertDate(project.updatedAt, 'updatedAt');
     await this.db.query(
       `INSERT INTO projects (${COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`,
       [
         project.id,
         project.name,
@@ -72,6 +76,9 @@ export class TypeormProjectRepository implements ProjectRepository {
         project.rateLimits === null ? null : jsonParam(project.rateLimits),
         project.auditRetentionDays,
         project.refreshReuseResponse,
+        project.recentSignInSeconds,
+        project.emailVerification,
+        project.emailVerificationUrl,
       ],
     );
   }
@@ -158,5 +165,8 @@ function toProject(row: ProjectRow): Project {
     rateLimits: row.rate_limits === null || row.rate_limits === undefined ? null : readJson<RateLimitOverrides>(row.rate_limits),
     auditRetentionDays: Number(row.audit_retention_days),
     refreshReuseResponse: row.refresh_reuse_response as RefreshReuseResponse,
+    recentSignInSeconds: Number(row.recent_sign_in_seconds),
+    emailVerification: row.email_verification as EmailVerificationMode,
+    emailVerificationUrl: row.email_verification_url,
   };
 }

@@ -6,6 +6,7 @@ import {
   type Rotation,
   type RotationResult,
   type SessionStore,
+  type SessionHistoryEntry,
   type SessionSummary,
   type TenantScope,
   type UserWithSessionState,
@@ -15,6 +16,7 @@ import type { Database, Sql } from './database';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readBoolean, readDate, readNullableDate } from './row-values';
 import {
+  SESSION_SUMMARY,
   TOKEN_IN_SCOPE,
   TOKEN_WITH_HOLDER,
   UNCLAIMED_IN_SCOPE,
@@ -22,6 +24,7 @@ import {
   type TokenWithHolderRow,
   type TokenWithSessionRow,
   type UnclaimedRow,
+  type SessionSummaryRow,
   type UserWithSessionStateRow,
 } from './session-statements';
 import { toUser } from './typeorm-user-repository';
@@ -41,9 +44,18 @@ export class TypeormSessionStore implements SessionStore {
     const { projectId, environment } = scope;
     await this.db.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at, revoked_at)
-         VALUES ($1, $2, $3, $4, $5, $6, NULL)`,
-        [session.id, projectId, environment, session.userId, session.rotationKey, dateParam(session.createdAt)],
+        `INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at, revoked_at, authenticated_at, client_address, user_agent)
+         VALUES ($1, $2, $3, $4, $5, $6, NULL, $6, $7, $8)`,
+        [
+          session.id,
+          projectId,
+          environment,
+          session.userId,
+          session.rotationKey,
+          dateParam(session.createdAt),
+          storableOrNull(session.client?.address),
+          storableOrNull(session.client?.userAgent),
+        ],
       );
       await tx.query(
         `INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
@@ -156,24 +168,24 @@ export class TypeormSessionStore implements SessionStore {
   }
 
   /** Newest first by the (project_id, environment, user_id) index; last use is the newest token. */
-  async listForUser(scope: TenantScope, userId: string, options: { limit: number }): Promise<SessionSummary[]> {
+  async listHistory(scope: TenantScope, userId: string, options: { limit: number }): Promise<SessionHistoryEntry[]> {
     if (!Number.isInteger(options.limit) || options.limit < 1) throw new RangeError('limit must be a positive integer');
     if (!isScope(scope) || !isUuid(userId)) return [];
-    const rows = await this.db.query<SessionSummaryRow>(
-      `${SESSION_SUMMARY} WHERE s.project_id = $1 AND s.environment = $2 AND s.user_id = $3
+    const rows = await this.db.query<SessionHistoryRow>(
+      `${SESSION_HISTORY} WHERE s.project_id = $1 AND s.environment = $2 AND s.user_id = $3
        ORDER BY s.created_at DESC, s.id DESC LIMIT $4`,
       [scope.projectId, scope.environment, userId, options.limit],
     );
-    return rows.map(toSessionSummary);
+    return rows.map(toHistoryEntry);
   }
 
-  async findForUser(scope: TenantScope, userId: string, sessionId: string): Promise<SessionSummary | null> {
+  async findInHistory(scope: TenantScope, userId: string, sessionId: string): Promise<SessionHistoryEntry | null> {
     if (!isScope(scope) || !isUuid(userId) || !isUuid(sessionId)) return null;
-    const rows = await this.db.query<SessionSummaryRow>(
-      `${SESSION_SUMMARY} WHERE s.project_id = $1 AND s.environment = $2 AND s.user_id = $3 AND s.id = $4`,
+    const rows = await this.db.query<SessionHistoryRow>(
+      `${SESSION_HISTORY} WHERE s.project_id = $1 AND s.environment = $2 AND s.user_id = $3 AND s.id = $4`,
       [scope.projectId, scope.environment, userId, sessionId],
     );
-    return rows.length ? toSessionSummary(rows[0]) : null;
+    return rows.length ? toHistoryEntry(rows[0]) : null;
   }
 
   /** Idempotent: COALESCE keeps the first revocation time; true whenever the session exists. */
@@ -188,15 +200,45 @@ export class TypeormSessionStore implements SessionStore {
     return rows.length === 1;
   }
 
-  async revokeAllForUser(scope: TenantScope, userId: string, at: Date): Promise<number> {
+  async revokeAllForUser(scope: TenantScope, userId: string, at: Date, options: { except?: string } = {}): Promise<number> {
     if (!isScope(scope) || !isUuid(userId)) return 0;
     assertDate(at, 'at');
+    const params = [scope.projectId, scope.environment, userId, dateParam(at)];
+    // An `except` that is no uuid names no session, so nothing is kept.
+    const keep = options.except !== undefined && isUuid(options.except) ? ` AND id <> $${params.push(options.except)}` : '';
     const rows = await this.db.query(
       `UPDATE sessions SET revoked_at = $4
-       WHERE project_id = $1 AND environment = $2 AND user_id = $3 AND revoked_at IS NULL RETURNING id`,
-      [scope.projectId, scope.environment, userId, dateParam(at)],
+       WHERE project_id = $1 AND environment = $2 AND user_id = $3 AND revoked_at IS NULL${keep} RETURNING id`,
+      params,
     );
     return rows.length;
+  }
+
+  async findSession(scope: TenantScope, sessionId: string): Promise<SessionSummary | null> {
+    if (!isScope(scope) || !isUuid(sessionId)) return null;
+    const [row] = await this.db.query<SessionSummaryRow>(`${SESSION_SUMMARY} AND s.id = $3`, [scope.projectId, scope.environment, sessionId]);
+    return row ? toSummary(row) : null;
+  }
+
+  async listForUser(scope: TenantScope, userId: string, now: Date): Promise<SessionSummary[]> {
+    if (!isScope(scope) || !isUuid(userId)) return [];
+    assertDate(now, 'now');
+    const rows = await this.db.query<SessionSummaryRow>(
+      `${SESSION_SUMMARY} AND s.user_id = $3
+         AND EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.project_id = s.project_id AND r.environment = s.environment
+                     AND r.session_id = s.id AND r.expires_at > $4)`,
+      [scope.projectId, scope.environment, userId, dateParam(now)],
+    );
+    return rows.map(toSummary).sort((a, b) => b.lastUsedAt.getTime() - a.lastUsedAt.getTime());
+  }
+
+  async recordAuthentication(scope: TenantScope, sessionId: string, at: Date): Promise<void> {
+    if (!isScope(scope) || !isUuid(sessionId)) return;
+    assertDate(at, 'at');
+    await this.db.query(
+      'UPDATE sessions SET authenticated_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3 AND revoked_at IS NULL',
+      [scope.projectId, scope.environment, sessionId, dateParam(at)],
+    );
   }
 
   /**
@@ -269,6 +311,25 @@ async function deleteUnrefreshable(tx: Sql, now: Date, ids: string[]): Promise<n
   return rows.length;
 }
 
+/** Client text that a database cannot hold is dropped rather than failing the sign-in. */
+function storableOrNull(value: string | null | undefined): string | null {
+  return isText(value) ? value : null;
+}
+
+function toSummary(row: SessionSummaryRow): SessionSummary {
+  const createdAt = readDate(row.created_at);
+  const lastIssued = readNullableDate(row.last_issued_at);
+  return {
+    id: row.id,
+    userId: row.user_id,
+    createdAt,
+    authenticatedAt: readNullableDate(row.authenticated_at) ?? createdAt,
+    lastUsedAt: lastIssued && lastIssued > createdAt ? lastIssued : createdAt,
+    address: row.client_address,
+    userAgent: row.user_agent,
+  };
+}
+
 function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
   return {
     tokenHash: row.token_hash,
@@ -284,15 +345,15 @@ function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
   };
 }
 
-const SESSION_SUMMARY = `
+const SESSION_HISTORY = `
   SELECT s.id, s.created_at, s.revoked_at,
          (SELECT max(t.created_at) FROM refresh_tokens t
           WHERE t.project_id = s.project_id AND t.environment = s.environment AND t.session_id = s.id) AS last_used_at
   FROM sessions s`;
 
-type SessionSummaryRow = { id: string; created_at: unknown; revoked_at: unknown; last_used_at: unknown };
+type SessionHistoryRow = { id: string; created_at: unknown; revoked_at: unknown; last_used_at: unknown };
 
-function toSessionSummary(row: SessionSummaryRow): SessionSummary {
+function toHistoryEntry(row: SessionHistoryRow): SessionHistoryEntry {
   const createdAt = readDate(row.created_at);
   // Tokens may have been purged (an expired session): then the sign-in is its last known use.
   const lastUsedAt = row.last_used_at === null || row.last_used_at === undefined ? createdAt : readDate(row.last_used_at);

@@ -117,6 +117,27 @@ export class TypeormUserRepository implements UserRepository {
     return rows.length === 1;
   }
 
+  /**
+   * One UPDATE; the unique (project_id, environment, email) constraint refuses an address another
+   * user holds, also one taken concurrently, which is then read back as `exists`.
+   */
+  async changeEmail(scope: TenantScope, id: string, email: string): Promise<'changed' | 'exists' | 'not_found'> {
+    if (!isScope(scope) || !isUuid(id)) return 'not_found';
+    assertText(email, 'email');
+    const params = [scope.projectId, scope.environment, id, email];
+    try {
+      const rows = await this.db.query(
+        'UPDATE users SET email = $4, email_verified = TRUE WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
+        params,
+      );
+      return rows.length === 1 ? 'changed' : 'not_found';
+    } catch (error) {
+      const holder = await this.db.query('SELECT id FROM users WHERE project_id = $1 AND environment = $2 AND email = $3', [scope.projectId, scope.environment, email]);
+      if (holder.length && holder[0].id !== id) return 'exists';
+      throw error;
+    }
+  }
+
   async markEmailVerified(scope: TenantScope, id: string): Promise<boolean> {
     if (!isScope(scope) || !isUuid(id)) return false;
     const rows = await this.db.query(

@@ -1,6 +1,6 @@
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import { SessionError } from './session-error';
-import type { Session, SignedIn, SignInResult, TotpSetup } from './types';
+import type { DeviceSession, Reauthentication, Session, SignedIn, SignInResult, TotpSetup } from './types';
 
 export interface SessionClientOptions {
   /** Where the proxy's routes live; must equal its `routeBasePath`. Default `/api/session`. */
@@ -92,17 +92,45 @@ export function createSessionClient(options: SessionClientOptions = {}) {
     /** Answers a hosted-OIDC consent screen: open `redirectUrl` to go back to the application. */
     oidcGrant: (input: { requestToken: string; approved: boolean; scopes?: string[] }) => call<{ redirectUrl: string }>('POST', 'oidc/grant', input),
 
-    /** Signed in: starts TOTP enrolment. */
-    totpSetup: () => call<TotpSetup>('POST', 'account/totp/start'),
+    /** Signed in: starts TOTP enrolment (a sign-in that is not recent needs `proof`). */
+    totpSetup: (proof: Reauthentication = {}) => call<TotpSetup>('POST', 'account/totp/start', proof),
     /** Signed in: turns TOTP on with a first code; answers single-use recovery codes (show them once). */
     totpConfirm: (code: string) => call<{ recoveryCodes: string[] }>('POST', 'account/totp/confirm', { code }),
     /** Signed in: turns TOTP off (needs a current code). */
     totpDisable: (code: string) => call<{ success: true }>('POST', 'account/totp/disable', { code }),
     /** Signed in: creates a passkey on this device and registers it. */
-    passkeyRegister: async (name?: string): Promise<{ passkey: { id: string; name?: string | null } }> => {
-      const { options } = await call<{ options: unknown }>('POST', 'account/passkeys/options');
+    passkeyRegister: async (name?: string, proof: Reauthentication = {}): Promise<{ passkey: { id: string; name?: string | null } }> => {
+      const { options } = await call<{ options: unknown }>('POST', 'account/passkeys/options', proof);
       const response = await startRegistration({ optionsJSON: options as Parameters<typeof startRegistration>[0]['optionsJSON'] });
       return call('POST', 'account/passkeys/verify', { response, name });
     },
+    /** Signed in: the user's passkeys. */
+    passkeys: () => call<{ passkeys: { id: string; name?: string | null; createdAt?: string; lastUsedAt?: string | null }[] }>('POST', 'account/passkeys'),
+    /** Signed in: removes a passkey. */
+    passkeyRemove: (id: string, proof: Reauthentication = {}) => call<{ success: true }>('POST', 'account/passkeys/remove', { id, ...proof }),
+
+    /** Signed in: the user's sessions (devices), this one marked `current`. */
+    sessions: async () => (await call<{ sessions: DeviceSession[] }>('POST', 'account/sessions')).sessions,
+    /** Signed in: signs one session out. */
+    revokeSession: (id: string) => call<{ success: true }>('POST', 'account/sessions/revoke', { id }),
+    /** Signed in: signs every other session out. */
+    revokeOtherSessions: () => call<{ revoked: number }>('POST', 'account/sessions/revoke-others'),
+    /** Signs out everywhere, this browser too. */
+    logoutEverywhere: () => call<{ revoked: number }>('POST', 'account/logout-all'),
+    /** Signed in: changes the password (the current one proves it); the other sessions end. */
+    changePassword: (input: { currentPassword: string; newPassword: string }) => call<{ success: true }>('POST', 'account/password', input),
+    /** Signed in: mails a link and a code to the new address; it changes once confirmed. */
+    changeEmail: (newEmail: string, proof: Reauthentication = {}) => call<{ success: true }>('POST', 'account/email', { newEmail, ...proof }),
+    /** Signed in: confirms the new address with the mailed code. */
+    confirmEmailChange: (code: string) => call<{ user: { id: string; email: string; emailVerified: true } }>('POST', 'account/email/confirm', { code }),
+    /** Signed in: deletes the account (and signs this browser out). */
+    deleteAccount: (proof: Reauthentication = {}) => call<{ success: true }>('POST', 'account/delete', proof),
+    /** Confirms a sign-up's address with the link's token or the mailed code. */
+    verifyEmail: (input: { token: string } | { email: string; code: string }) =>
+      call<{ user: { id: string; email: string; emailVerified: true } }>('POST', 'email/verify', input),
+    /** Mails the verification link and code again; always succeeds. */
+    resendVerification: (email: string) => call<{ success: true }>('POST', 'email/verify/resend', { email }),
+    /** Signs in with the code of the latest magic-link mail. */
+    magicLinkCode: (input: { email: string; code: string }) => call<SignInResult>('POST', 'magic-link/code', input),
   };
 }

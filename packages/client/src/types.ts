@@ -39,3 +39,23 @@ export interface TotpSetup {
   secret: string;
   otpauthUrl: string;
 }
+
+/**
+ * The proof a sensitive change may carry when the sign-in is not recent (else the call rejects
+ * with `reauthentication_required`): the current password, or a current TOTP code.
+ */
+export interface Reauthentication {
+  currentPassword?: string;
+  totpCode?: string;
+}
+
+/** One of the user's sessions (devices). */
+export interface DeviceSession {
+  id: string;
+  createdAt: string;
+  lastUsedAt: string;
+  address: string | null;
+  userAgent: string | null;
+  /** This browser's session. */
+  current: boolean;
+}

@@ -52,4 +52,19 @@ describe('createSessionClient', () => {
     const offline = createSessionClient({ routePrefix: 'http://127.0.0.1:9/api/session' });
     await expect(offline.session()).rejects.toMatchObject({ code: 'network_error', status: 0 });
   });
+
+  it("lists this browser's sessions, changes the password with the current one, and deletes the account", async () => {
+    await client.signup({ email: 'account@example.com', password: PASSWORD });
+    const sessions = await client.sessions();
+    expect(sessions).toEqual([expect.objectContaining({ current: true, userAgent: expect.any(String) })]);
+    expect(await client.revokeOtherSessions()).toEqual({ revoked: 0 });
+    await expect(client.changePassword({ currentPassword: 'wrong', newPassword: 'a brand new one' })).rejects.toMatchObject({ code: 'invalid_credentials', status: 401 });
+    expect(await client.changePassword({ currentPassword: PASSWORD, newPassword: 'a brand new one' })).toEqual({ success: true });
+    api.clock.advance(6 * 60);
+    await client.refresh();
+    await expect(client.deleteAccount()).rejects.toMatchObject({ code: 'reauthentication_required', status: 403 });
+    expect(await client.deleteAccount({ currentPassword: 'a brand new one' })).toEqual({ success: true });
+    expect(await client.session()).toBeNull();
+    await expect(client.login({ email: 'account@example.com', password: 'a brand new one' })).rejects.toMatchObject({ code: 'invalid_credentials' });
+  });
 });

@@ -18,6 +18,7 @@ import { purgeExpired, type PurgeOptions } from './use-cases/purge-expired';
 import { refreshTokens } from './use-cases/refresh-tokens';
 import { createApiKeyResolver, type ResolvedApiKey } from './use-cases/resolve-api-key';
 import { signUp, type SignUpInput } from './use-cases/sign-up';
+import type { SignInOptions } from './use-cases/complete-first-factor';
 import { verifyAccessToken } from './use-cases/verify-access-token';
 import { passkeyService, totpService } from './second-factor-service';
 import { emailAdminService, emailService } from './email-service';
@@ -27,6 +28,7 @@ import { withChangeNotices } from './changes/publishing-stores';
 import { projectOfNotice, type ChangeFeed } from './ports/change-feed';
 import { readAuditLog, type AuditLogPageQuery } from './use-cases/events/read-audit-log';
 import { webhookAdminService } from './webhook-service';
+import { accountService } from './account-service';
 
 export interface AuthServiceOptions {
   /** Seconds an API-key resolution (with its project) is kept at most; default 10. */
@@ -45,7 +47,7 @@ function coreService(deps: AuthServiceDeps, options: AuthServiceOptions) {
   const resolveKey = createApiKeyResolver(deps, { ttlSeconds: options.apiKeyCacheSeconds, changes: options.changes });
   return {
     resolveApiKey: resolveKey,
-    signUp: (key: ResolvedApiKey, input: SignUpInput) => signUp(deps, key.scope, key.project, input),
+    signUp: (key: ResolvedApiKey, input: SignUpInput, options?: SignInOptions) => signUp(deps, key.scope, key.project, input, options),
     logIn: (key: ResolvedApiKey, input: LogInInput, options?: LogInOptions) => logIn(deps, key.scope, key.project, input, options),
     logOut: (key: ResolvedApiKey, refreshToken: string) => logOut(deps, key.scope, refreshToken),
     refresh: (key: ResolvedApiKey, refreshToken: string) => refreshTokens(deps, key.scope, key.project, refreshToken),
@@ -90,6 +92,7 @@ type With<D, C extends Parameters<typeof hasCapability>[1], Part> = D extends Ca
  * "Capabilities"). A use case of a capability left out is not there, so calling it does not compile.
  */
 export type AuthService<D extends AuthServiceDeps = AuthDeps> = ReturnType<typeof coreService> &
+  ReturnType<typeof accountService> &
   With<D, 'totp', ReturnType<typeof totpService>> &
   With<D, 'passkeys', ReturnType<typeof passkeyService>> &
   With<D, 'mail', ReturnType<typeof emailService>> &
@@ -120,7 +123,7 @@ export function createAuthService<D extends AuthServiceDeps>(given: D, options: 
   changes.subscribe((notice) => {
     if (notice.kind === 'signing-keys' || notice.kind === 'everything') deps.tokens.forgetCurrentKeys?.(projectOfNotice(notice));
   });
-  const service: Record<string, unknown> = coreService(deps, { ...options, changes });
+  const service: Record<string, unknown> = { ...coreService(deps, { ...options, changes }), ...accountService(deps) };
   const admin: Record<string, unknown> = coreAdminService(deps);
   if (hasCapability(deps, 'totp')) Object.assign(service, totpService(deps));
   if (hasCapability(deps, 'passkeys')) Object.assign(service, passkeyService(deps));

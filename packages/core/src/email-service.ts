@@ -1,3 +1,4 @@
+import type { SignInOptions } from './use-cases/complete-first-factor';
 import { isUuid } from './domain/ids';
 import type { Project } from './domain/project';
 import type { ChangeFeed } from './ports/change-feed';
@@ -7,8 +8,12 @@ import { listDeadMails, listSandboxOutbox } from './use-cases/email/outbox-admin
 import { acceptMagicLinkRequest, requestMagicLink, type MagicLinkRequestInput, type MagicLinkRequestOptions } from './use-cases/email/request-magic-link';
 import { acceptPasswordResetRequest, requestPasswordReset } from './use-cases/email/request-password-reset';
 import { updatePassword, type PasswordUpdateInput } from './use-cases/email/update-password';
-import { magicLinkOrigins, magicLinkProject, verifyMagicLink } from './use-cases/email/verify-magic-link';
+import { magicLinkOrigins, magicLinkProject, verifyMagicLink, verifyMagicLinkCode } from './use-cases/email/verify-magic-link';
 import type { ResolvedApiKey } from './use-cases/resolve-api-key';
+import { confirmEmailChange, requestEmailChange } from './use-cases/account/change-email';
+import { currentSession } from './use-cases/account/current-session';
+import type { Reauthentication } from './use-cases/account/recent-sign-in';
+import { acceptEmailVerificationResend, verifyEmail, type EmailVerificationInput } from './use-cases/email/verify-email';
 
 /** Same as API-key resolutions: a change of `allowedOrigins` drops the entry on its notice; 10 s is the safety net. */
 const ORIGINS_CACHE = { ttlSeconds: 10, maxEntries: 10_000 };
@@ -35,7 +40,25 @@ export function emailService(deps: AuthServiceDeps & MailDeps, changes?: ChangeF
       project: (projectId: string) => magicLinkProject(deps, projectId),
       /** The origins that may call verify for that project (empty = any), or null for no such project. */
       allowedOrigins: async (projectId: string) => (isUuid(projectId) ? origins(projectId) : null),
-      verify: (project: Project, token: string) => verifyMagicLink(deps, project, token),
+      verify: (project: Project, token: string, options?: SignInOptions) => verifyMagicLink(deps, project, token, options),
+      /** The mail's 6-digit code instead of its link (API key). */
+      verifyCode: (key: ResolvedApiKey, input: { email: string; code: string }, options?: SignInOptions) =>
+        verifyMagicLinkCode(deps, key.scope, key.project, input, options),
+    },
+    emailVerification: {
+      verify: (key: ResolvedApiKey, input: EmailVerificationInput) => verifyEmail(deps, key.scope, input),
+      /** Checks the project now; returns the mailing, to run after answering (acceptEmailVerificationResend). */
+      acceptResend: (key: ResolvedApiKey, input: { email: string }) => acceptEmailVerificationResend(deps, key.scope, key.project, input),
+    },
+    emailChange: {
+      /** Mails a link and a code to the new address (recent sign-in, or a proof in `input`). */
+      request: async (key: ResolvedApiKey, accessToken: string, input: { newEmail: string } & Reauthentication) =>
+        requestEmailChange(deps, key.scope, key.project, await currentSession(deps, key.scope, accessToken), input),
+      /** The link's token (API key only). */
+      confirmLink: (key: ResolvedApiKey, token: string) => confirmEmailChange(deps, key.scope, { token }),
+      /** The mail's code, from the signed-in user. */
+      confirmCode: async (key: ResolvedApiKey, accessToken: string, code: string) =>
+        confirmEmailChange(deps, key.scope, { current: await currentSession(deps, key.scope, accessToken), code }),
     },
     passwordReset: {
       request: (key: ResolvedApiKey, input: { email: string }) => requestPasswordReset(deps, key.scope, key.project, input),

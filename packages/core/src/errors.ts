@@ -29,6 +29,12 @@ export const ERROR_CODES = [
   'internal_error',
   // a required dependency (the database) cannot answer in time; retry after a pause
   'service_unavailable',
+  // a sensitive change from a session whose sign-in is not recent, without a proof in the request
+  'reauthentication_required',
+  // a sign-in to a project that requires confirmed addresses, of a user who has not confirmed yet
+  'email_not_verified',
+  // a wrong, used or expired link or code of an e-mail verification or address change (not the access token)
+  'invalid_verification',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -59,6 +65,9 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   unauthorized: 'Authentication is required.',
   internal_error: 'An internal error occurred.',
   service_unavailable: 'The service cannot answer right now. Retry later.',
+  reauthentication_required: 'This change needs a recent sign-in: sign in again, or send the current password or a TOTP code.',
+  email_not_verified: 'Confirm the e-mail address first: a link and a code were sent to it.',
+  invalid_verification: 'The verification link or code is not valid.',
 };
 
 export interface AuthErrorOptions {

@@ -1,3 +1,4 @@
+import type { SignInOptions } from './use-cases/complete-first-factor';
 import type { Environment } from './domain/environment';
 import type { AuthServiceDeps, OAuthDeps } from './use-cases/deps';
 import { configureOAuthProvider, listOAuthProviders, removeOAuthProvider, type OAuthProviderInput } from './use-cases/oauth/configure-provider';
@@ -17,7 +18,7 @@ export function oauthService(deps: AuthServiceDeps & OAuthDeps) {
     oauth: {
       start: (key: ResolvedApiKey, provider: string, input: StartOAuthInput) => startOAuth(deps, key.scope, key.project, provider, input),
       callback: (provider: string, query: OAuthCallbackQuery) => finishOAuthCallback(deps, provider, query),
-      exchange: (key: ResolvedApiKey, code: string) => exchangeOAuthCode(deps, key.scope, key.project, code),
+      exchange: (key: ResolvedApiKey, code: string, options?: SignInOptions) => exchangeOAuthCode(deps, key.scope, key.project, code, options),
     },
   };
 }

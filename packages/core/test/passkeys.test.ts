@@ -35,6 +35,16 @@ describe('passkeys', () => {
     expect((await service.passkeys.list(key, accessToken))[0]).toMatchObject({ id: passkey.id, lastUsedAt: deps.clock.now(), counter: 1 });
   });
 
+  it('refuses a passkey sign-in of an unconfirmed address once the project requires confirmed ones', async () => {
+    const { service, deps, created, authenticator } = await registered();
+    await service.admin.updateProject(created.project.id, { emailVerification: 'required', emailVerificationUrl: 'https://app.example.test/verify' });
+    deps.clock.advance(11); // past the API-key cache
+    const key = await service.resolveApiKey(created.apiKeys.production);
+    const { challengeId, options } = await service.passkeys.loginOptions(key, { email: 'ada@example.test' });
+    const response = authenticator.get(options.challenge as string);
+    await expect(service.passkeys.logIn(key, { challengeId, email: 'ada@example.test', response })).rejects.toMatchObject({ code: 'email_not_verified' });
+  });
+
   it('gives unknown e-mails options of the same shape and signs nobody in with them', async () => {
     const { service, key, authenticator } = await registered();
     const known = await service.passkeys.loginOptions(key, { email: 'ada@example.test' });

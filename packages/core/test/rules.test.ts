@@ -58,7 +58,7 @@ describe('project settings, checked by core on create and update', () => {
     [{ name: 'x', webauthn: { rpId: 'example.com', rpName: 'Ex', origins: ['https://evil.test'] } }, 'each webauthn.origins entry must be on webauthn.rpId or one of its subdomains.'],
     [{ name: 'x', webauthn: { rpId: 'example.com' } }, 'webauthn.rpName must be a string of 1 to 200 characters.'],
     [{ name: 'x', emailTemplates: { magicLink: { text: 'no link' } } }, 'emailTemplates.magicLink.text must contain {{link}}.'],
-    [{ name: 'x', emailTemplates: { welcome: {} } }, 'emailTemplates.welcome is not a template (templates: magicLink, passwordReset).'],
+    [{ name: 'x', emailTemplates: { welcome: {} } }, 'emailTemplates.welcome is not a template (templates: magicLink, passwordReset, emailVerification, emailChange).'],
     [{ name: 'x', userLimit: -1 }, 'userLimit must not be negative.'],
     [{ name: 'x', accessTokenTtlSeconds: 86_401 }, 'accessTokenTtlSeconds must be from 60 to 86400.'],
     [{ name: 'x', refreshReuseGraceSeconds: 1.5 }, 'refreshReuseGraceSeconds must be an integer.'],

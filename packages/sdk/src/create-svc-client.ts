@@ -5,6 +5,10 @@ import { send, type CallOptions, type CallSpec, type TransportOptions } from './
 import type {
   AuthResult,
   Branding,
+  ChangePasswordRequest,
+  DeviceSession,
+  EmailVerifiedUser,
+  EmailVerifyRequest,
   LoginRequest,
   MagicLinkRequest,
   MagicLinkVerifyUser,
@@ -16,6 +20,7 @@ import type {
   Passkey,
   PasskeyLoginOptions,
   PasswordUpdateRequest,
+  Reauthentication,
   SignInResult,
   SignupRequest,
   Success,
@@ -60,8 +65,8 @@ const enc = encodeURIComponent;
  * {@link CallOptions} last; pass the end user's `clientIp` from your request handler.
  *
  * Retries (429 and network errors, exponential backoff with full jitter, `Retry-After` honoured)
- * apply only to calls safe to repeat: GETs, logout, branding, OAuth initiate, magic-link and
- * reset requests, passkey removal. Sign-in, sign-up, refresh, exchanges, verifications and
+ * apply only to calls safe to repeat: GETs, logout, branding, OAuth initiate, magic-link, reset
+ * and verification-mail requests, passkey and session removal. Sign-in, sign-up, refresh, exchanges, verifications and
  * grants consume attempts or single-use tokens and are sent once.
  */
 export function createSvcClient(options: SvcClientOptions) {
@@ -112,7 +117,7 @@ export function createSvcClient(options: SvcClientOptions) {
     branding: (call?: CallOptions) => get<Branding>('/api/auth/sdk/branding', call),
 
     /** Begins TOTP enrolment for the signed-in user. */
-    totpStart: (call: UserCallOptions) => post<TotpStartResult>('/api/auth/2fa/totp/start', {}, call),
+    totpStart: (call: UserCallOptions, proof: Reauthentication = {}) => post<TotpStartResult>('/api/auth/2fa/totp/start', proof, call),
     /** Turns TOTP on with a first code; answers ten single-use recovery codes. */
     totpConfirm: (body: { code: string }, call: UserCallOptions) => post<TotpConfirmResult>('/api/auth/2fa/totp/confirm', body, call),
     /** Turns TOTP off (needs a current code). */
@@ -122,15 +127,42 @@ export function createSvcClient(options: SvcClientOptions) {
       post<AuthResult<UserLogin>>('/api/auth/2fa/totp/verify', body, call),
 
     /** WebAuthn creation options for a new passkey of the signed-in user. */
-    passkeyRegisterOptions: (call: UserCallOptions) => post<WebAuthnOptionsJSON>('/api/auth/passkeys/register/options', {}, call),
+    passkeyRegisterOptions: (call: UserCallOptions, proof: Reauthentication = {}) =>
+      post<WebAuthnOptionsJSON>('/api/auth/passkeys/register/options', proof, call),
     /** Stores the passkey the browser created. */
     passkeyRegisterVerify: (body: { response: unknown; name?: string }, call: UserCallOptions) =>
       post<{ passkey: Passkey }>('/api/auth/passkeys/register/verify', body, call),
     /** The signed-in user's passkeys. */
     passkeyList: (call: UserCallOptions) => get<{ passkeys: Passkey[] }>('/api/auth/passkeys', call),
     /** Removes one of the signed-in user's passkeys. */
-    passkeyRevoke: (id: string, call: UserCallOptions) =>
-      send<Success>(transport, { method: 'DELETE', path: `/api/auth/passkeys/${enc(id)}`, call, retrySafe: true }),
+    passkeyRevoke: (id: string, call: UserCallOptions, proof: Reauthentication = {}) =>
+      send<Success>(transport, { method: 'DELETE', path: `/api/auth/passkeys/${enc(id)}`, body: proof, call, retrySafe: true }),
+    /** The signed-in user's sessions that can still be used, most recently used first. */
+    sessionList: (call: UserCallOptions) => get<{ sessions: DeviceSession[] }>('/api/auth/sessions', call),
+    /** Signs one of the user's sessions out (404 for another user's). */
+    sessionRevoke: (id: string, call: UserCallOptions) =>
+      send<Success>(transport, { method: 'DELETE', path: `/api/auth/sessions/${enc(id)}`, call, retrySafe: true }),
+    /** Signs every other session of the user out; this one stays. */
+    sessionRevokeOthers: (call: UserCallOptions) => post<{ revoked: number }>('/api/auth/sessions/revoke-others', {}, call, true),
+    /** Signs the user out everywhere, this session too. */
+    logoutAll: (call: UserCallOptions) => post<{ revoked: number }>('/api/auth/logout-all', {}, call, true),
+    /** Changes the password (the current one proves it); the user's other sessions end. */
+    passwordChange: (body: ChangePasswordRequest, call: UserCallOptions) => post<Success>('/api/auth/password/change', body, call),
+    /** Deletes the signed-in user's account and everything of it (recent sign-in, or a proof). */
+    accountDelete: (call: UserCallOptions, proof: Reauthentication = {}) =>
+      send<Success>(transport, { method: 'DELETE', path: '/api/auth/account', body: proof, call, retrySafe: false }),
+    /** Redeems the 6-digit code of the latest magic-link mail instead of its link (single use). */
+    magicLinkVerifyCode: (body: { email: string; code: string }, call?: CallOptions) =>
+      post<SignInResult<MagicLinkVerifyUser>>('/api/auth/magic-link/verify-code', body, call),
+    /** Confirms a sign-up's address with the link's token or the mail's code. */
+    emailVerify: (body: EmailVerifyRequest, call?: CallOptions) => post<{ user: EmailVerifiedUser }>('/api/auth/email/verify', body, call),
+    /** Mails the new address a link and a code, the old one a notice; nothing changes until confirmed. */
+    emailChange: (body: { newEmail: string } & Reauthentication, call: UserCallOptions) => post<Success>('/api/auth/email/change', body, call),
+    /** Confirms the new address: `{ token }` from the link (API key only), or `{ code }` with the user's access token. */
+    emailChangeConfirm: (body: { token: string } | { code: string }, call?: CallOptions) =>
+      post<{ user: EmailVerifiedUser }>('/api/auth/email/change/confirm', body, call),
+    /** Mails the verification link and code again; always succeeds. */
+    emailVerifyResend: (body: { email: string }, call?: CallOptions) => post<Success>('/api/auth/email/verify/resend', body, call, true),
     /** WebAuthn request options and the challenge id for a passkey sign-in. */
     passkeyLoginOptions: (body: { email: string }, call?: CallOptions) => post<PasskeyLoginOptions>('/api/auth/passkeys/login/options', body, call),
     /** Verifies the browser's assertion and signs the user in (passkeys skip the TOTP step). */

@@ -12,6 +12,11 @@ export interface CallOptions {
    * failures from elsewhere (docs/security.md). The session proxy keeps one in a cookie.
    */
   deviceId?: string;
+  /**
+   * The end user's browser or app (its `User-Agent`), sent as `X-Svc-User-Agent`: the user's
+   * session list shows it. Without it the API records the User-Agent of your server's request.
+   */
+  userAgent?: string;
   /** The user's access token, sent as `Authorization: Bearer` (required by the calls that act for a signed-in user). */
   accessToken?: string;
   /** Aborts the call (and any pending retry). */
@@ -112,6 +117,7 @@ function init(options: TransportOptions, spec: CallSpec, signal: AbortSignal): H
   if (spec.withKey !== false) headers['X-API-Key'] = options.apiKey;
   if (spec.call?.clientIp) headers['X-Svc-Client-Ip'] = spec.call.clientIp;
   if (spec.call?.deviceId) headers['X-Svc-Device-Id'] = spec.call.deviceId;
+  if (spec.call?.userAgent) headers['X-Svc-User-Agent'] = spec.call.userAgent;
   if (spec.call?.accessToken) headers.Authorization = `Bearer ${spec.call.accessToken}`;
   if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
   return { method: spec.method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body), signal };

@@ -122,3 +122,35 @@ export interface PasskeyLoginOptions {
   challengeId: string;
   options: WebAuthnOptionsJSON;
 }
+
+/**
+ * The proof a sensitive change may carry (adding or removing a passkey, turning TOTP on,
+ * changing the password, deleting the account) when the session's sign-in is older than the
+ * project's `recentSignInSeconds`; without it such calls reject with `reauthentication_required`.
+ */
+export interface Reauthentication {
+  currentPassword?: string;
+  /** A current TOTP code (TOTP on; not a recovery code). */
+  totpCode?: string;
+}
+/** One of the user's sessions (`GET /api/auth/sessions`). */
+export interface DeviceSession {
+  id: string;
+  createdAt: string;
+  lastUsedAt: string;
+  /** IPv4, or the /64 of IPv6, of the sign-in. */
+  address: string | null;
+  userAgent: string | null;
+  /** The session of the access token that asked. */
+  current: boolean;
+}
+export interface ChangePasswordRequest extends Reauthentication {
+  newPassword: string;
+}
+/** `{ token }` from the verification link, or the address with the mail's 6-digit code. */
+export type EmailVerifyRequest = { token: string } | { email: string; code: string };
+export interface EmailVerifiedUser {
+  id: string;
+  email: string;
+  emailVerified: true;
+}

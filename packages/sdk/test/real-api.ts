@@ -24,6 +24,8 @@ export interface RealApi {
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** The link of the newest sandbox mail to `email` (the admin API's sandbox outbox). */
   lastSandboxLink(projectId: string, email: string): Promise<URL>;
+  /** The 6-digit code of the newest sandbox mail to `email`. */
+  lastSandboxCode(projectId: string, email: string): Promise<string>;
 }
 
 export interface TestProject {
@@ -78,6 +80,12 @@ export async function startRealApi(options: { overrides?: Partial<AuthDeps>; rat
       const link = res.body?.data?.mails?.[0]?.links?.[0];
       if (typeof link !== 'string') throw new Error(`no sandbox mail to ${email}: ${JSON.stringify(res.body)}`);
       return new URL(link);
+    },
+    lastSandboxCode: async (projectId, email) => {
+      const res = await admin('GET', `/admin/projects/${projectId}/environments/sandbox/outbox?email=${encodeURIComponent(email)}`);
+      const code = res.body?.data?.mails?.[0]?.code;
+      if (typeof code !== 'string') throw new Error(`no sandbox code to ${email}: ${JSON.stringify(res.body)}`);
+      return code;
     },
   };
 

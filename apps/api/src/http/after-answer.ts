@@ -10,7 +10,7 @@ export interface AfterAnswerOptions {
 }
 
 /** What a job is, for the log line and the `kind` label when it fails. */
-export type AfterAnswerKind = 'magic_link' | 'password_reset';
+export type AfterAnswerKind = 'magic_link' | 'password_reset' | 'email_verification';
 
 /**
  * Work a request leaves for after its answer: the magic-link and reset requests, whose answer

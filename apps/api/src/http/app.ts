@@ -35,6 +35,9 @@ import { oidcGrantRoutes } from './routes/auth-oidc-grant';
 import { oidcProviderRoutes } from './routes/oidc-provider';
 import { homeRoutes } from './routes/home';
 import { openApiRoutes } from './routes/openapi';
+import { sessionRoutes } from './routes/auth-sessions';
+import { accountRoutes } from './routes/auth-account';
+import { emailVerifyRoutes } from './routes/auth-email-verify';
 
 /** Request bodies above this are refused with 413 (the OpenAPI document). */
 export const BODY_LIMIT = '64kb';
@@ -60,9 +63,9 @@ export function createApp(deps: AppDeps): Express {
   // The API's own description (apps/api/openapi/openapi.yaml) and its reference page; no key.
   app.use(openApiRoutes(), homeRoutes());
   app.use(brandingRoutes(deps));
-  app.use(twoFactorRoutes(deps), passkeyRoutes(deps));
+  app.use(twoFactorRoutes(deps), passkeyRoutes(deps), sessionRoutes(deps), accountRoutes(deps));
   const mailDeps = { ...deps, metrics, afterAnswer: deps.afterAnswer ?? new AfterAnswer({ logger: deps.logger, metrics }) };
-  app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps));
+  app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps), emailVerifyRoutes(mailDeps));
   app.use(oauthRoutes(deps));
   app.use(oidcGrantRoutes(deps));
   const consoleSessions = new ConsoleSessions(deps.config.adminToken);

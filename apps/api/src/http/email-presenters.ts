@@ -23,9 +23,9 @@ function presentMailState(mail: OutboxMail) {
   };
 }
 
-/** A sandbox mail with its subject and link(s), for customers' end-to-end tests. */
+/** A sandbox mail with its subject, link(s) and code, for customers' end-to-end tests. */
 export function presentSandboxMail(view: SandboxMailView) {
-  return { ...presentMailState(view.mail), subject: view.subject, links: view.links };
+  return { ...presentMailState(view.mail), subject: view.subject, links: view.links, code: view.code };
 }
 
 /** A dead-lettered mail: where it was going and why it died; no payload. */

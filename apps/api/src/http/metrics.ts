@@ -68,7 +68,7 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
     limiterStoreFailures: new Counter({ name: 'svc_rate_limit_store_failures_total', help: 'Failed calls to the shared rate-limit store (Redis); limits then apply per process.', registers }),
     acceptedRequestsFailed: new Counter({
       name: 'svc_accepted_requests_failed_total',
-      help: 'Magic-link and reset requests answered success whose work then failed (no mail sent), by kind (magic_link, password_reset).',
+      help: 'Magic-link and reset requests answered success whose work then failed (no mail sent), by kind (magic_link, password_reset, email_verification).',
       labelNames: ['kind'],
       registers,
     }),

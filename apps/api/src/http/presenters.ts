@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, AuditEntry, Project, TokenBundle, User } from '@svc/core';
+import type { ApiKeyRecord, AuditEntry, DeviceSession, Project, TokenBundle, User } from '@svc/core';
 
 // Responses are built field by field from these functions only, so a new column on a record
 // (a hash, a ban date) can never reach a client by accident.
@@ -61,6 +61,9 @@ export function presentProject(project: Project) {
     rateLimits: project.rateLimits,
     auditRetentionDays: project.auditRetentionDays,
     refreshReuseResponse: project.refreshReuseResponse,
+    recentSignInSeconds: project.recentSignInSeconds,
+    emailVerification: project.emailVerification,
+    emailVerificationUrl: project.emailVerificationUrl,
     createdAt: iso(project.createdAt),
     updatedAt: iso(project.updatedAt),
   };
@@ -88,5 +91,17 @@ export function presentAuditEntry(entry: AuditEntry) {
     userAgent: entry.userAgent,
     requestId: entry.requestId,
     data: entry.data,
+  };
+}
+
+/** One of the user's sessions as GET /api/auth/sessions shows it. */
+export function presentDeviceSession(session: DeviceSession) {
+  return {
+    id: session.id,
+    createdAt: iso(session.createdAt),
+    lastUsedAt: iso(session.lastUsedAt),
+    address: session.address,
+    userAgent: session.userAgent,
+    current: session.current,
   };
 }

@@ -60,9 +60,9 @@ export class Exchange {
     return (this.address ??= { value: this.request.clientIp() }).value;
   }
 
-  /** Options of a call that is not a sign-in. */
+  /** Options of a call that is not a sign-in: the client address and the browser's user agent (the user's device list shows it). */
   call(): CallOptions {
-    return { clientIp: this.clientIp };
+    return { clientIp: this.clientIp, userAgent: this.request.header('user-agent') };
   }
 
   /**
@@ -70,7 +70,7 @@ export class Exchange {
    * one gets a fresh id here, and keeps it (a cookie) if the call signs it in.
    */
   signInCall(): CallOptions {
-    return { clientIp: this.clientIp, deviceId: this.cookies.device ?? (this.issued ??= randomId()) };
+    return { ...this.call(), deviceId: this.cookies.device ?? (this.issued ??= randomId()) };
   }
 
   /** The device id this request issued (the browser had none), to be set as a cookie with the session. */

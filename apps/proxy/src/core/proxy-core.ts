@@ -8,6 +8,7 @@ import { Exchange, type ProxyAnswer, type ProxyRequest } from './exchange';
 import { resolveProxyOptions, type ResolvedProxyOptions, type SessionProxyOptions } from './options';
 import { RefreshFlights } from './refresh-flights';
 import { accountRoutes } from './routes/account-routes';
+import { selfServiceRoutes } from './routes/self-service-routes';
 import { federationRoutes } from './routes/federation-routes';
 import type { ProxyRoute } from './routes/route';
 import { sessionRoutes } from './routes/session-routes';
@@ -15,7 +16,7 @@ import { signInRoutes } from './routes/sign-in-routes';
 import type { ProxyContext } from './session';
 
 /** Every route under the base path, in matching order. */
-const PROXY_ROUTES: readonly ProxyRoute[] = [...sessionRoutes, ...signInRoutes, ...federationRoutes, ...accountRoutes];
+const PROXY_ROUTES: readonly ProxyRoute[] = [...sessionRoutes, ...signInRoutes, ...federationRoutes, ...accountRoutes, ...selfServiceRoutes];
 
 /** A route matched to a path, with its decoded parameters. */
 export interface RouteMatch {

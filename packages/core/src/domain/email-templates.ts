@@ -11,6 +11,8 @@ export interface EmailTemplateOverride {
 export interface EmailTemplates {
   magicLink?: EmailTemplateOverride;
   passwordReset?: EmailTemplateOverride;
+  emailVerification?: EmailTemplateOverride;
+  emailChange?: EmailTemplateOverride;
 }
 
 /** The placeholders a template may use, written `{{name}}`. */
@@ -18,9 +20,11 @@ export interface EmailTemplateValues {
   link: string;
   projectName: string;
   expiresInMinutes: number;
+  /** The mail's 6-digit code (domain/email-code.ts); empty in mails that carry none. */
+  code?: string;
 }
 
-export const EMAIL_TEMPLATE_PLACEHOLDERS = ['link', 'projectName', 'expiresInMinutes'] as const;
+export const EMAIL_TEMPLATE_PLACEHOLDERS = ['link', 'projectName', 'expiresInMinutes', 'code'] as const;
 
 export interface RenderedEmail {
   subject: string;
@@ -28,10 +32,12 @@ export interface RenderedEmail {
   html: string;
 }
 
-/** Which key of `EmailTemplates` belongs to which mail. */
-export const TEMPLATE_SETTING: Readonly<Record<MailTemplate, keyof EmailTemplates>> = {
+/** Which key of `EmailTemplates` belongs to which mail; notices (no link) are not overridable. */
+export const TEMPLATE_SETTING: Readonly<Partial<Record<MailTemplate, keyof EmailTemplates>>> = {
   magic_link: 'magicLink',
   password_reset: 'passwordReset',
+  email_verification: 'emailVerification',
+  email_change: 'emailChange',
 };
 
 const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> = {
@@ -39,10 +45,12 @@ const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> 
     subject: 'Your sign-in link for {{projectName}}',
     text:
       'Hello,\n\nuse this link to sign in to {{projectName}}:\n\n{{link}}\n\n' +
+      'Or enter this code: {{code}}\n\n' +
       'It works once and expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this mail.\n',
     html:
       '<p>Hello,</p><p>use this link to sign in to {{projectName}}:</p>' +
       '<p><a href="{{link}}">Sign in to {{projectName}}</a></p>' +
+      '<p>Or enter this code: <strong>{{code}}</strong></p>' +
       '<p>It works once and expires in {{expiresInMinutes}} minutes. If you did not ask for it, ignore this mail.</p>',
   },
   password_reset: {
@@ -55,6 +63,48 @@ const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> 
       '<p><a href="{{link}}">Choose a new password</a></p>' +
       '<p>The link works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail.</p>',
   },
+  email_verification: {
+    subject: 'Confirm your {{projectName}} e-mail address',
+    text:
+      'Hello,\n\nsomeone signed up to {{projectName}} with this address. If it was you, confirm it:\n\n{{link}}\n\n' +
+      'Or enter this code: {{code}}\n\n' +
+      'It works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail: nothing is confirmed.\n',
+    html:
+      '<p>Hello,</p><p>someone signed up to {{projectName}} with this address. If it was you, confirm it:</p>' +
+      '<p><a href="{{link}}">Confirm my address</a></p>' +
+      '<p>Or enter this code: <strong>{{code}}</strong></p>' +
+      '<p>It works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail: nothing is confirmed.</p>',
+  },
+  email_change: {
+    subject: 'Confirm your new {{projectName}} e-mail address',
+    text:
+      'Hello,\n\nyou asked to use this address for your {{projectName}} account. To confirm it, open:\n\n{{link}}\n\n' +
+      'Or enter this code: {{code}}\n\n' +
+      'It works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail: nothing changes.\n',
+    html:
+      '<p>Hello,</p><p>you asked to use this address for your {{projectName}} account.</p>' +
+      '<p><a href="{{link}}">Confirm the new address</a></p>' +
+      '<p>Or enter this code: <strong>{{code}}</strong></p>' +
+      '<p>It works once and expires in {{expiresInMinutes}} minutes. If it was not you, ignore this mail: nothing changes.</p>',
+  },
+  email_change_notice: {
+    subject: 'The e-mail address of your {{projectName}} account is being changed',
+    text:
+      'Hello,\n\nsomeone signed in to your {{projectName}} account asked to move it to another e-mail address. ' +
+      'It changes once that address is confirmed. If it was not you, sign in, change your password and sign out your other devices.\n',
+    html:
+      '<p>Hello,</p><p>someone signed in to your {{projectName}} account asked to move it to another e-mail address. ' +
+      'It changes once that address is confirmed.</p><p>If it was not you, sign in, change your password and sign out your other devices.</p>',
+  },
+  password_changed: {
+    subject: 'Your {{projectName}} password was changed',
+    text:
+      'Hello,\n\nthe password of your {{projectName}} account was just changed, and your other devices were signed out. ' +
+      'If it was not you, reset your password at once.\n',
+    html:
+      '<p>Hello,</p><p>the password of your {{projectName}} account was just changed, and your other devices were signed out.</p>' +
+      '<p>If it was not you, reset your password at once.</p>',
+  },
 };
 
 /**
@@ -63,7 +113,8 @@ const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> 
  * header, where a line break would start a new one).
  */
 export function renderEmail(template: MailTemplate, overrides: EmailTemplates | null, values: EmailTemplateValues): RenderedEmail {
-  const own = overrides?.[TEMPLATE_SETTING[template]] ?? {};
+  const setting = TEMPLATE_SETTING[template];
+  const own = (setting && overrides?.[setting]) ?? {};
   const parts = { ...DEFAULTS[template], ...definedOnly(own) };
   const plain = stringValues(values);
   const escaped = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, escapeHtml(v)]));
@@ -80,14 +131,14 @@ export function unknownPlaceholders(text: string): string[] {
   return names.filter((name) => !(EMAIL_TEMPLATE_PLACEHOLDERS as readonly string[]).includes(name));
 }
 
-const TEMPLATE_KEYS: readonly (keyof EmailTemplates)[] = ['magicLink', 'passwordReset'];
+const TEMPLATE_KEYS: readonly (keyof EmailTemplates)[] = ['magicLink', 'passwordReset', 'emailVerification', 'emailChange'];
 /** Longest text of each part: a subject is a header line; the bodies are mail, not documents. */
 const PART_LIMITS: Readonly<Record<keyof EmailTemplateOverride, number>> = { subject: 200, text: 20_000, html: 100_000 };
 const PARTS = Object.keys(PART_LIMITS) as (keyof EmailTemplateOverride)[];
 
 /**
  * Why `value` cannot be a project's `emailTemplates` setting, or null (null itself clears it).
- * It must be `{ magicLink?: {subject?, text?, html?}, passwordReset?: {...} }` of bounded,
+ * It must be `{ magicLink?: {subject?, text?, html?}, passwordReset?, emailVerification?, emailChange? }` of bounded,
  * non-empty texts; and it must make usable mail: a text or html part carries the link (a mail
  * without it is useless), and every placeholder is a known one.
  */
@@ -136,7 +187,7 @@ function fill(template: string, values: Record<string, string>): string {
 }
 
 function stringValues(values: EmailTemplateValues): Record<string, string> {
-  return { link: values.link, projectName: values.projectName, expiresInMinutes: String(values.expiresInMinutes) };
+  return { link: values.link, projectName: values.projectName, expiresInMinutes: String(values.expiresInMinutes), code: values.code ?? '' };
 }
 
 function definedOnly(override: EmailTemplateOverride): EmailTemplateOverride {

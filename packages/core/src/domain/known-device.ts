@@ -27,6 +27,8 @@ export interface SignInClient {
   address?: string;
   /** The caller's device id, already checked with {@link isDeviceId}. */
   deviceId?: string;
+  /** The end user's User-Agent, for the device list only (not a fingerprint). */
+  userAgent?: string;
 }
 
 /**

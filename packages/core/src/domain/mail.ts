@@ -1,7 +1,15 @@
 import type { TenantScope } from './environment';
 
-/** The mails the service sends; each carries one single-use link (docs/operating.md#the-e-mail-outbox). */
-export const MAIL_TEMPLATES = ['magic_link', 'password_reset'] as const;
+/** The mails that carry one single-use link (docs/operating.md#the-e-mail-outbox); each is also a one-time token purpose. */
+export const LINK_TEMPLATES = ['magic_link', 'password_reset', 'email_verification', 'email_change'] as const;
+export type LinkTemplate = (typeof LINK_TEMPLATES)[number];
+
+/** Notices: mails that carry no link, telling the user of a change to the account. */
+export const NOTICE_TEMPLATES = ['email_change_notice', 'password_changed'] as const;
+export type NoticeTemplate = (typeof NOTICE_TEMPLATES)[number];
+
+/** Every mail the service sends. */
+export const MAIL_TEMPLATES = [...LINK_TEMPLATES, ...NOTICE_TEMPLATES] as const;
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
 
 /**
@@ -49,6 +57,8 @@ export interface MailPayload {
   html: string;
   /** The link(s) in the mail, for the sandbox outbox endpoint. */
   links: string[];
+  /** The mail's 6-digit code, if it carries one (domain/email-code.ts), for the sandbox outbox endpoint. */
+  code?: string;
 }
 
 /** Binds a sealed payload to its row: copied into another row it does not open. */

@@ -7,7 +7,9 @@ export type MailboxProof =
   /** Opened a reset link mailed to the address, and sets a new password with it. */
   | 'password_reset'
   /** Signed in at an identity provider that vouches for the address as verified. */
-  | 'verified_provider_email';
+  | 'verified_provider_email'
+  /** Confirmed a sign-up with the link or code of the verification mail ("if it was you"). */
+  | 'sign_up_confirmation';
 
 /**
  * What can be set up on an account, and so what a takeover may have left behind. `sessions` are
@@ -30,5 +32,10 @@ const EVERYTHING: readonly AccountSetup[] = ['password', 'totp', 'passkeys', 'id
  */
 export function mailboxClaim(user: Pick<User, 'emailVerified'>, proof: MailboxProof): { ends: AccountSetup[] } | null {
   if (user.emailVerified) return null;
+  // The holder vouches for this very sign-up (the mail asks "if it was you"), so what it set up
+  // is theirs and stays. With `required` nothing can be set up before (no sign-in), with
+  // `optional` a holder who confirms a sign-up that was not theirs hands it over: the mail says
+  // to ignore it then (docs/security.md, "E-mail verification").
+  if (proof === 'sign_up_confirmation') return { ends: [] };
   return { ends: proof === 'password_reset' ? EVERYTHING.filter((setup) => setup !== 'password') : [...EVERYTHING] };
 }

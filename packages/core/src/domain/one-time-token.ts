@@ -11,6 +11,10 @@ export const ONE_TIME_PURPOSES = [
   'oidc_request',
   // OAuth sign-in state: binds a callback to its initiate call, single use, 10 minutes.
   'oauth_state',
+  // Confirms the address of a password sign-up (link or code), 24 hours.
+  'email_verification',
+  // Confirms a signed-in user's new address (link or code, mailed to it), 24 hours; data: newEmail.
+  'email_change',
 ] as const;
 export type OneTimePurpose = (typeof ONE_TIME_PURPOSES)[number];
 

@@ -1,5 +1,5 @@
 import { emailTemplatesProblem } from './email-templates';
-import { isPlan, PLANS, type ProjectSettings, type TokenLifetimes } from './project';
+import { EMAIL_VERIFICATION_MODES, isPlan, PLANS, type ProjectSettings, type TokenLifetimes } from './project';
 import { appUrlMessage, isAppUrl, isOrigin, originMessage } from './redirect-url';
 import { webAuthnSettingsProblem } from './relying-party';
 import { AUDIT_RETENTION_DAYS, REFRESH_REUSE_RESPONSES } from './security-event';
@@ -18,6 +18,9 @@ export const TOKEN_LIFETIME_BOUNDS: Readonly<Record<keyof TokenLifetimes, { min:
   // Up to ten years, for projects that want no practical limit.
   absoluteSessionLifetimeSeconds: { min: 300, max: 315_360_000 },
 };
+
+/** The range of `recentSignInSeconds`: 0 asks for a proof on every sensitive change; at most a day. */
+export const RECENT_SIGN_IN_BOUNDS = { min: 0, max: 86_400 } as const;
 
 type Check = (value: unknown, field: string) => string | null;
 
@@ -53,6 +56,14 @@ const CHECKS: Readonly<Record<keyof ProjectSettings, Check>> = {
   },
   refreshReuseResponse: (value, field) =>
     (REFRESH_REUSE_RESPONSES as readonly unknown[]).includes(value) ? null : `${field} must be one of ${REFRESH_REUSE_RESPONSES.join(', ')}.`,
+  emailVerification: (value, field) =>
+    (EMAIL_VERIFICATION_MODES as readonly unknown[]).includes(value) ? null : `${field} must be one of ${EMAIL_VERIFICATION_MODES.join(', ')}.`,
+  emailVerificationUrl: nullable(appUrlProblem),
+  recentSignInSeconds: (value, field) => {
+    const { min, max } = RECENT_SIGN_IN_BOUNDS;
+    if (!Number.isInteger(value)) return `${field} must be an integer.`;
+    return (value as number) < min || (value as number) > max ? `${field} must be from ${min} to ${max}.` : null;
+  },
 };
 
 function booleanProblem(value: unknown, field: string): string | null {

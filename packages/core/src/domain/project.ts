@@ -42,6 +42,9 @@ export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
   absoluteSessionLifetimeSeconds: 90 * DAY_SECONDS,
 };
 
+/** The default of `recentSignInSeconds`: five minutes (docs/security.md, "Recent sign-in"). */
+export const DEFAULT_RECENT_SIGN_IN_SECONDS = 300;
+
 export interface Project extends TokenLifetimes {
   id: string;
   name: string;
@@ -69,6 +72,15 @@ export interface Project extends TokenLifetimes {
    * the default) or only the session it belongs to. The event is emitted either way.
    */
   refreshReuseResponse: RefreshReuseResponse;
+  /**
+   * How long after a sign-in its session may make sensitive changes (passkeys, TOTP, password,
+   * e-mail, deleting the account) without proving a factor again (see isRecentSignIn).
+   */
+  recentSignInSeconds: number;
+  /** Whether password sign-ups confirm their address (see mustVerifyEmail); `off` by default. */
+  emailVerification: EmailVerificationMode;
+  /** The page of the app that verification links open (token and project in the query). */
+  emailVerificationUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -96,8 +108,29 @@ export type ProjectSettings = Partial<
     | 'rateLimits'
     | 'auditRetentionDays'
     | 'refreshReuseResponse'
+    | 'recentSignInSeconds'
+    | 'emailVerification'
+    | 'emailVerificationUrl'
   >
 >;
+
+/**
+ * E-mail verification of password sign-ups: `off` (the contract's behaviour, no mail), `optional`
+ * (a mail with a link and a code; signing in works meanwhile), `required` (the same mail, and
+ * no sign-in until the address is confirmed: 403 email_not_verified).
+ */
+export const EMAIL_VERIFICATION_MODES = ['off', 'optional', 'required'] as const;
+export type EmailVerificationMode = (typeof EMAIL_VERIFICATION_MODES)[number];
+
+/** True when `project` keeps `user` from signing in until the address is confirmed. */
+export function mustVerifyEmail(project: Pick<Project, 'emailVerification'>, user: { emailVerified: boolean }): boolean {
+  return project.emailVerification === 'required' && !user.emailVerified;
+}
+
+/** True when a password sign-up to `project` is mailed a verification link and code. */
+export function sendsEmailVerification(project: Pick<Project, 'emailVerification'>): boolean {
+  return project.emailVerification !== 'off';
+}
 
 export function isPlan(value: unknown): value is Plan {
   return typeof value === 'string' && (PLANS as readonly string[]).includes(value);

@@ -18,6 +18,13 @@ export const RATE_LIMIT_NAMES = [
   'passwordUpdate',
   'twoFactorVerify',
   'totpCode',
+  'reauthenticate',
+  'sessionList',
+  'sessionRevoke',
+  'magicLinkCode',
+  'emailVerify',
+  'emailVerifyResend',
+  'emailChange',
   'admin',
   'consoleSignIn',
 ] as const;

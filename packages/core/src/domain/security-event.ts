@@ -5,7 +5,7 @@ export const SIGN_IN_METHODS = ['password', 'magic_link', 'oauth', 'passkey', 't
 export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
 /** Why a sign-in was refused. Never the password or the code that was tried. */
-export type SignInFailureReason = 'invalid_credentials' | 'user_banned' | 'invalid_totp_code' | 'invalid_passkey';
+export type SignInFailureReason = 'invalid_credentials' | 'user_banned' | 'invalid_totp_code' | 'invalid_passkey' | 'email_not_verified';
 
 /** Why a session ended other than by its user signing out. */
 export type SessionRevokedWhy = 'refresh_token_reused' | 'user_banned' | 'user_deleted' | 'password_reset' | 'password_changed' | 'session_ended';

@@ -1,4 +1,6 @@
-import type { TokenLifetimes } from './project';
+import type { SignInClient } from './known-device';
+import type { Project, TokenLifetimes } from './project';
+import { isStorableText } from './text';
 
 export interface Session {
   id: string;
@@ -93,4 +95,51 @@ export function unclaimedRotationResult(token: UnclaimedToken | null, rotation: 
   const sameSuccessor = token.successorHash === rotation.successorHash && successor !== null;
   if (inWindow && sameSuccessor && successor.usedAt === null && successor.expiresAt > rotation.now) return { status: 'reissued' };
   return { status: 'reused' };
+}
+
+/** Where a session was started from, as the edge saw it (both shown in the user's device list). */
+export interface SessionClient {
+  /** The end user's address as rate limits count it (IPv4, or the /64 of IPv6). */
+  address: string | null;
+  /** The browser's or app's User-Agent, cut to MAX_USER_AGENT characters. */
+  userAgent: string | null;
+}
+
+/** User agents are kept to this many characters. */
+export const MAX_USER_AGENT = 512;
+
+/** A user agent as stored: control characters dropped, cut to MAX_USER_AGENT; null when empty. */
+export function storableUserAgent(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this drops from a stored user agent.
+  const text = value.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, MAX_USER_AGENT);
+  return text === '' || !isStorableText(text) ? null : text;
+}
+
+/** What a session records of the client that signed in. */
+export function sessionClientOf(client: SignInClient | undefined): SessionClient {
+  return { address: client?.address ?? null, userAgent: storableUserAgent(client?.userAgent) };
+}
+
+/** One live session of a user, as the device list shows it. */
+export interface SessionSummary extends SessionClient {
+  id: string;
+  userId: string;
+  createdAt: Date;
+  /** When the user last proved a factor in this session: its sign-in, or a later reauthentication. */
+  authenticatedAt: Date;
+  /** When the session was last refreshed (its newest refresh token), else its sign-in. */
+  lastUsedAt: Date;
+}
+
+/**
+ * The recent sign-in rule (docs/security.md, "Recent sign-in"): a session may make a sensitive
+ * change (add or remove a passkey, turn TOTP on, change the password or the e-mail, delete the
+ * account) only within the project's `recentSignInSeconds` of its user last proving a factor.
+ * Past that, the request itself must carry the current password or a TOTP code. A stolen access
+ * token of an older session therefore cannot add a passkey that would outlive a password reset.
+ */
+export function isRecentSignIn(authenticatedAt: Date, now: Date, project: Pick<Project, 'recentSignInSeconds'>): boolean {
+  const age = now.getTime() - authenticatedAt.getTime();
+  return age >= 0 && age < project.recentSignInSeconds * 1000;
 }

@@ -33,4 +33,5 @@ export const ONE_TIME_TOKEN_TTL_SECONDS = {
   passwordReset: 60 * 60,
   oauthExchangeCode: 60,
   oauthState: 10 * 60,
+  emailVerification: 24 * 60 * 60,
 } as const;

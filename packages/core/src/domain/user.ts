@@ -103,3 +103,12 @@ export function maskEmail(email: string): string {
   if (at <= 0) return '***';
   return `${email[0]}***${email.slice(at)}`;
 }
+
+/**
+ * A signed-in change of password must give the current one when the user has one (OWASP ASVS
+ * 6.2.3), whatever the session's age; a user without one (magic link, social) sets a first
+ * password under the recent sign-in rule alone.
+ */
+export function needsCurrentPassword(user: Pick<User, 'passwordHash'>): boolean {
+  return user.passwordHash !== null;
+}

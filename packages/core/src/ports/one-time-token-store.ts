@@ -13,6 +13,12 @@ export interface OneTimeTokenStore {
    * consumption); otherwise null. Of concurrent consumes of one token exactly one gets it.
    */
   consume(scope: TenantScope, purpose: OneTimePurpose, tokenHash: string, now: Date): Promise<OneTimeToken | null>;
+  /**
+   * The user's newest token of this purpose in the scope that is unconsumed and unexpired at
+   * `now`, read without consuming it; null when there is none. With `supersede` on issue there is
+   * at most one (an e-mail code is found this way: by its user, not by a secret).
+   */
+  findOpenForUser(scope: TenantScope, purpose: OneTimePurpose, userId: string, now: Date): Promise<OneTimeToken | null>;
   /** Reads a token of this purpose in the scope without consuming it (null when unknown). */
   find(scope: TenantScope, purpose: OneTimePurpose, tokenHash: string): Promise<OneTimeToken | null>;
   /**

@@ -1,5 +1,5 @@
 import type { TenantScope } from '../domain/environment';
-import type { RefreshTokenRecord, Rotation, RotationResult } from '../domain/session';
+import type { RefreshTokenRecord, Rotation, RotationResult, SessionClient, SessionSummary } from '../domain/session';
 import type { User } from '../domain/user';
 
 export interface NewSession {
@@ -10,6 +10,8 @@ export interface NewSession {
   /** The first refresh token of the session (its SHA-256) and when it expires. */
   refreshTokenHash: string;
   refreshExpiresAt: Date;
+  /** Where the sign-in came from; unknown parts are null (the default). */
+  client?: SessionClient;
 }
 
 /** A refresh token with the user whose session it belongs to. */
@@ -26,7 +28,7 @@ export interface UserWithSessionState {
 }
 
 /** One session of a user as an operator sees it. */
-export interface SessionSummary {
+export interface SessionHistoryEntry {
   id: string;
   createdAt: Date;
   /** When its newest refresh token was issued (sign-in or the latest refresh). */
@@ -65,13 +67,32 @@ export interface SessionStore {
    */
   findLiveSession(scope: TenantScope, userId: string, sessionId: string): Promise<UserWithSessionState | null>;
   /** The user's sessions in the scope, newest first, at most `limit`; revoked ones included. */
-  listForUser(scope: TenantScope, userId: string, options: { limit: number }): Promise<SessionSummary[]>;
+  listHistory(scope: TenantScope, userId: string, options: { limit: number }): Promise<SessionHistoryEntry[]>;
   /** The session `sessionId` if it belongs to `userId` in the scope; null otherwise. */
-  findForUser(scope: TenantScope, userId: string, sessionId: string): Promise<SessionSummary | null>;
+  findInHistory(scope: TenantScope, userId: string, sessionId: string): Promise<SessionHistoryEntry | null>;
   /** Revokes one session (idempotent). False when it does not exist in the scope. */
   revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean>;
-  /** Revokes every session of the user in the scope; returns how many were active. */
-  revokeAllForUser(scope: TenantScope, userId: string, at: Date): Promise<number>;
+  /**
+   * Revokes every session of the user in the scope, but `except` (the caller's own, when it
+   * signs out its other devices); returns how many were active.
+   */
+  revokeAllForUser(scope: TenantScope, userId: string, at: Date, options?: { except?: string }): Promise<number>;
+  /**
+   * The session `sessionId` in the scope if it is not revoked, else null. `authenticatedAt` is
+   * its sign-in unless `recordAuthentication` moved it; `lastUsedAt` is when its newest refresh
+   * token was issued.
+   */
+  findSession(scope: TenantScope, sessionId: string): Promise<SessionSummary | null>;
+  /**
+   * The user's sessions in the scope that are not revoked and still hold a refresh token
+   * unexpired at `now` (the ones that can still be used), most recently used first.
+   */
+  listForUser(scope: TenantScope, userId: string, now: Date): Promise<SessionSummary[]>;
+  /**
+   * Records that the user proved a factor again in this live session at `at` (a reauthentication).
+   * No effect on a revoked or unknown session.
+   */
+  recordAuthentication(scope: TenantScope, sessionId: string, at: Date): Promise<void>;
   /**
    * Housekeeping over every tenant (the janitor; unlike the methods above it takes no scope).
    * Deletes up to `limit` refresh tokens with `expiresAt <= now`, used or not (a used token past

@@ -36,6 +36,12 @@ export interface UserRepository {
   setPassword(scope: TenantScope, id: string, passwordHash: string): Promise<boolean>;
   /** Removes the password (the user keeps only passwordless sign-in). False when the user does not exist in the scope. */
   clearPassword(scope: TenantScope, id: string): Promise<boolean>;
+  /**
+   * Gives the user the (normalised) address `email`, verified: the holder of its mailbox just
+   * proved it. `exists` when another user of the scope holds it (also when one took it
+   * concurrently: the unique address decides), `not_found` when the user does not exist.
+   */
+  changeEmail(scope: TenantScope, id: string, email: string): Promise<'changed' | 'exists' | 'not_found'>;
   /** Marks the e-mail address as verified (idempotent). False when the user does not exist in the scope. */
   markEmailVerified(scope: TenantScope, id: string): Promise<boolean>;
   /** Sets or clears the ban. False when the user does not exist in the scope. */

@@ -35,6 +35,13 @@ export class InMemoryOneTimeTokenStore implements OneTimeTokenStore {
     return token && sameScope(token, scope) && token.purpose === purpose ? this.strip(token) : null;
   }
 
+  async findOpenForUser(scope: TenantScope, purpose: OneTimePurpose, userId: string, now: Date): Promise<OneTimeToken | null> {
+    const open = [...this.tokens.values()]
+      .filter((t) => sameScope(t, scope) && t.purpose === purpose && t.userId === userId && !t.consumedAt && t.expiresAt > now)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    return open.length ? this.strip(open[0]) : null;
+  }
+
   async recordFailedAttempt(
     scope: TenantScope,
     purpose: OneTimePurpose,

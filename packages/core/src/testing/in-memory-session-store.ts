@@ -1,6 +1,6 @@
 import { sameScope, type TenantScope } from '../domain/environment';
-import { unclaimedRotationResult, type RefreshTokenRecord, type Rotation, type RotationResult } from '../domain/session';
-import type { NewSession, RefreshTokenWithHolder, SessionStore, SessionSummary, UserWithSessionState } from '../ports/session-store';
+import { unclaimedRotationResult, type RefreshTokenRecord, type Rotation, type RotationResult, type SessionSummary } from '../domain/session';
+import type { NewSession, RefreshTokenWithHolder, SessionHistoryEntry, SessionStore, UserWithSessionState } from '../ports/session-store';
 import type { UserRepository } from '../ports/user-repository';
 
 interface StoredSession extends TenantScope {
@@ -9,6 +9,9 @@ interface StoredSession extends TenantScope {
   rotationKey: string;
   createdAt: Date;
   revokedAt: Date | null;
+  authenticatedAt: Date;
+  address: string | null;
+  userAgent: string | null;
 }
 
 interface StoredToken extends TenantScope {
@@ -33,7 +36,10 @@ export class InMemorySessionStore implements SessionStore {
 
   async create(scope: TenantScope, s: NewSession): Promise<void> {
     const { projectId, environment } = scope;
-    this.sessions.set(s.id, { projectId, environment, id: s.id, userId: s.userId, rotationKey: s.rotationKey, createdAt: s.createdAt, revokedAt: null });
+    this.sessions.set(s.id, {
+      projectId, environment, id: s.id, userId: s.userId, rotationKey: s.rotationKey, createdAt: s.createdAt, revokedAt: null,
+      authenticatedAt: s.createdAt, address: s.client?.address ?? null, userAgent: s.client?.userAgent ?? null,
+    });
     this.tokens.set(s.refreshTokenHash, {
       projectId, environment, tokenHash: s.refreshTokenHash, sessionId: s.id,
       createdAt: s.createdAt, expiresAt: s.refreshExpiresAt, usedAt: null, successorHash: null,
@@ -84,17 +90,17 @@ export class InMemorySessionStore implements SessionStore {
     return user ? { user, sessionActive: await this.isActive(scope, sessionId) } : null;
   }
 
-  async listForUser(scope: TenantScope, userId: string, options: { limit: number }): Promise<SessionSummary[]> {
+  async listHistory(scope: TenantScope, userId: string, options: { limit: number }): Promise<SessionHistoryEntry[]> {
     return [...this.sessions.values()]
       .filter((s) => sameScope(s, scope) && s.userId === userId)
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
       .slice(0, options.limit)
-      .map((s) => this.summary(s));
+      .map((s) => this.historyEntry(s));
   }
 
-  async findForUser(scope: TenantScope, userId: string, sessionId: string): Promise<SessionSummary | null> {
+  async findInHistory(scope: TenantScope, userId: string, sessionId: string): Promise<SessionHistoryEntry | null> {
     const session = this.sessions.get(sessionId);
-    return session && sameScope(session, scope) && session.userId === userId ? this.summary(session) : null;
+    return session && sameScope(session, scope) && session.userId === userId ? this.historyEntry(session) : null;
   }
 
   forgetProject(projectId: string): void {
@@ -102,7 +108,7 @@ export class InMemorySessionStore implements SessionStore {
     for (const [hash, token] of this.tokens) if (token.projectId === projectId) this.tokens.delete(hash);
   }
 
-  private summary(session: StoredSession): SessionSummary {
+  private historyEntry(session: StoredSession): SessionHistoryEntry {
     let lastUsedAt = session.createdAt;
     for (const token of this.tokens.values()) {
       if (token.sessionId === session.id && token.createdAt > lastUsedAt) lastUsedAt = token.createdAt;
@@ -117,15 +123,33 @@ export class InMemorySessionStore implements SessionStore {
     return true;
   }
 
-  async revokeAllForUser(scope: TenantScope, userId: string, at: Date): Promise<number> {
+  async revokeAllForUser(scope: TenantScope, userId: string, at: Date, options: { except?: string } = {}): Promise<number> {
     let revoked = 0;
     for (const session of this.sessions.values()) {
-      if (sameScope(session, scope) && session.userId === userId && session.revokedAt === null) {
+      if (sameScope(session, scope) && session.userId === userId && session.revokedAt === null && session.id !== options.except) {
         session.revokedAt = at;
         revoked += 1;
       }
     }
     return revoked;
+  }
+
+  async findSession(scope: TenantScope, sessionId: string): Promise<SessionSummary | null> {
+    const session = this.sessions.get(sessionId);
+    return session && sameScope(session, scope) && session.revokedAt === null ? this.summary(session) : null;
+  }
+
+  async listForUser(scope: TenantScope, userId: string, now: Date): Promise<SessionSummary[]> {
+    const refreshable = new Set([...this.tokens.values()].filter((t) => t.expiresAt > now).map((t) => t.sessionId));
+    return [...this.sessions.values()]
+      .filter((s) => sameScope(s, scope) && s.userId === userId && s.revokedAt === null && refreshable.has(s.id))
+      .map((s) => this.summary(s))
+      .sort((a, b) => b.lastUsedAt.getTime() - a.lastUsedAt.getTime());
+  }
+
+  async recordAuthentication(scope: TenantScope, sessionId: string, at: Date): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    if (session && sameScope(session, scope) && session.revokedAt === null) session.authenticatedAt = at;
   }
 
   async deleteExpired(now: Date, limit: number): Promise<{ refreshTokens: number; sessions: number }> {
@@ -141,6 +165,14 @@ export class InMemorySessionStore implements SessionStore {
     const revoked = [...this.sessions.values()].filter((s) => s.revokedAt !== null && s.revokedAt <= revokedBefore).slice(0, limit);
     revoked.forEach((s) => this.deleteSession(s.id));
     return revoked.length;
+  }
+
+  private summary(s: StoredSession): SessionSummary {
+    const issued = [...this.tokens.values()].filter((t) => t.sessionId === s.id).map((t) => t.createdAt.getTime());
+    return {
+      id: s.id, userId: s.userId, createdAt: s.createdAt, authenticatedAt: s.authenticatedAt,
+      lastUsedAt: new Date(Math.max(s.createdAt.getTime(), ...issued)), address: s.address, userAgent: s.userAgent,
+    };
   }
 
   /** A session goes with its tokens, as the foreign key cascades in SQL. */

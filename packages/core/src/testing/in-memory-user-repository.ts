@@ -54,6 +54,16 @@ export class InMemoryUserRepository implements UserRepository {
     return true;
   }
 
+  async changeEmail(scope: TenantScope, id: string, email: string): Promise<'changed' | 'exists' | 'not_found'> {
+    const users = this.usersOf(scope);
+    const user = users.get(id);
+    if (!user) return 'not_found';
+    if ([...users.values()].some((u) => u.email === email && u.id !== id)) return 'exists';
+    user.email = email;
+    user.emailVerified = true;
+    return 'changed';
+  }
+
   async markEmailVerified(scope: TenantScope, id: string): Promise<boolean> {
     const user = this.usersOf(scope).get(id);
     if (!user) return false;

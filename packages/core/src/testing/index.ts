@@ -13,6 +13,7 @@ export * from './project-repository.contract';
 export * from './api-key-repository.contract';
 export * from './user-repository.contract';
 export * from './session-store.contract';
+export * from './session-devices.contract';
 export * from './signing-key-store.contract';
 export * from './rate-limiter.contract';
 export * from './change-feed.contract';

@@ -95,6 +95,20 @@ export function oneTimeTokenStoreContract(label: string, factory: OneTimeTokenSt
       expect(await store().consume(scope, 'magic_link', otherUser.tokenHash, SOON)).not.toBeNull();
     });
 
+    it("finds the user's newest open token of a purpose, in its scope only", async () => {
+      const { scope, userId } = await seeded();
+      const older = token(userId);
+      const newer = token(userId, { createdAt: SOON });
+      for (const t of [older, newer, token(userId, { purpose: 'password_reset', createdAt: SOON })]) await store().issue(scope, t);
+      expect(await store().findOpenForUser(scope, 'magic_link', userId, SOON)).toMatchObject({ tokenHash: newer.tokenHash, consumedAt: null, failedAttempts: 0 });
+      expect(await store().findOpenForUser({ ...scope, environment: 'sandbox' }, 'magic_link', userId, SOON)).toBeNull();
+      expect(await store().findOpenForUser(scope, 'two_factor', userId, SOON)).toBeNull();
+      expect(await store().findOpenForUser(scope, 'magic_link', 'not-an-id', SOON)).toBeNull();
+      await store().consume(scope, 'magic_link', newer.tokenHash, SOON);
+      expect((await store().findOpenForUser(scope, 'magic_link', userId, SOON))?.tokenHash).toBe(older.tokenHash);
+      expect(await store().findOpenForUser(scope, 'magic_link', userId, EXPIRY)).toBeNull();
+    });
+
     it('kills a token after maxAttempts wrong answers', async () => {
       const { scope, userId } = await seeded();
       const t = token(userId, { purpose: 'two_factor' });

@@ -51,14 +51,14 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
       expect(await ports().projects.findById(project.id)).toEqual(expected);
     });
 
-    it('turns the common-password check on and off and changes the absolute session lifetime', async () => {
+    it('turns the common-password check on and off and changes the absolute session lifetime and the recent sign-in window', async () => {
       const project = projectFixture();
       await ports().projects.create(project);
-      const on = { rejectCommonPasswords: true, absoluteSessionLifetimeSeconds: 3600 };
+      const on = { rejectCommonPasswords: true, absoluteSessionLifetimeSeconds: 3600, recentSignInSeconds: 60, emailVerification: 'required' as const, emailVerificationUrl: 'https://app.example.test/verify' };
       expect(await ports().projects.update(project.id, on, project.updatedAt)).toMatchObject(on);
       expect(await ports().projects.findById(project.id)).toMatchObject(on);
       expect((await ports().projects.update(project.id, { rejectCommonPasswords: false }, project.updatedAt))?.rejectCommonPasswords).toBe(false);
-      expect(await ports().projects.findById(project.id)).toMatchObject({ rejectCommonPasswords: false, absoluteSessionLifetimeSeconds: 3600 });
+      expect(await ports().projects.findById(project.id)).toMatchObject({ rejectCommonPasswords: false, absoluteSessionLifetimeSeconds: 3600, recentSignInSeconds: 60 });
     });
 
     it('sets and clears the e-mail templates', async () => {

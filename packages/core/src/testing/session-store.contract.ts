@@ -60,18 +60,18 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       await ports().sessions.create(scope, later);
       expect(await ports().sessions.rotate(scope, rotation(session.refreshTokenHash))).toMatchObject({ status: 'rotated' });
       await ports().sessions.revoke(scope, later.id, LATER);
-      const listed = await ports().sessions.listForUser(scope, user.id, { limit: 10 });
+      const listed = await ports().sessions.listHistory(scope, user.id, { limit: 10 });
       expect(listed).toEqual([
         { id: later.id, createdAt: later.createdAt, lastUsedAt: later.createdAt, revokedAt: LATER },
         { id: session.id, createdAt: T0, lastUsedAt: LATER, revokedAt: null },
       ]);
-      expect(await ports().sessions.listForUser(scope, user.id, { limit: 1 })).toEqual([listed[0]]);
-      expect(await ports().sessions.findForUser(scope, user.id, session.id)).toEqual(listed[1]);
+      expect(await ports().sessions.listHistory(scope, user.id, { limit: 1 })).toEqual([listed[0]]);
+      expect(await ports().sessions.findInHistory(scope, user.id, session.id)).toEqual(listed[1]);
       const stranger = await seedUser(ports(), scope);
-      expect(await ports().sessions.findForUser(scope, stranger.id, session.id)).toBeNull();
-      expect(await ports().sessions.listForUser(scope, stranger.id, { limit: 10 })).toEqual([]);
-      expect(await ports().sessions.findForUser({ ...scope, environment: 'sandbox' }, user.id, session.id)).toBeNull();
-      expect(await ports().sessions.findForUser(scope, user.id, 'not-an-id')).toBeNull();
+      expect(await ports().sessions.findInHistory(scope, stranger.id, session.id)).toBeNull();
+      expect(await ports().sessions.listHistory(scope, stranger.id, { limit: 10 })).toEqual([]);
+      expect(await ports().sessions.findInHistory({ ...scope, environment: 'sandbox' }, user.id, session.id)).toBeNull();
+      expect(await ports().sessions.findInHistory(scope, user.id, 'not-an-id')).toBeNull();
     });
 
     it('reads a user with its session state as findById and isActive do', async () => {

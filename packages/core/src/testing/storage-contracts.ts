@@ -21,6 +21,7 @@ import { oneTimeTokenStoreContract } from './one-time-token-store.contract';
 import { passkeyStoreContract } from './passkey-store.contract';
 import { projectRepositoryContract } from './project-repository.contract';
 import { sessionStoreContract } from './session-store.contract';
+import { sessionDevicesContract } from './session-devices.contract';
 import { signingKeyStoreContract } from './signing-key-store.contract';
 import type { StoragePorts } from './storage-fixture';
 import { twoFactorStoreContract } from './two-factor-store.contract';
@@ -58,6 +59,7 @@ export function storageContracts(label: string, factory: AllStorageFactory): voi
   apiKeyRepositoryContract(label, factory);
   userRepositoryContract(label, factory);
   sessionStoreContract(label, factory);
+  sessionDevicesContract(label, factory);
   signingKeyStoreContract(label, factory);
   oneTimeTokenStoreContract(label, withPorts);
   mailOutboxContract(label, withPorts);

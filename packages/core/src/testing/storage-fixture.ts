@@ -1,5 +1,5 @@
 import type { Environment, TenantScope } from '../domain/environment';
-import { DEFAULT_SECURITY_SETTINGS, DEFAULT_TOKEN_LIFETIMES, type Project } from '../domain/project';
+import { DEFAULT_RECENT_SIGN_IN_SECONDS, DEFAULT_SECURITY_SETTINGS, DEFAULT_TOKEN_LIFETIMES, type Project } from '../domain/project';
 import type { User } from '../domain/user';
 import type { StoragePorts } from '../ports/storage-ports';
 
@@ -34,6 +34,9 @@ export function projectFixture(overrides: Partial<Project> = {}): Project {
     emailTemplates: null,
     rejectCommonPasswords: false,
     rateLimits: null,
+    recentSignInSeconds: DEFAULT_RECENT_SIGN_IN_SECONDS,
+    emailVerification: 'off',
+    emailVerificationUrl: null,
     ...DEFAULT_TOKEN_LIFETIMES,
     ...DEFAULT_SECURITY_SETTINGS,
     createdAt: now,

@@ -115,6 +115,23 @@ export function userRepositoryContract(label: string, factory: StorageFactory): 
       expect(await ports().users.markEmailVerified(scope, 'not-a-uuid')).toBe(false);
     });
 
+    it('changes the e-mail to a verified one, unless another user of the scope holds it', async () => {
+      const scope = await seedScope(ports());
+      const user = await seedUser(ports(), scope, { emailVerified: false });
+      const other = await seedUser(ports(), scope);
+      const sandbox = { ...scope, environment: 'sandbox' as const };
+      const elsewhere = await seedUser(ports(), sandbox, { email: 'taken-elsewhere@example.test' });
+      expect(await ports().users.changeEmail(scope, user.id, other.email)).toBe('exists');
+      expect(await ports().users.changeEmail(sandbox, user.id, 'x@example.test')).toBe('not_found');
+      expect(await ports().users.changeEmail(scope, 'not-a-uuid', 'x@example.test')).toBe('not_found');
+      expect(await ports().users.changeEmail(scope, user.id, elsewhere.email)).toBe('changed');
+      expect(await ports().users.findById(scope, user.id)).toEqual({ ...user, email: elsewhere.email, emailVerified: true });
+      expect(await ports().users.findByEmail(scope, user.email)).toBeNull();
+      expect(await ports().users.changeEmail(scope, user.id, elsewhere.email)).toBe('changed');
+      const racers = await Promise.all([user, other].map((_u, i) => ports().users.changeEmail(scope, i === 0 ? other.id : user.id, 'race@example.test')));
+      expect(racers.sort()).toEqual(['changed', 'exists']);
+    });
+
     it('clears a password, in its own scope only', async () => {
       const scope = await seedScope(ports());
       const user = await seedUser(ports(), scope, { passwordHash: 'hash' });

@@ -1,11 +1,12 @@
 import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
-import type { Project } from '../domain/project';
+import { mustVerifyEmail, type Project } from '../domain/project';
 import type { SignInFailureReason, SignInMethod } from '../domain/security-event';
 import { newBearerSecret, sha256Hex } from '../domain/secrets';
 import type { TokenBundle } from '../domain/tokens';
 import { TWO_FACTOR_CHALLENGE_TTL_SECONDS, type SecondFactorMethod } from '../domain/two-factor';
 import { isBanned, type User } from '../domain/user';
+import type { SignInClient } from '../domain/known-device';
 import { hasCapability, type AuthDeps, type OptionalDeps } from './deps';
 import { emitEvent } from './events/record-event';
 import { openSession } from './issue-tokens';
@@ -28,11 +29,29 @@ type SessionDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 's
 /** Without the TOTP capability no user has a second factor to ask for. */
 export type FirstFactorDeps = SessionDeps & OptionalDeps<'twoFactor' | 'totp' | 'secretBox' | 'oneTimeTokens'>;
 
-/** Records lastLoginAt and starts a session: the last step of every successful sign-in, which it reports. */
-export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User, method: SignInMethod): Promise<SignedIn> {
+/** Who signs in: the session records its address and user agent (the device list). */
+export interface SignInOptions {
+  client?: SignInClient;
+}
+
+/**
+ * Records lastLoginAt and starts a session: the last step of every successful sign-in, which it
+ * reports. A project that requires confirmed addresses refuses an unconfirmed user here, whatever
+ * the path (the password path refuses earlier, before any second-factor challenge, and mails the
+ * link again).
+ */
+export async function finishSignIn(
+  deps: SessionDeps,
+  scope: TenantScope,
+  project: Project,
+  user: User,
+  method: SignInMethod,
+  options: SignInOptions = {},
+): Promise<SignedIn> {
+  if (mustVerifyEmail(project, user)) return refuseSignIn(deps, scope, { userId: user.id, method, reason: 'email_not_verified' });
   const now = deps.clock.now();
   await deps.users.recordLogin(scope, user.id, now);
-  const { sessionId, bundle } = await openSession(deps, scope, project, user);
+  const { sessionId, bundle } = await openSession(deps, scope, project, user, options);
   await emitEvent(deps, scope, { type: 'user.signed_in', userId: user.id, actor: { type: 'user', userId: user.id }, data: { sessionId, method } });
   return { user: { ...user, lastLoginAt: now }, ...bundle };
 }
@@ -59,12 +78,13 @@ export async function completeFirstFactor(
   project: Project,
   user: User,
   method: SignInMethod,
+  options: SignInOptions = {},
 ): Promise<SignInResult> {
   if (isBanned(user)) return refuseSignIn(deps, scope, { userId: user.id, method, reason: 'user_banned' });
   if (hasCapability(deps, 'totp') && (await deps.twoFactor.findTotp(scope, user.id))?.status === 'enabled') {
     return issueTwoFactorChallenge(deps, scope, user);
   }
-  return { twoFactorRequired: false, ...(await finishSignIn(deps, scope, project, user, method)) };
+  return { twoFactorRequired: false, ...(await finishSignIn(deps, scope, project, user, method, options)) };
 }
 
 async function issueTwoFactorChallenge(

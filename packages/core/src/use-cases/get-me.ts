@@ -1,8 +1,7 @@
-import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
-import { isBanned, type User } from '../domain/user';
+import type { User } from '../domain/user';
+import { currentSession } from './account/current-session';
 import type { AuthDeps } from './deps';
-import { verifyAccessToken } from './verify-access-token';
 
 /**
  * `GET /api/auth/me`: verifies the token, then loads the live user. Access tokens die with their
@@ -13,10 +12,5 @@ export async function getMe(
   scope: TenantScope,
   accessToken: string,
 ): Promise<User> {
-  const claims = await verifyAccessToken(deps, scope, accessToken);
-  const found = await deps.sessions.findLiveSession(scope, claims.sub, claims.sid);
-  if (!found) throw new AuthError('invalid_token');
-  if (isBanned(found.user)) throw new AuthError('user_banned');
-  if (!found.sessionActive) throw new AuthError('invalid_token');
-  return found.user;
+  return (await currentSession(deps, scope, accessToken)).user;
 }

@@ -1,7 +1,8 @@
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
 import { newBearerSecret, sha256Hex } from '../domain/secrets';
-import { refreshTokenExpiry } from '../domain/session';
+import { refreshTokenExpiry, sessionClientOf } from '../domain/session';
+import type { SignInClient } from '../domain/known-device';
 import type { AccessTokenClaims, TokenBundle } from '../domain/tokens';
 import type { User } from '../domain/user';
 import type { AuthDeps } from './deps';
@@ -37,8 +38,9 @@ export async function startSession(
   scope: TenantScope,
   project: Project,
   user: Pick<User, 'id' | 'email' | 'role'>,
+  options: { client?: SignInClient } = {},
 ): Promise<TokenBundle> {
-  return (await openSession(deps, scope, project, user)).bundle;
+  return (await openSession(deps, scope, project, user, options)).bundle;
 }
 
 /** `startSession`, with the id of the session it started (for the sign-in event). */
@@ -47,6 +49,7 @@ export async function openSession(
   scope: TenantScope,
   project: Project,
   user: Pick<User, 'id' | 'email' | 'role'>,
+  options: { client?: SignInClient } = {},
 ): Promise<{ sessionId: string; bundle: TokenBundle }> {
   const now = deps.clock.now();
   const sessionId = deps.random.uuid();
@@ -58,6 +61,7 @@ export async function openSession(
     createdAt: now,
     refreshTokenHash: sha256Hex(refreshToken),
     refreshExpiresAt: refreshTokenExpiry(now, now, project),
+    client: sessionClientOf(options.client),
   });
   const accessToken = await signAccessToken(deps, scope, project, user, sessionId);
   return { sessionId, bundle: { accessToken, refreshToken, expiresIn: project.accessTokenTtlSeconds } };

@@ -1,10 +1,11 @@
 import type { TenantScope } from '../domain/environment';
-import type { Project } from '../domain/project';
+import { mustVerifyEmail, type Project } from '../domain/project';
 import type { SignInClient } from '../domain/known-device';
-import { normalizeEmail } from '../domain/user';
+import { isBanned, normalizeEmail, type User } from '../domain/user';
 import { completeFirstFactor, refuseSignIn, type FirstFactorDeps, type SignInResult } from './complete-first-factor';
 import type { AuthDeps, OptionalDeps } from './deps';
 import { isKnownClient, rememberClient } from './known-clients';
+import { sendEmailVerification } from './email/verify-email';
 
 export interface LogInInput {
   email: string;
@@ -27,7 +28,7 @@ export interface LogInOptions {
  * answer time does not tell whether an account exists, and the message is the same either way.
  */
 export async function logIn(
-  deps: FirstFactorDeps & Pick<AuthDeps, 'passwords'> & OptionalDeps<'knownDevices'>,
+  deps: FirstFactorDeps & Pick<AuthDeps, 'passwords'> & OptionalDeps<'knownDevices' | 'outbox'>,
   scope: TenantScope,
   project: Project,
   input: LogInInput,
@@ -39,10 +40,30 @@ export async function logIn(
     ? await deps.passwords.verify(input.password, user.passwordHash)
     : await deps.passwords.verifyDummy(input.password);
   if (!user || !matches) return refuseSignIn(deps, scope, { userId: user?.id, method: 'password', reason: 'invalid_credentials' });
+  if (!isBanned(user) && mustVerifyEmail(project, user)) await refuseUnverified(deps, scope, project, user);
   // Banned is told only after the password matched (completeFirstFactor checks it): it reveals
   // nothing to a guesser. A user with TOTP on gets the second-factor challenge instead of tokens,
   // and its client becomes known only once the second factor is done too.
-  const result = await completeFirstFactor(deps, scope, project, user, 'password');
+  const result = await completeFirstFactor(deps, scope, project, user, 'password', { client: options.client });
   if (!result.twoFactorRequired) await rememberClient(deps, scope, user.id, options.client);
   return result;
+}
+
+/**
+ * A project that requires confirmed addresses refuses the sign-in of an unconfirmed user (only
+ * after the password matched: it tells a guesser nothing), and mails the link and code again
+ * unless an earlier mail is still open (the resend endpoint sends one on demand).
+ */
+async function refuseUnverified(
+  deps: Pick<AuthDeps, 'clock'> & OptionalDeps<'outbox' | 'secretBox' | 'oneTimeTokens' | 'random' | 'events'>,
+  scope: TenantScope,
+  project: Project,
+  user: User,
+): Promise<never> {
+  const { outbox, secretBox, oneTimeTokens, random, clock } = deps;
+  if (outbox && secretBox && oneTimeTokens && random && project.emailVerificationUrl) {
+    const open = await oneTimeTokens.findOpenForUser(scope, 'email_verification', user.id, clock.now());
+    if (!open) await sendEmailVerification({ clock, random, outbox, secretBox }, scope, project, user);
+  }
+  return refuseSignIn(deps, scope, { userId: user.id, method: 'password', reason: 'email_not_verified' });
 }

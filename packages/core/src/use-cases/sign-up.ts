@@ -1,12 +1,15 @@
 import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
-import { effectiveUserLimit, type Project } from '../domain/project';
+import { effectiveUserLimit, mustVerifyEmail, sendsEmailVerification, type Project } from '../domain/project';
 import type { TokenBundle } from '../domain/tokens';
 import { isBanned, newUser, normalizeEmail, userMetaProblem, type User, type UserMeta } from '../domain/user';
-import type { AuthDeps, OptionalDeps } from './deps';
+import { hasCapability, type AuthDeps, type OptionalDeps } from './deps';
+import { sendEmailVerification } from './email/verify-email';
+import { linkBaseOf } from './email/link-tokens';
 import { startSession } from './issue-tokens';
 import { acceptNewPassword } from './accept-new-password';
 import { emitEvent } from './events/record-event';
+import type { SignInOptions } from './complete-first-factor';
 
 export interface SignUpInput {
   email: string;
@@ -14,14 +17,21 @@ export interface SignUpInput {
   meta?: UserMeta;
 }
 
-/** `POST /api/auth/signup`: creates the user in the key's scope and signs them in at once. */
+/**
+ * `POST /api/auth/signup`: creates the user in the key's scope and signs them in at once. A project
+ * with e-mail verification on also mails a link and a code (verify-email.ts); with `required`
+ * the user is created but not signed in: 403 email_not_verified until the address is confirmed.
+ */
 export async function signUp(
-  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'> & OptionalDeps<'commonPasswords' | 'events'>,
+  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'> & OptionalDeps<'commonPasswords' | 'events' | 'outbox' | 'secretBox' | 'oneTimeTokens'>,
   scope: TenantScope,
   project: Project,
   input: SignUpInput,
+  options: SignInOptions = {},
 ): Promise<{ user: User } & TokenBundle> {
   acceptNewPassword(deps, project, input.password, 'password');
+  // A project whose verification mail cannot be built is refused before anyone is created.
+  if (sendsEmailVerification(project)) linkBaseOf(project, 'email_verification');
   const metaProblem = input.meta === undefined ? null : userMetaProblem(input.meta, 'meta');
   if (metaProblem) throw new AuthError('validation_error', metaProblem);
   const email = normalizeEmail(input.email);
@@ -39,7 +49,9 @@ export async function signUp(
   if (created.status === 'limit_reached') throw new AuthError('plan_limit_reached');
   if (created.status === 'exists') await refuseExisting(deps, scope, email, { racing: true });
   await emitEvent(deps, scope, { type: 'user.created', userId: user.id, actor: { type: 'user', userId: user.id }, data: { method: 'password' } });
-  return { user, ...(await startSession(deps, scope, project, user)) };
+  if (sendsEmailVerification(project) && hasCapability(deps, 'mail')) await sendEmailVerification(deps, scope, project, user);
+  if (mustVerifyEmail(project, user)) throw new AuthError('email_not_verified', 'The account was created; confirm the e-mail address (a link and a code were sent to it), then sign in.');
+  return { user, ...(await startSession(deps, scope, project, user, options)) };
 }
 
 /** Sandbox users never count toward a plan limit (contract, Limits). */

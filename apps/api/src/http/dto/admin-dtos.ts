@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { isUuid, MAX_EMAIL, MAX_PAGE_SIZE, MAX_SEARCH_TEXT, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates, type RateLimitOverrides, type RefreshReuseResponse } from '@svc/core';
+import { isUuid, MAX_EMAIL, MAX_PAGE_SIZE, MAX_SEARCH_TEXT, type EmailVerificationMode, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates, type RateLimitOverrides, type RefreshReuseResponse } from '@svc/core';
 import { IsEnvironment, Trim } from './checks';
 
 /**
@@ -34,6 +34,9 @@ class ProjectFieldsDto {
   @Allow() auditRetentionDays?: number;
   /** `revoke_all_sessions` (default) or `revoke_session`: what a replayed refresh token ends. */
   @Allow() refreshReuseResponse?: RefreshReuseResponse;
+  @Allow() recentSignInSeconds?: number;
+  @Allow() emailVerification?: EmailVerificationMode;
+  @Allow() emailVerificationUrl?: string | null;
 }
 
 /** Body of POST /admin/projects (the OpenAPI document): a name and optional settings. */

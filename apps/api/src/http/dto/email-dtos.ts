@@ -50,3 +50,36 @@ export class SandboxOutboxQuery {
   @Max(50, { message: 'limit must be an integer from 1 to 50.' })
   limit?: number;
 }
+
+/** Body of POST /api/auth/magic-link/verify-code: the address and the mail's 6-digit code. */
+export class MagicLinkCodeDto {
+  @AccountEmail()
+  email!: string;
+
+  @RequiredString('code', { min: 1, max: 32 })
+  code!: string;
+}
+
+/**
+ * Body of POST /api/auth/email/verify: the link's `token`, or the address with the mail's
+ * `code`. Each part is optional here; the route accepts exactly one of the two forms.
+ */
+export class EmailVerifyDto {
+  @IsOptional()
+  @RequiredString('token', { min: 1, max: MAX_TOKEN })
+  token?: string;
+
+  @IsOptional()
+  @AccountEmail()
+  email?: string;
+
+  @IsOptional()
+  @RequiredString('code', { min: 1, max: 32 })
+  code?: string;
+}
+
+/** Body of POST /api/auth/email/verify/resend. */
+export class EmailResendDto {
+  @AccountEmail()
+  email!: string;
+}

@@ -15,14 +15,24 @@ export function clientAddress(req: Request, res: Response): string {
 }
 
 /**
- * The client of a sign-in, as known clients count it: the address as rate limits key it, and the
- * caller's device id from `X-Svc-Device-Id` (the SDK sends `CallOptions.deviceId`, the session
+ * The client of a sign-in, as known clients count it (and the session records it): the address as
+ * rate limits key it, its user agent, and the caller's device id from `X-Svc-Device-Id` (the SDK sends `CallOptions.deviceId`, the session
  * proxy a per-browser cookie). Like `X-Svc-Client-Ip`, the header counts only on requests whose
  * API key was accepted; a value that is not 1-128 printable ASCII characters counts as none.
  */
 export function signInClient(req: Request, res: Response): SignInClient {
-  const named = res.locals.apiKey !== undefined ? req.get('x-svc-device-id') : undefined;
-  return { address: addressKey(clientAddress(req, res)), deviceId: isDeviceId(named) ? named : undefined };
+  const keyed = res.locals.apiKey !== undefined;
+  const named = keyed ? req.get('x-svc-device-id') : undefined;
+  return { address: addressKey(clientAddress(req, res)), deviceId: isDeviceId(named) ? named : undefined, userAgent: userAgentOf(req, keyed) };
+}
+
+/**
+ * The end user's browser or app, for the device list only: `X-Svc-User-Agent` on requests whose
+ * API key was accepted (the SDK passes its caller's, the session proxy the browser's), else the
+ * request's own `User-Agent`. Core cuts and cleans it (storableUserAgent).
+ */
+function userAgentOf(req: Request, keyed: boolean): string | undefined {
+  return (keyed ? req.get('x-svc-user-agent') : undefined) ?? req.get('user-agent');
 }
 
 /**

@@ -35,6 +35,13 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
   passwordUpdate: { limit: 10, windowSeconds: 60 * 60, ...strict },
   twoFactorVerify: { limit: 5, windowSeconds: 5 * 60, ...strict },
   totpCode: { limit: 10, windowSeconds: 15 * 60, ...strict },
+  reauthenticate: { limit: 10, windowSeconds: 15 * 60, ...strict },
+  sessionList: { limit: 60, windowSeconds: 15 * 60, ...strict },
+  sessionRevoke: { limit: 30, windowSeconds: 15 * 60, ...strict },
+  magicLinkCode: { limit: 30, windowSeconds: 15 * 60, ...strict },
+  emailVerify: { limit: 30, windowSeconds: 15 * 60, ...strict },
+  emailVerifyResend: { limit: 5, windowSeconds: 60 * 60, ...strict },
+  emailChange: { limit: 5, windowSeconds: 60 * 60, ...strict },
   // The admin API and the console: capacity, per address (the admin token itself is not guessable).
   admin: { limit: 1000, windowSeconds: 60, whenStoreDown: 'allow' },
   // Exchanging the admin token for a console session: guesses, per address.
@@ -51,7 +58,8 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitRules> = {
  * - `challenge`: the body's `twoFactorToken`: a second-factor challenge gets a few guesses,
  *   from wherever they come.
  * - `user`: the signed-in user (the bearer token's `sub`): TOTP confirm and disable take a code
- *   from a session, and a stolen access token must not buy a million guesses at disabling TOTP.
+ *   from a session, and a stolen access token must not buy a million guesses at disabling TOTP;
+ *   nor at the current password or code that a sensitive change may carry (`reauthenticate`).
  */
 export type RateLimitKeyKind = 'ip' | 'ip+email' | 'email' | 'challenge' | 'user';
 
@@ -68,6 +76,13 @@ export const RATE_LIMIT_KEYS: Readonly<Record<RateLimitName, RateLimitKeyKind>> 
   passwordUpdate: 'ip',
   twoFactorVerify: 'challenge',
   totpCode: 'user',
+  reauthenticate: 'user',
+  sessionList: 'user',
+  sessionRevoke: 'user',
+  magicLinkCode: 'ip',
+  emailVerify: 'ip',
+  emailVerifyResend: 'ip+email',
+  emailChange: 'user',
   admin: 'ip',
   consoleSignIn: 'ip',
 };
@@ -87,6 +102,7 @@ export const LOGIN_LIMITS: readonly RateLimitName[] = ['loginAddress', 'login'];
  */
 export const MAGIC_LINK_LIMITS: readonly RateLimitName[] = ['mailAccount', 'magicLink'];
 export const PASSWORD_RESET_LIMITS: readonly RateLimitName[] = ['mailAccount', 'passwordReset'];
+export const EMAIL_VERIFY_RESEND_LIMITS: readonly RateLimitName[] = ['mailAccount', 'emailVerifyResend'];
 
 /** The outage policy of `name`, also for rules given without one (tests, older overrides). */
 export function storeDownPolicy(name: RateLimitName, rule: FailoverRule): StoreDownPolicy {

@@ -53,6 +53,17 @@ export function validateBody<T extends object>(Dto: DtoClass<T>): RequestHandler
 }
 
 /**
+ * As {@link validateBody}, for a body that may be left out altogether (a DELETE, or a POST whose
+ * fields are all optional): no body counts as `{}`.
+ */
+export function validateOptionalBody<T extends object>(Dto: DtoClass<T>): RequestHandler {
+  return async (req, res, next) => {
+    res.locals.body = await validateInput(Dto, req.body ?? {});
+    next();
+  };
+}
+
+/**
  * Validates the query string into `Dto` and keeps it on `res.locals.query`. `%00` decodes to a
  * NUL, which no storage takes: refused first, as in bodies. With `refuseUnknown` (the admin
  * API's lists) a parameter the DTO does not name is a 400 naming it, so a misspelt filter

@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import { AuthError } from '@svc/core';
 import type { AppDeps } from '../app-deps';
 import { presentMagicLinkUser } from '../email-presenters';
+import { signInClient } from '../middleware/client-address';
 import { projectQueryCors } from '../middleware/cors';
 import { presentSignIn } from '../second-factor-presenters';
 import { limited } from './guards';
@@ -23,7 +24,7 @@ export function magicLinkVerifyRoutes(deps: AppDeps): Router {
     })
     .get(MAGIC_LINK_VERIFY_PATH, projectQueryCors(deps.auth.magicLink.allowedOrigins), limited(deps, 'magicLinkVerify'), async (req, res) => {
       const { project, token } = linkQuery(req);
-      const result = await deps.auth.magicLink.verify(await deps.auth.magicLink.project(project), token);
+      const result = await deps.auth.magicLink.verify(await deps.auth.magicLink.project(project), token, { client: signInClient(req, res) });
       res.json({ data: presentSignIn(result, presentMagicLinkUser) });
     });
 }

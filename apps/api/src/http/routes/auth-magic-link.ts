@@ -1,6 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import type { MailRouteDeps } from '../app-deps';
-import { MagicLinkDto } from '../dto/email-dtos';
+import { MagicLinkCodeDto, MagicLinkDto } from '../dto/email-dtos';
+import { presentMagicLinkUser } from '../email-presenters';
+import { signInClient } from '../middleware/client-address';
+import { presentSignIn } from '../second-factor-presenters';
 import { apiKeyOf } from '../middleware/api-key';
 import { deferredHit } from '../middleware/rate-limit';
 import { MAGIC_LINK_LIMITS } from '../middleware/rate-limit-rules';
@@ -11,13 +14,18 @@ import { keyed, limited, limitOptions } from './guards';
 /**
  * POST /api/auth/magic-link always answers success (no enumeration),
  * before it looks at any account; creating a user spends the client address's sign-up budget.
- * Following the link, GET /api/auth/magic-link/verify, is auth-magic-link-verify.ts.
+ * Following the link, GET /api/auth/magic-link/verify, is auth-magic-link-verify.ts; the mail's
+ * code instead of its link is POST /api/auth/magic-link/verify-code, here.
  */
 export function magicLinkRoutes(deps: MailRouteDeps): Router {
   return Router()
     .post('/api/auth/magic-link', ...keyed(deps), validateBody(MagicLinkDto), limited(deps, ...MAGIC_LINK_LIMITS), async (req, res) => {
       const work = deps.auth.magicLink.accept(apiKeyOf(res), bodyOf(res, MagicLinkDto), { mayCreateUser: creationBudget(deps, req, res) });
       await answerSuccessThen(deps.afterAnswer, res, 'magic_link', work);
+    })
+    .post('/api/auth/magic-link/verify-code', ...keyed(deps), validateBody(MagicLinkCodeDto), limited(deps, 'magicLinkCode'), async (req, res) => {
+      const result = await deps.auth.magicLink.verifyCode(apiKeyOf(res), bodyOf(res, MagicLinkCodeDto), { client: signInClient(req, res) });
+      res.json({ data: presentSignIn(result, presentMagicLinkUser) });
     });
 }
 

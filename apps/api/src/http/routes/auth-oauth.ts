@@ -3,6 +3,7 @@ import { AuthError, OAUTH_CALLBACK_ROUTE } from '@svc/core';
 import type { AppDeps } from '../app-deps';
 import { OAuthCallbackQuery, OAuthInitiateDto, OAuthTokenDto } from '../dto/oauth-dtos';
 import { apiKeyOf } from '../middleware/api-key';
+import { signInClient } from '../middleware/client-address';
 import { bodyOf, queryOf, validateBody, validateInput, validateQuery } from '../middleware/validate';
 import { presentOAuthExchange } from '../oauth-presenters';
 import { keyed } from './guards';
@@ -14,8 +15,8 @@ import { keyed } from './guards';
 export function oauthRoutes(deps: AppDeps): Router {
   const { oauth } = deps.auth;
   return Router()
-    .post('/api/auth/oauth/token', ...keyed(deps), validateBody(OAuthTokenDto), async (_req, res) => {
-      const { provider, result } = await oauth.exchange(apiKeyOf(res), bodyOf(res, OAuthTokenDto).code);
+    .post('/api/auth/oauth/token', ...keyed(deps), validateBody(OAuthTokenDto), async (req, res) => {
+      const { provider, result } = await oauth.exchange(apiKeyOf(res), bodyOf(res, OAuthTokenDto).code, { client: signInClient(req, res) });
       res.json({ data: presentOAuthExchange(provider, result) });
     })
     .post('/api/auth/oauth/:provider', ...keyed(deps), optionalBody(OAuthInitiateDto), async (req, res) => {

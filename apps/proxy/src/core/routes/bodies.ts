@@ -21,3 +21,8 @@ export function pick(body: unknown, names: readonly string[]): Body {
   for (const name of names) if (source[name] !== undefined) picked[name] = source[name];
   return picked;
 }
+
+/** The proof a sensitive change may carry (`currentPassword`, `totpCode`), as the SDK takes it. */
+export function proofOf(ex: { body: unknown }): { currentPassword?: string; totpCode?: string } {
+  return pick(ex.body, ['currentPassword', 'totpCode']) as { currentPassword?: string; totpCode?: string };
+}

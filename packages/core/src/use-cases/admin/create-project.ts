@@ -1,5 +1,5 @@
 import { ENVIRONMENTS, type Environment } from '../../domain/environment';
-import { DEFAULT_SECURITY_SETTINGS, DEFAULT_TOKEN_LIFETIMES, type Project, type ProjectSettings } from '../../domain/project';
+import { DEFAULT_RECENT_SIGN_IN_SECONDS, DEFAULT_SECURITY_SETTINGS, DEFAULT_TOKEN_LIFETIMES, type Project, type ProjectSettings } from '../../domain/project';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { assertProjectSettings } from './update-project';
 import { createApiKey } from './create-api-key';
@@ -13,7 +13,7 @@ export interface CreatedProject {
 
 /** Creates a project with one API key and one signing key per environment (the OpenAPI document). */
 export async function createProject(
-  deps: Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'apiKeys' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'commonPasswords'>,
+  deps: Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'apiKeys' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'commonPasswords' | 'outbox'>,
   settings: ProjectSettings & { name: string },
 ): Promise<CreatedProject> {
   assertProjectSettings(deps, settings, { creating: true });
@@ -39,6 +39,9 @@ export async function createProject(
     rateLimits: settings.rateLimits ?? null,
     auditRetentionDays: settings.auditRetentionDays ?? DEFAULT_SECURITY_SETTINGS.auditRetentionDays,
     refreshReuseResponse: settings.refreshReuseResponse ?? DEFAULT_SECURITY_SETTINGS.refreshReuseResponse,
+    recentSignInSeconds: settings.recentSignInSeconds ?? DEFAULT_RECENT_SIGN_IN_SECONDS,
+    emailVerification: settings.emailVerification ?? 'off',
+    emailVerificationUrl: settings.emailVerificationUrl ?? null,
     createdAt: now,
     updatedAt: now,
   };

@@ -13,7 +13,7 @@ export async function getProject(deps: Pick<AuthDeps, 'projects'>, projectId: st
 }
 
 export async function updateProject(
-  deps: Pick<AuthDeps, 'clock' | 'projects'> & OptionalDeps<'commonPasswords' | 'events'>,
+  deps: Pick<AuthDeps, 'clock' | 'projects'> & OptionalDeps<'commonPasswords' | 'events' | 'outbox'>,
   projectId: string,
   settings: ProjectSettings,
 ): Promise<Project> {
@@ -31,10 +31,13 @@ export async function updateProject(
  * Settings that break a rule (projectSettingsProblem) are refused before anything is written, and
  * so is the common-password check on a service built without the list to check against.
  */
-export function assertProjectSettings(deps: OptionalDeps<'commonPasswords'>, settings: ProjectSettings, options: { creating: boolean }): void {
+export function assertProjectSettings(deps: OptionalDeps<'commonPasswords' | 'outbox'>, settings: ProjectSettings, options: { creating: boolean }): void {
   const problem = projectSettingsProblem(settings, options);
   if (problem) throw new AuthError('validation_error', problem);
   if (settings.rejectCommonPasswords === true && !deps.commonPasswords) {
     throw new AuthError('validation_error', 'rejectCommonPasswords cannot be turned on: this service has no common-password list.');
+  }
+  if (settings.emailVerification !== undefined && settings.emailVerification !== 'off' && !deps.outbox) {
+    throw new AuthError('validation_error', 'emailVerification cannot be turned on: this service sends no mail.');
   }
 }

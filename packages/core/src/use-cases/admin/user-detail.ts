@@ -3,7 +3,7 @@ import type { TenantScope } from '../../domain/environment';
 import type { OAuthIdentity } from '../../domain/oauth';
 import type { Passkey } from '../../domain/passkey';
 import type { User } from '../../domain/user';
-import type { SessionSummary } from '../../ports/session-store';
+import type { SessionHistoryEntry } from '../../ports/session-store';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { emitEvent } from '../events/record-event';
 import { userNotFound } from './manage-users';
@@ -17,7 +17,7 @@ export interface UserDetail {
   totpEnabled: boolean;
   passkeys: Passkey[];
   identities: OAuthIdentity[];
-  sessions: SessionSummary[];
+  sessions: SessionHistoryEntry[];
 }
 
 export async function getUserDetail(
@@ -31,14 +31,14 @@ export async function getUserDetail(
     deps.twoFactor?.findTotp(scope, userId) ?? null,
     deps.passkeys?.listForUser(scope, userId) ?? [],
     deps.identities?.listForUser(scope, userId) ?? [],
-    deps.sessions.listForUser(scope, userId, { limit: USER_DETAIL_SESSIONS }),
+    deps.sessions.listHistory(scope, userId, { limit: USER_DETAIL_SESSIONS }),
   ]);
   return { user, totpEnabled: totp?.status === 'enabled', passkeys, identities, sessions };
 }
 
 /** Revokes one session of the user; 404 not_found when the user has no such session. */
 export async function revokeUserSession(deps: Pick<AuthDeps, 'clock' | 'sessions'> & OptionalDeps<'events'>, scope: TenantScope, userId: string, sessionId: string) {
-  const session = await deps.sessions.findForUser(scope, userId, sessionId);
+  const session = await deps.sessions.findInHistory(scope, userId, sessionId);
   if (!session) throw new AuthError('not_found', 'Session not found.');
   await deps.sessions.revoke(scope, sessionId, deps.clock.now());
   await emitEvent(deps, scope, { type: 'session.revoked', userId, data: { sessionId, why: 'session_ended' } });

@@ -8,6 +8,8 @@ export interface SandboxMailView {
   mail: OutboxMail;
   subject: string | null;
   links: string[];
+  /** The mail's 6-digit code, or null when it carries none. */
+  code: string | null;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function listSandboxOutbox(
   const mails = await deps.outbox.listForAddress({ projectId: project.id, environment: 'sandbox' }, normalizeEmail(query.email), limit);
   return mails.map((mail) => {
     const payload = open(deps, mail);
-    return { mail, subject: payload?.subject ?? null, links: payload?.links ?? [] };
+    return { mail, subject: payload?.subject ?? null, links: payload?.links ?? [], code: payload?.code ?? null };
   });
 }
 

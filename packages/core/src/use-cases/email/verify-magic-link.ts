@@ -3,9 +3,11 @@ import { isUuid } from '../../domain/ids';
 import type { Project } from '../../domain/project';
 import { sha256Hex } from '../../domain/secrets';
 import { isBanned } from '../../domain/user';
-import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from '../complete-first-factor';
+import type { TenantScope } from '../../domain/environment';
+import { completeFirstFactor, type FirstFactorDeps, type SignInOptions, type SignInResult } from '../complete-first-factor';
 import type { AuthDeps } from '../deps';
 import { proveMailbox, type MailboxProofDeps } from '../prove-mailbox';
+import { redeemEmailCode } from './email-codes';
 import { environmentOfLinkToken } from './link-tokens';
 
 /**
@@ -35,17 +37,42 @@ export async function magicLinkOrigins(deps: Pick<AuthDeps, 'projects'>, project
  * address. Then the rule of every password-equivalent path applies: TOTP on -> the challenge.
  */
 export async function verifyMagicLink(
-  deps: FirstFactorDeps & MailboxProofDeps & Pick<AuthDeps, 'oneTimeTokens'>,
+  deps: MagicLinkSignInDeps,
   project: Project,
   token: string,
+  options: SignInOptions = {},
 ): Promise<SignInResult> {
   const environment = environmentOfLinkToken(token, 'magic_link');
   if (!environment) throw new AuthError('invalid_magic_link');
   const scope = { projectId: project.id, environment };
   const consumed = await deps.oneTimeTokens.consume(scope, 'magic_link', sha256Hex(token), deps.clock.now());
   if (!consumed?.userId) throw new AuthError('invalid_magic_link');
-  const user = await deps.users.findById(scope, consumed.userId);
+  return signInByMailbox(deps, scope, project, consumed.userId, options);
+}
+
+export type MagicLinkSignInDeps = FirstFactorDeps & MailboxProofDeps & Pick<AuthDeps, 'oneTimeTokens'>;
+
+/**
+ * POST /api/auth/magic-link/verify-code (API key): the code of the user's latest magic-link mail
+ * instead of its link (redeemEmailCode: the link dies with it, five wrong codes end it). An
+ * unknown address, no open mail and a wrong code all answer `invalid_magic_link`; then it goes
+ * on as the link does.
+ */
+export async function verifyMagicLinkCode(
+  deps: MagicLinkSignInDeps,
+  scope: TenantScope,
+  project: Project,
+  input: { email: string; code: string },
+  options: SignInOptions = {},
+): Promise<SignInResult> {
+  const userId = await redeemEmailCode(deps, scope, 'magic_link', input, () => new AuthError('invalid_magic_link'));
+  return signInByMailbox(deps, scope, project, userId, options);
+}
+
+/** A magic link's or code's user proved the mailbox: the takeover rule, then the first-factor rule. */
+async function signInByMailbox(deps: MagicLinkSignInDeps, scope: TenantScope, project: Project, userId: string, options: SignInOptions): Promise<SignInResult> {
+  const user = await deps.users.findById(scope, userId);
   if (!user) throw new AuthError('user_not_found');
   if (isBanned(user)) throw new AuthError('user_banned');
-  return completeFirstFactor(deps, scope, project, await proveMailbox(deps, scope, user, 'magic_link'), 'magic_link');
+  return completeFirstFactor(deps, scope, project, await proveMailbox(deps, scope, user, 'magic_link'), 'magic_link', options);
 }

@@ -4,7 +4,7 @@ import type { OAuthProvider } from '../../domain/oauth';
 import type { Project } from '../../domain/project';
 import { newBearerSecret, sha256Hex } from '../../domain/secrets';
 import { ONE_TIME_TOKEN_TTL_SECONDS } from '../../domain/tokens';
-import { completeFirstFactor, type FirstFactorDeps, type SignInResult } from '../complete-first-factor';
+import { completeFirstFactor, type FirstFactorDeps, type SignInOptions, type SignInResult } from '../complete-first-factor';
 import type { AuthDeps } from '../deps';
 
 /** Stores a single-use exchange code for the user (60 s) and returns the raw code. */
@@ -38,10 +38,11 @@ export async function exchangeOAuthCode(
   scope: TenantScope,
   project: Project,
   code: string,
+  options: SignInOptions = {},
 ): Promise<{ provider: string; result: SignInResult }> {
   const consumed = await deps.oneTimeTokens.consume(scope, 'oauth_exchange', sha256Hex(code), deps.clock.now());
   if (!consumed?.userId) throw new AuthError('invalid_token', 'The exchange code is not valid.');
   const user = await deps.users.findById(scope, consumed.userId);
   if (!user) throw new AuthError('user_not_found');
-  return { provider: String(consumed.data.provider), result: await completeFirstFactor(deps, scope, project, user, 'oauth') };
+  return { provider: String(consumed.data.provider), result: await completeFirstFactor(deps, scope, project, user, 'oauth', options) };
 }

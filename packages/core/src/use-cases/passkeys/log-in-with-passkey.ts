@@ -59,7 +59,7 @@ export async function logInWithPasskey(
   }
   // As at login: a ban is told only to someone who proved the credential.
   if (isBanned(user)) return refuseSignIn(deps, scope, { userId: user.id, method: 'passkey', reason: 'user_banned' });
-  const signedIn = await finishSignIn(deps, scope, project, user, 'passkey');
+  const signedIn = await finishSignIn(deps, scope, project, user, 'passkey', options);
   await rememberClient(deps, scope, user.id, options.client);
   return signedIn;
 }

@@ -56,7 +56,7 @@ export async function verifyTwoFactor(
   }
   if (!(await deps.oneTimeTokens.consume(scope, 'two_factor', tokenHash, now))) throw invalidToken();
   if (isBanned(user)) return refuseSignIn(deps, scope, { userId: user.id, method: 'totp', reason: 'user_banned' });
-  const signedIn = await finishSignIn(deps, scope, project, user, 'totp');
+  const signedIn = await finishSignIn(deps, scope, project, user, 'totp', options);
   // The sign-in is complete only now: the client that did both factors becomes known.
   await rememberClient(deps, scope, user.id, options.client);
   return signedIn;
