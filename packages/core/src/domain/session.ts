@@ -34,11 +34,7 @@ export function sessionEndsAt(sessionCreatedAt: Date, lifetimes: Pick<TokenLifet
 }
 
 /** Expiry of a refresh token issued at `now`: its own lifetime, but never past its session's end. */
-export function refreshTokenExpiry(
-  now: Date,
-  sessionCreatedAt: Date,
-  lifetimes: Pick<TokenLifetimes, 'refreshTokenTtlSeconds' | 'absoluteSessionLifetimeSeconds'>,
-): Date {
+export function refreshTokenExpiry(now: Date, sessionCreatedAt: Date, lifetimes: Pick<TokenLifetimes, 'refreshTokenTtlSeconds' | 'absoluteSessionLifetimeSeconds'>): Date {
   const own = now.getTime() + lifetimes.refreshTokenTtlSeconds * 1000;
   return new Date(Math.min(own, sessionEndsAt(sessionCreatedAt, lifetimes).getTime()));
 }
@@ -108,11 +104,13 @@ export interface SessionClient {
 /** User agents are kept to this many characters. */
 export const MAX_USER_AGENT = 512;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a stored user agent drops.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 /** A user agent as stored: control characters dropped, cut to MAX_USER_AGENT; null when empty. */
 export function storableUserAgent(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this drops from a stored user agent.
-  const text = value.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, MAX_USER_AGENT);
+  const text = value.replace(CONTROL_CHARACTERS, '').trim().slice(0, MAX_USER_AGENT);
   return text === '' || !isStorableText(text) ? null : text;
 }
 
