@@ -105,7 +105,9 @@ async function main(): Promise<void> {
     for (const path of Object.keys(paths)) {
       console.log(`${path.padEnd(22)} median ${median(path).toFixed(3)} ms  p90 ${quantile(times[path], 0.9).toFixed(3)} ms  (${times[path].length} requests)`);
     }
-    console.log(`known/unknown median ratio: reset ${(median('reset, known') / median('reset, unknown')).toFixed(3)}, magic link ${(median('magic link, known') / median('magic link, unknown')).toFixed(3)}`);
+    console.log(
+      `known/unknown median ratio: reset ${(median('reset, known') / median('reset, unknown')).toFixed(3)}, magic link ${(median('magic link, known') / median('magic link, unknown')).toFixed(3)}`,
+    );
   } finally {
     await api.stop();
     await dropDatabase(database);

@@ -38,25 +38,31 @@ function medianRows(lists: RowRecord[][]): RowRecord[] {
     if (same.length !== present.length) return [];
     const ratios = same.map((row) => row.ratio).filter((ratio): ratio is number => ratio !== undefined);
     const ceilings = same.map((row) => row.ceiling?.perSecond).filter((value): value is number => value !== undefined);
-    return [{
-      system: first.system,
-      endpoint: first.endpoint,
-      result: medianResult(same.map((row) => row.result)),
-      ...(first.ceiling ? { ceiling: { name: first.ceiling.name, perSecond: round(median(ceilings)) } } : {}),
-      ...(ratios.length === same.length && ratios.length > 0 ? { ratio: round(median(ratios), 3) } : {}),
-    }];
+    return [
+      {
+        system: first.system,
+        endpoint: first.endpoint,
+        result: medianResult(same.map((row) => row.result)),
+        ...(first.ceiling ? { ceiling: { name: first.ceiling.name, perSecond: round(median(ceilings)) } } : {}),
+        ...(ratios.length === same.length && ratios.length > 0 ? { ratio: round(median(ratios), 3) } : {}),
+      },
+    ];
   });
 }
 
 const first = runs[0];
-const ceilings = Object.fromEntries(Object.keys(first.ceilings).map((name) => {
-  const all = runs.map((run) => run.ceilings[name]).filter(Boolean);
-  return [name, { ...all[0], perSecond: round(median(all.map((c) => c.perSecond))), singleMs: round(median(all.map((c) => c.singleMs))) }];
-}));
-const sweep = Object.fromEntries(Object.keys(first.sweep).map((name) => {
-  const points = first.sweep[name].map((point) => medianResult(runs.map((run) => run.sweep[name]?.find((p) => p.connections === point.connections)).filter((p): p is LoadResult => p !== undefined)));
-  return [name, points];
-}));
+const ceilings = Object.fromEntries(
+  Object.keys(first.ceilings).map((name) => {
+    const all = runs.map((run) => run.ceilings[name]).filter(Boolean);
+    return [name, { ...all[0], perSecond: round(median(all.map((c) => c.perSecond))), singleMs: round(median(all.map((c) => c.singleMs))) }];
+  }),
+);
+const sweep = Object.fromEntries(
+  Object.keys(first.sweep).map((name) => {
+    const points = first.sweep[name].map((point) => medianResult(runs.map((run) => run.sweep[name]?.find((p) => p.connections === point.connections)).filter((p): p is LoadResult => p !== undefined)));
+    return [name, points];
+  }),
+);
 const withMixed = runs.filter((run) => run.mixed);
 const withMillion = runs.filter((run) => run.million);
 const merged: BenchResults = {

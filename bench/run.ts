@@ -31,7 +31,14 @@ async function main(): Promise<void> {
   if (args.profile) return runProfile(args, scope).finally(() => cleanUp(scope));
   const loadBefore = loadavg();
   const results: BenchResults = {
-    date: new Date().toISOString(), label: args.label, args, rows: [], sweep: {}, ceilings: {}, targets: [], notes: [],
+    date: new Date().toISOString(),
+    label: args.label,
+    args,
+    rows: [],
+    sweep: {},
+    ceilings: {},
+    targets: [],
+    notes: [],
     machine: { cores, node: process.versions.node, loadBefore, busy: loadBefore[0] > BUSY_LOAD },
   };
   const bench = new Bench(args, results);
@@ -44,7 +51,8 @@ async function main(): Promise<void> {
   }
   const disk = await quietDisk();
   bench.log(`Disk: CHECKPOINT and write-back waited ${disk.seconds} s${disk.pendingMb === null ? '' : `; ${disk.pendingMb} MB still pending`}.`);
-  if (disk.pendingMb !== null && disk.pendingMb > 32) results.notes.push(`The disk was still writing back ${disk.pendingMb} MB after ${disk.seconds} s when the run started: rows touching PostgreSQL may sag.`);
+  if (disk.pendingMb !== null && disk.pendingMb > 32)
+    results.notes.push(`The disk was still writing back ${disk.pendingMb} MB after ${disk.seconds} s when the run started: rows touching PostgreSQL may sag.`);
   try {
     await measureHashCeilings(bench);
     await createDatabase(scope.database);
@@ -94,7 +102,8 @@ function report(bench: Bench, results: BenchResults): void {
   writeFileSync(join(dir, `${name}.svg`), sweepChart(`svc bench ${results.date.slice(0, 16)}: req/s and p99 against connections`, results.sweep));
   const summary = summaryMarkdown(results);
   bench.log(`\n== summary ==\n${summary}\n\nResults: bench/results/${name}.json, chart bench/results/${name}.svg`);
-  if (results.args.writeReadme) writeReadmeSummary(join(ROOT, 'bench', 'README.md'), summary, `Full results: [results/${name}.json](results/${name}.json); chart: [results/${name}.svg](results/${name}.svg).`);
+  if (results.args.writeReadme)
+    writeReadmeSummary(join(ROOT, 'bench', 'README.md'), summary, `Full results: [results/${name}.json](results/${name}.json); chart: [results/${name}.svg](results/${name}.svg).`);
 }
 
 /** Stops every child still running, drops the bench database and Redis keys, removes the scratch folder. */

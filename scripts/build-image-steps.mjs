@@ -37,7 +37,11 @@ try {
   log(`build context: ${context.length} files (.dockerignore applied); working in ${work}`);
   const api = replay('docker/api.Dockerfile', join(work, 'api-root'), context);
   const proxy = replay('docker/proxy.Dockerfile', join(work, 'proxy-root'), context);
-  for (const [name, image] of [['api', api], ['proxy', proxy]]) builtOutputOnly(name, image.cwd);
+  for (const [name, image] of [
+    ['api', api],
+    ['proxy', proxy],
+  ])
+    builtOutputOnly(name, image.cwd);
   await checkImages(api, proxy);
   log(`ok: both images' build steps replayed, started, checked and stopped cleanly (Node ${process.version} here; the images use ${api.image})`);
   // rm is several times faster than fs.rmSync on a tree of ~90,000 hard links.
@@ -120,10 +124,15 @@ function builtOutputOnly(name, app) {
   const entries = existsSync(store) ? readdirSync(store) : [];
   const loaders = entries.filter((entry) => /^(tsx|ts-node|typescript|esbuild|@esbuild)[@+]/.test(entry));
   if (loaders.length) throw new Error(`${name} image: a TypeScript toolchain among its dependencies: ${loaders.join(', ')}`);
-  const ours = [app, ...entries.filter((entry) => entry.startsWith('@svc+')).flatMap((entry) => {
-    const scope = join(store, entry, 'node_modules', '@svc');
-    return readdirSync(scope).map((pkg) => join(scope, pkg));
-  })];
+  const ours = [
+    app,
+    ...entries
+      .filter((entry) => entry.startsWith('@svc+'))
+      .flatMap((entry) => {
+        const scope = join(store, entry, 'node_modules', '@svc');
+        return readdirSync(scope).map((pkg) => join(scope, pkg));
+      }),
+  ];
   const sources = [];
   const visit = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -246,7 +255,10 @@ async function checkImages(api, proxy) {
   const index = (await call(front.url, 'GET', '/', { expect: 200 })).body;
   if (!index.includes('<script')) throw new Error('the proxy did not serve the demo page');
   const signup = await call(front.url, 'POST', '/api/session/signup', { body: { email: 'grace@example.com', password: 'another long one' }, expect: 201 });
-  const cookies = signup.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
+  const cookies = signup.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0])
+    .join('; ');
   const session = (await call(front.url, 'GET', '/api/session/session', { headers: { cookie: cookies }, expect: 200 })).body;
   if (session.data.user.email !== 'grace@example.com') throw new Error('the proxy session is not the signed-up user');
   log('proxy: serves the demo, signs up through the API and keeps the session in cookies');

@@ -64,9 +64,7 @@ function emitDeclarations() {
  * (for import): only the package's own types are inlined; other packages stay imports.
  */
 async function bundleDeclarations(pkg, declarations) {
-  const input = Object.fromEntries(
-    Object.entries(pkg.entries).map(([name, file]) => [name, join(declarations, relative(ROOT, pkg.dir), file.replace(/\.ts$/, '.d.ts'))]),
-  );
+  const input = Object.fromEntries(Object.entries(pkg.entries).map(([name, file]) => [name, join(declarations, relative(ROOT, pkg.dir), file.replace(/\.ts$/, '.d.ts'))]));
   const bundle = await rollup({
     input,
     plugins: [dts({ respectExternal: false })],
@@ -75,7 +73,10 @@ async function bundleDeclarations(pkg, declarations) {
       if (level === 'warn') throw new Error(`${pkg.name} declarations: ${log.message}`);
     },
   });
-  for (const [types, js] of [['d.ts', 'js'], ['d.mts', 'mjs']]) {
+  for (const [types, js] of [
+    ['d.ts', 'js'],
+    ['d.mts', 'mjs'],
+  ]) {
     await bundle.write({
       dir: join(pkg.dir, 'dist'),
       format: 'es',

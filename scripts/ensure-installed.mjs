@@ -9,8 +9,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const marker = join(root, 'node_modules', '.modules.yaml');
 const lockfile = join(root, 'pnpm-lock.yaml');
 
-const upToDate =
-  existsSync(marker) && (!existsSync(lockfile) || statSync(marker).mtimeMs >= statSync(lockfile).mtimeMs);
+const upToDate = existsSync(marker) && (!existsSync(lockfile) || statSync(marker).mtimeMs >= statSync(lockfile).mtimeMs);
 
 if (!upToDate) {
   const env = { ...process.env };

@@ -10,9 +10,7 @@ import { join } from 'node:path';
 const bin = (name) => join(process.cwd(), 'node_modules', '.bin', name);
 // Jest runs our code as CommonJS; ESM-only libraries (jose, openid-client, oidc-provider,
 // @simplewebauthn/server) are loaded with dynamic import(), which jest supports only with VM modules.
-const nodeOptions = [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--disable-warning=ExperimentalWarning']
-  .filter(Boolean)
-  .join(' ');
+const nodeOptions = [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--disable-warning=ExperimentalWarning'].filter(Boolean).join(' ');
 const env = { ...process.env, NODE_OPTIONS: nodeOptions };
 const run = (cmd, args) => spawnSync(cmd, args, { stdio: 'inherit', env }).status ?? 1;
 

@@ -31,7 +31,7 @@ export function describeError(error) {
   }
   if (error && error.name === 'InvalidStateError') return 'This device already has a passkey for your account.';
   if (error && typeof error.code === 'string' && BY_CODE[error.code]) return BY_CODE[error.code];
-  return (error?.message) || 'Something went wrong. Please try again.';
+  return error?.message || 'Something went wrong. Please try again.';
 }
 
 function formatWait(seconds) {

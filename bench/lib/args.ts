@@ -31,8 +31,18 @@ const USAGE = `pnpm bench [--quick] [--seconds N] [--cost N] [--connections N] [
 
 export function parseArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = {
-    cost: 12, seconds: 5, connections: 10, sweep: [1, 10, 50], million: false,
-    peer: true, embedded: true, profile: false, writeReadme: true, label: 'run', apiRoot: null, only: null,
+    cost: 12,
+    seconds: 5,
+    connections: 10,
+    sweep: [1, 10, 50],
+    million: false,
+    peer: true,
+    embedded: true,
+    profile: false,
+    writeReadme: true,
+    label: 'run',
+    apiRoot: null,
+    only: null,
   };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i];

@@ -37,8 +37,10 @@ export function bcryptHashCeiling(cost: number, seconds: number): Promise<HashCe
 
 export function scryptCeiling(seconds: number): Promise<HashCeiling> {
   const salt = randomBytes(16).toString('hex');
-  return measure('scrypt (N=16384, r=16, p=1)', seconds, () =>
-    new Promise<void>((resolve, reject) => scrypt('correct horse battery staple', salt, 64, SCRYPT, (error) => (error ? reject(error) : resolve()))),
+  return measure(
+    'scrypt (N=16384, r=16, p=1)',
+    seconds,
+    () => new Promise<void>((resolve, reject) => scrypt('correct horse battery staple', salt, 64, SCRYPT, (error) => (error ? reject(error) : resolve()))),
   );
 }
 

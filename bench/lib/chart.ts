@@ -32,7 +32,10 @@ export function sweepChart(title: string, sweep: Record<string, LoadResult[]>): 
 
 function panel(label: string, index: number, names: string[], sweep: Record<string, LoadResult[]>, connections: number[], value: (p: LoadResult) => number): string {
   const x0 = PANEL.left + index * (PANEL.width + 50);
-  const values = Object.values(sweep).flat().map(value).filter((v) => v > 0);
+  const values = Object.values(sweep)
+    .flat()
+    .map(value)
+    .filter((v) => v > 0);
   const [low, high] = [Math.floor(Math.log10(Math.min(...values))), Math.ceil(Math.log10(Math.max(...values)))];
   const [cLow, cHigh] = [Math.log10(connections[0]), Math.log10(connections.at(-1)!)];
   const sx = (c: number) => x0 + ((Math.log10(c) - cLow) / (cHigh - cLow || 1)) * (PANEL.width - 20) + 10;
@@ -40,7 +43,10 @@ function panel(label: string, index: number, names: string[], sweep: Record<stri
   const out = [`<rect x="${x0}" y="${PANEL.top}" width="${PANEL.width}" height="${PANEL.height}" fill="none" stroke="#999"/>`];
   out.push(`<text x="${x0 + PANEL.width / 2}" y="${PANEL.top - 8}" text-anchor="middle" font-size="12">${label} (log)</text>`);
   for (let e = low; e <= high; e += 1) {
-    out.push(`<line x1="${x0}" y1="${sy(10 ** e)}" x2="${x0 + PANEL.width}" y2="${sy(10 ** e)}" stroke="#eee"/>`, `<text x="${x0 - 5}" y="${sy(10 ** e) + 4}" text-anchor="end">${(10 ** e).toLocaleString('en')}</text>`);
+    out.push(
+      `<line x1="${x0}" y1="${sy(10 ** e)}" x2="${x0 + PANEL.width}" y2="${sy(10 ** e)}" stroke="#eee"/>`,
+      `<text x="${x0 - 5}" y="${sy(10 ** e) + 4}" text-anchor="end">${(10 ** e).toLocaleString('en')}</text>`,
+    );
   }
   for (const c of connections) out.push(`<text x="${sx(c)}" y="${PANEL.top + PANEL.height + 15}" text-anchor="middle">${c}</text>`);
   out.push(`<text x="${x0 + PANEL.width / 2}" y="${PANEL.top + PANEL.height + 30}" text-anchor="middle">connections</text>`);

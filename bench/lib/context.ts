@@ -58,7 +58,12 @@ export class Bench {
     const connections = options.connections ?? this.args.connections;
     await settle();
     const result = await runLoad({ url, connections, seconds: this.args.seconds, ...(await make()) });
-    const record: RowRecord = { system, endpoint, result, ...(options.ceiling && options.ceiling.perSecond > 0 ? { ceiling: options.ceiling, ratio: round(result.rps / options.ceiling.perSecond, 3) } : {}) };
+    const record: RowRecord = {
+      system,
+      endpoint,
+      result,
+      ...(options.ceiling && options.ceiling.perSecond > 0 ? { ceiling: options.ceiling, ratio: round(result.rps / options.ceiling.perSecond, 3) } : {}),
+    };
     if (options.record !== false) this.results.rows.push(record);
     this.log(formatRow(record));
     return record;

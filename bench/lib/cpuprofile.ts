@@ -53,8 +53,12 @@ export function summarizeProfile(file: string, windowMs: number, top = 25): Prof
   return {
     busyMs: Math.round(busy),
     idleMs: Math.round(idle),
-    frames: sorted(frames).slice(0, top).map(([frame, ms]) => ({ frame, ms: Math.round(ms), share: share(ms, busy) })),
-    owners: sorted(owners).slice(0, top).map(([owner, ms]) => ({ owner, ms: Math.round(ms), share: share(ms, busy) })),
+    frames: sorted(frames)
+      .slice(0, top)
+      .map(([frame, ms]) => ({ frame, ms: Math.round(ms), share: share(ms, busy) })),
+    owners: sorted(owners)
+      .slice(0, top)
+      .map(([owner, ms]) => ({ owner, ms: Math.round(ms), share: share(ms, busy) })),
   };
 }
 

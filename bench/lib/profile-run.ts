@@ -24,11 +24,17 @@ export async function runProfile(args: BenchArgs, scope: RunScope): Promise<void
   for (const [index, scenario] of scenarios.entries()) {
     const dir = join(scope.tmp, `profile-${scenario}`);
     mkdirSync(dir, { recursive: true });
-    const api = await track(scope, startApi({
-      storage: { kind: 'postgres', database: scope.database, redisPrefix: scope.redisPrefix },
-      cost: args.cost, dataDir: join(scope.tmp, 'pg-data'), logFile: join(scope.tmp, `api-${scenario}.log`),
-      nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`], root: args.apiRoot,
-    }));
+    const api = await track(
+      scope,
+      startApi({
+        storage: { kind: 'postgres', database: scope.database, redisPrefix: scope.redisPrefix },
+        cost: args.cost,
+        dataDir: join(scope.tmp, 'pg-data'),
+        logFile: join(scope.tmp, `api-${scenario}.log`),
+        nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+        root: args.apiRoot,
+      }),
+    );
     const project = await createProject(api.url);
     const seeder = await postgresSeeder(databaseUrl(scope.database));
     const from = index * SEEDED_USERS + 1; // every API start shares the database; e-mails must differ
@@ -64,7 +70,9 @@ export async function runProfile(args: BenchArgs, scope: RunScope): Promise<void
 
 /** The main thread's profile: tsx's loader thread writes a small one of its own. */
 function largest(dir: string): string {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f));
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(dir, f));
   if (files.length === 0) throw new Error(`no .cpuprofile in ${dir}: did the API exit cleanly?`);
   return files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
 }

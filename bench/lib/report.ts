@@ -13,28 +13,44 @@ export function summaryMarkdown(results: BenchResults): string {
       'Rate limits raised for the run (SVC_RATE_LIMITS): throughput, not 429s.',
     '',
     `Hash ceilings on the libuv pool (${Object.values(ceilings)[0]?.parallel ?? 4} at a time): ` +
-      Object.values(ceilings).map((c) => `${c.name} ${c.perSecond}/s (one alone ${c.singleMs} ms)`).join('; ') + '.',
+      Object.values(ceilings)
+        .map((c) => `${c.name} ${c.perSecond}/s (one alone ${c.singleMs} ms)`)
+        .join('; ') +
+      '.',
     '',
     '| system | endpoint | req/s | p50 ms | p99 ms | errors | ceiling | ratio |',
     '| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |',
-    ...results.rows.map((row) =>
-      `| ${row.system} | ${row.endpoint} | ${row.result.rps} | ${row.result.p50} | ${row.result.p99} | ${row.result.errors} | ${row.ceiling ? `${row.ceiling.name} ${row.ceiling.perSecond}/s` : ''} | ${row.ratio !== undefined ? `${(row.ratio * 100).toFixed(0)} %` : ''} |`),
+    ...results.rows.map(
+      (row) =>
+        `| ${row.system} | ${row.endpoint} | ${row.result.rps} | ${row.result.p50} | ${row.result.p99} | ${row.result.errors} | ${row.ceiling ? `${row.ceiling.name} ${row.ceiling.perSecond}/s` : ''} | ${row.ratio !== undefined ? `${(row.ratio * 100).toFixed(0)} %` : ''} |`,
+    ),
   ];
   if (results.mixed) {
     const { login, me } = results.mixed;
     lines.push('', `Mixed: login at 16 connections ${login.rps} req/s while /me at ${me.connections} connections ${me.rps} req/s, p50 ${me.p50} ms, p99 ${me.p99} ms.`);
   }
   if (results.million) {
-    lines.push('', `${results.million.users.toLocaleString('en')} users (seeded in ${results.million.seedSeconds} s): ` +
-      results.million.rows.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') + '.');
+    lines.push(
+      '',
+      `${results.million.users.toLocaleString('en')} users (seeded in ${results.million.seedSeconds} s): ` +
+        results.million.rows.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') +
+        '.',
+    );
     const search = results.million.userSearch;
     if (search) {
-      lines.push('', `Admin user search (\`?q=\` with its total, one request at a time): p95 ${search.at1M.p95} ms at ${results.million.users.toLocaleString('en')} users, ` +
-        `${search.p95Ratio}x its p95 at 1,000 users (${search.at1k.p95} ms) in the same run.`);
+      lines.push(
+        '',
+        `Admin user search (\`?q=\` with its total, one request at a time): p95 ${search.at1M.p95} ms at ${results.million.users.toLocaleString('en')} users, ` +
+          `${search.p95Ratio}x its p95 at 1,000 users (${search.at1k.p95} ms) in the same run.`,
+      );
     }
     if (results.million.baseline) {
-      lines.push('', 'The same rows at 1,000 users just before growing: ' +
-        results.million.baseline.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') + '.');
+      lines.push(
+        '',
+        'The same rows at 1,000 users just before growing: ' +
+          results.million.baseline.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') +
+          '.',
+      );
     }
   }
   lines.push('', '| target | measured | met |', '| --- | --- | --- |');

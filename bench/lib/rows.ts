@@ -10,13 +10,19 @@ const json = (body: unknown) => JSON.stringify(body);
 /** Sign-up with a new e-mail on every request (a counter; `tag` keeps runs apart). */
 export function signUp(apiKey: string, tag: string): Workload {
   let n = 0;
-  return { next: () => ({ method: 'POST', path: '/api/auth/signup', headers: { 'x-api-key': apiKey }, body: json({ email: `signup-${tag}-${(n += 1)}@example.test`, password: PASSWORD }) }), expectStatus: 201 };
+  return {
+    next: () => ({ method: 'POST', path: '/api/auth/signup', headers: { 'x-api-key': apiKey }, body: json({ email: `signup-${tag}-${(n += 1)}@example.test`, password: PASSWORD }) }),
+    expectStatus: 201,
+  };
 }
 
 /** Logins spread over all seeded users (a prime stride), so a large table is not read only at its start. */
 export function logIn(apiKey: string, users: number, first = 1): Workload {
   let n = 0;
-  return { next: () => ({ method: 'POST', path: '/api/auth/login', headers: { 'x-api-key': apiKey }, body: json({ email: seedEmail(((n++ * 7919) % users) + first), password: PASSWORD }) }), expectStatus: 200 };
+  return {
+    next: () => ({ method: 'POST', path: '/api/auth/login', headers: { 'x-api-key': apiKey }, body: json({ email: seedEmail(((n++ * 7919) % users) + first), password: PASSWORD }) }),
+    expectStatus: 200,
+  };
 }
 
 /**
@@ -57,7 +63,10 @@ export function get(path: string, headers: Record<string, string> = {}): Workloa
 /** better-auth's sign-up: a new e-mail per request (it also wants a name; its CSRF check wants an Origin). */
 export function peerSignUp(origin: string, tag: string): Workload {
   let n = 0;
-  return { next: () => ({ method: 'POST', path: '/api/auth/sign-up/email', headers: { origin }, body: json({ email: `peer-${tag}-${(n += 1)}@example.test`, password: PASSWORD, name: 'Bench' }) }), expectStatus: 200 };
+  return {
+    next: () => ({ method: 'POST', path: '/api/auth/sign-up/email', headers: { origin }, body: json({ email: `peer-${tag}-${(n += 1)}@example.test`, password: PASSWORD, name: 'Bench' }) }),
+    expectStatus: 200,
+  };
 }
 
 /** better-auth's sign-in, spread over its seeded users. */

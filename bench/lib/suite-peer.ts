@@ -17,12 +17,15 @@ export async function peerSuite(bench: Bench, scope: RunScope): Promise<void> {
   bench.log('\n== peer: better-auth in Express on PostgreSQL ==');
   let peer;
   try {
-    peer = await track(scope, startChild({
-      name: 'better-auth',
-      script: 'bench/servers/better-auth-server.ts',
-      env: { DATABASE_URL: databaseUrl(scope.database), PEER_SCHEMA: 'peer', PEER_SECRET: randomBytes(32).toString('hex') },
-      logFile: join(scope.tmp, 'peer.log'),
-    }));
+    peer = await track(
+      scope,
+      startChild({
+        name: 'better-auth',
+        script: 'bench/servers/better-auth-server.ts',
+        env: { DATABASE_URL: databaseUrl(scope.database), PEER_SCHEMA: 'peer', PEER_SECRET: randomBytes(32).toString('hex') },
+        logFile: join(scope.tmp, 'peer.log'),
+      }),
+    );
   } catch (error) {
     const reason = `better-auth could not be started, so its rows are missing: ${(error as Error).message.split('\n').slice(0, 6).join(' | ')}`;
     bench.results.notes.push(reason);
@@ -44,7 +47,11 @@ export async function peerSuite(bench: Bench, scope: RunScope): Promise<void> {
 }
 
 async function signUp(url: string, email: string): Promise<void> {
-  const response = await fetch(`${url}/api/auth/sign-up/email`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url }, body: JSON.stringify({ email, password: PASSWORD, name: 'Bench' }) });
+  const response = await fetch(`${url}/api/auth/sign-up/email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ email, password: PASSWORD, name: 'Bench' }),
+  });
   if (!response.ok) throw new Error(`better-auth sign-up failed: ${response.status} ${await response.text()}`);
   await response.arrayBuffer();
 }
@@ -52,7 +59,10 @@ async function signUp(url: string, email: string): Promise<void> {
 /** The session cookie of a sign-in, as a browser would send it back. */
 async function signIn(url: string, email: string): Promise<string> {
   const response = await fetch(`${url}/api/auth/sign-in/email`, { method: 'POST', headers: { 'content-type': 'application/json', origin: url }, body: JSON.stringify({ email, password: PASSWORD }) });
-  const cookie = response.headers.getSetCookie().map((line) => line.split(';')[0]).find((pair) => pair.startsWith('better-auth.session_token='));
+  const cookie = response.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .find((pair) => pair.startsWith('better-auth.session_token='));
   await response.arrayBuffer();
   if (!response.ok || !cookie) throw new Error(`better-auth sign-in failed: ${response.status}`);
   return cookie;

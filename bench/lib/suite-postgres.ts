@@ -36,7 +36,16 @@ export async function stop(scope: RunScope, child: Child): Promise<void> {
 export async function postgresSuite(bench: Bench, scope: RunScope): Promise<void> {
   const { args } = bench;
   bench.log(`\n== svc API on PostgreSQL + Redis (bcrypt cost ${args.cost}, ${SEEDED_USERS.toLocaleString('en')} users) ==`);
-  const api = await track(scope, startApi({ storage: { kind: 'postgres', database: scope.database, redisPrefix: scope.redisPrefix }, cost: args.cost, dataDir: join(scope.tmp, 'pg-data'), logFile: join(scope.tmp, 'api-pg.log'), root: args.apiRoot }));
+  const api = await track(
+    scope,
+    startApi({
+      storage: { kind: 'postgres', database: scope.database, redisPrefix: scope.redisPrefix },
+      cost: args.cost,
+      dataDir: join(scope.tmp, 'pg-data'),
+      logFile: join(scope.tmp, 'api-pg.log'),
+      root: args.apiRoot,
+    }),
+  );
   const project = await createProject(api.url);
   const seeder = await postgresSeeder(databaseUrl(scope.database));
   const passwordHash = await servicePasswordHash(args.cost);
@@ -58,15 +67,20 @@ async function minimalRows(bench: Bench, scope: RunScope, project: BenchProject,
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const keyFile = join(scope.tmp, 'minimal-key.pem');
   writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  const minimal = await track(scope, startChild({
-    name: 'minimal handlers',
-    script: 'bench/servers/minimal-server.ts',
-    env: { DATABASE_URL: databaseUrl(scope.database), MINIMAL_SCHEMA: SVC_SCHEMA, MINIMAL_PROJECT_ID: project.id, MINIMAL_PRIVATE_KEY_FILE: keyFile },
-    logFile: join(scope.tmp, 'minimal.log'),
-  }));
+  const minimal = await track(
+    scope,
+    startChild({
+      name: 'minimal handlers',
+      script: 'bench/servers/minimal-server.ts',
+      env: { DATABASE_URL: databaseUrl(scope.database), MINIMAL_SCHEMA: SVC_SCHEMA, MINIMAL_PROJECT_ID: project.id, MINIMAL_PRIVATE_KEY_FILE: keyFile },
+      logFile: join(scope.tmp, 'minimal.log'),
+    }),
+  );
   try {
     const sessions = await seeder.insertSessions(project.id, userIds.slice(0, 4));
-    const tokens = sessions.map((s, i) => signJwt(accessClaims({ projectId: project.id, sub: s.userId, sid: s.sessionId, email: `bench-user-${i + 1}@example.test`, role: 'user' }), privateKey, 'minimal'));
+    const tokens = sessions.map((s, i) =>
+      signJwt(accessClaims({ projectId: project.id, sub: s.userId, sid: s.sessionId, email: `bench-user-${i + 1}@example.test`, role: 'user' }), privateKey, 'minimal'),
+    );
     const series: Array<[string, string, WorkloadFactory, string[]]> = [
       ['hello (node:http)', 'hello', () => rows.get('/hello'), []],
       ['me (minimal)', 'me', () => rows.bearerGet('/me', {}, tokens), ['minimal me']],
@@ -93,14 +107,31 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
   const hash = (name: string): Ceiling => ({ name, perSecond: results.ceilings[name].perSecond });
   const tag = `${system.includes('SQLite') ? 'sqlite' : 'pg'}-${Date.now().toString(36)}`;
   if (bench.wants('sign-up')) await bench.row(system, 'sign-up', api.url, () => rows.signUp(project.apiKey, tag), { ceiling: hash('bcrypt hash') });
-  const seriesOrRow = system === 'svc · PostgreSQL'
-    ? (name: string, endpoint: string, make: Parameters<Bench['series']>[4], ceiling: (c: number) => Ceiling | undefined) => bench.series(name, system, endpoint, api.url, make, ceiling)
-    : (_name: string, endpoint: string, make: Parameters<Bench['series']>[4], ceiling: (c: number) => Ceiling | undefined) => bench.row(system, endpoint, api.url, make, { ceiling: ceiling(bench.args.connections) });
-  if (bench.wants('login')) await seriesOrRow('login (svc)', 'login', () => rows.logIn(project.apiKey, SEEDED_USERS), () => hash('bcrypt compare'));
-  if (bench.wants('refresh')) await seriesOrRow('refresh (svc)', 'refresh', () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t)), bench.ceilingFrom('minimal refresh', 'refresh (minimal)'));
+  const seriesOrRow =
+    system === 'svc · PostgreSQL'
+      ? (name: string, endpoint: string, make: Parameters<Bench['series']>[4], ceiling: (c: number) => Ceiling | undefined) => bench.series(name, system, endpoint, api.url, make, ceiling)
+      : (_name: string, endpoint: string, make: Parameters<Bench['series']>[4], ceiling: (c: number) => Ceiling | undefined) =>
+          bench.row(system, endpoint, api.url, make, { ceiling: ceiling(bench.args.connections) });
+  if (bench.wants('login'))
+    await seriesOrRow(
+      'login (svc)',
+      'login',
+      () => rows.logIn(project.apiKey, SEEDED_USERS),
+      () => hash('bcrypt compare'),
+    );
+  if (bench.wants('refresh'))
+    await seriesOrRow(
+      'refresh (svc)',
+      'refresh',
+      () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t)),
+      bench.ceilingFrom('minimal refresh', 'refresh (minimal)'),
+    );
   const accessTokens = await Promise.all([1, 2, 3, 4].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
   if (bench.wants('me')) await seriesOrRow('me (svc)', 'me', () => rows.bearerGet('/api/auth/me', key, accessTokens), bench.ceilingFrom('minimal me', 'me (minimal)'));
-  if (bench.wants('magic-link')) await bench.row(system, 'magic-link request', api.url, () => rows.magicLink(project.apiKey, SEEDED_USERS), { ceiling: bench.ceilingFrom('minimal refresh (pg txn)', 'refresh (minimal)')(bench.args.connections) });
+  if (bench.wants('magic-link'))
+    await bench.row(system, 'magic-link request', api.url, () => rows.magicLink(project.apiKey, SEEDED_USERS), {
+      ceiling: bench.ceilingFrom('minimal refresh (pg txn)', 'refresh (minimal)')(bench.args.connections),
+    });
   if (system !== 'svc · PostgreSQL' || !bench.wants('mixed')) return;
   // Logins keep every pool thread busy (16 > 4 threads) while /me is asked: the case docs/security.md#access-tokens describes.
   await settle();

@@ -98,7 +98,9 @@ export async function servicePasswordHash(cost: number): Promise<string> {
 
 /** Deletes the run's rate-limit keys (they would expire within 60 s anyway). */
 export async function clearRedisPrefix(prefix: string): Promise<void> {
-  const Redis = createRequire(join(ROOT, 'packages/adapters-redis/package.json'))('ioredis') as new (url: string) => {
+  const Redis = createRequire(join(ROOT, 'packages/adapters-redis/package.json'))('ioredis') as new (
+    url: string,
+  ) => {
     scan(cursor: string, ...args: unknown[]): Promise<[string, string[]]>;
     del(...keys: string[]): Promise<number>;
     quit(): Promise<unknown>;

@@ -36,7 +36,9 @@ async function refresh(res: ServerResponse, presented: string): Promise<void> {
   const successor = randomBytes(32).toString('base64url');
   try {
     await client.query('BEGIN');
-    ({ rows: [row] } = await client.query(
+    ({
+      rows: [row],
+    } = await client.query(
       `SELECT t.session_id, s.user_id, u.email, u.role FROM refresh_tokens t
        JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id
        JOIN users u ON u.project_id = s.project_id AND u.environment = s.environment AND u.id = s.user_id

@@ -46,7 +46,7 @@ describe('judgeTargets (the verdicts of a run against bench/README.md targets)',
     expect(verdict(mixed, '/me p99 <= 25 ms')).toBe(false);
   });
 
-  it('compares password rows with better-auth by share of each one\'s own hash ceiling', () => {
+  it("compares password rows with better-auth by share of each one's own hash ceiling", () => {
     const results = stored();
     row(results, 'svc · PostgreSQL', 'login').ratio = 0.9;
     row(results, 'better-auth · PostgreSQL', 'sign-in').ratio = 0.91;

@@ -77,7 +77,12 @@ function substitute(value, args) {
  * @param {string} args
  */
 export function parseEnv(args) {
-  return Object.fromEntries(args.split(/\s+/).filter(Boolean).map((pair) => pair.split(/=(.*)/s).slice(0, 2)));
+  return Object.fromEntries(
+    args
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => pair.split(/=(.*)/s).slice(0, 2)),
+  );
 }
 
 /**

@@ -62,7 +62,10 @@ describe('docs/architecture.md "How the code is laid out" matches apps/api/src',
 });
 
 describe('docs/architecture.md "How the code is laid out" names the folders of core and of the workspace', () => {
-  const section = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8').split('## How the code is laid out')[1]?.split('\n## ')[0] ?? '';
+  const section =
+    readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8')
+      .split('## How the code is laid out')[1]
+      ?.split('\n## ')[0] ?? '';
   const paragraphs = section.split('\n\n');
   const folders = (text: string) => [...text.matchAll(/`([a-z-]+(?:\/[a-z-]+)*\/)`/g)].map((match) => match[1]);
 

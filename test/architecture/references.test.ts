@@ -19,9 +19,7 @@ const FORBIDDEN: { what: string; pattern: RegExp }[] = [
 
 /** Every forbidden reference in `text`, as `line: what`. */
 function references(text: string): string[] {
-  return text.split('\n').flatMap((line, index) =>
-    FORBIDDEN.filter(({ pattern }) => pattern.test(line)).map(({ what }) => `${index + 1}: ${what}`),
-  );
+  return text.split('\n').flatMap((line, index) => FORBIDDEN.filter(({ pattern }) => pattern.test(line)).map(({ what }) => `${index + 1}: ${what}`));
 }
 
 // Tracked text files; bench/results holds measurement output (JSON, SVG), not prose.

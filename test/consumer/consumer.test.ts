@@ -43,8 +43,14 @@ describe('the tarballs', () => {
     const versions = new Set(app.tarballs.map((tarball) => tarball.version));
     expect(versions.size).toBe(1);
     for (const tarball of app.tarballs) {
-      const files = run('tar', ['-tzf', tarball.file], { cwd: ROOT }).trim().split('\n').map((file) => file.replace(/^package\//, ''));
-      expect({ name: tarball.name, strays: files.filter((file) => /(^|\/)(test|tests|fixtures|__tests__)\/|\.test\.|\.ts$/.test(file) && !/\.d\.m?ts$/.test(file)) }).toEqual({ name: tarball.name, strays: [] });
+      const files = run('tar', ['-tzf', tarball.file], { cwd: ROOT })
+        .trim()
+        .split('\n')
+        .map((file) => file.replace(/^package\//, ''));
+      expect({ name: tarball.name, strays: files.filter((file) => /(^|\/)(test|tests|fixtures|__tests__)\/|\.test\.|\.ts$/.test(file) && !/\.d\.m?ts$/.test(file)) }).toEqual({
+        name: tarball.name,
+        strays: [],
+      });
       expect(files).toEqual(expect.arrayContaining(['package.json', 'LICENSE', 'README.md']));
       const manifest = manifestOf(tarball.name);
       expect({ name: tarball.name, workspace: JSON.stringify(manifest).includes('workspace:') }).toEqual({ name: tarball.name, workspace: false });
@@ -125,7 +131,11 @@ describe('types', () => {
 
 function tsc(dir: string, name: string, config: object): void {
   writeFileSync(join(dir, name), JSON.stringify(config, null, 2));
-  const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, name)], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, name)], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   expect({ config: name, errors: (result.stdout + result.stderr).trim() }).toEqual({ config: name, errors: '' });
 }
 
@@ -213,9 +223,18 @@ describe('the installed svc bin, a customer app and the SDK', () => {
       const proxy = createSessionHandler({ apiKey: project.apiKeys.sandbox, baseUrl: apiUrl });
       const origin = 'https://app.example.com';
       const email = `edge-${how}@example.com`;
-      const signup = await proxy(new Request(`${origin}/api/session/signup`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: origin }, body: JSON.stringify({ email, password: 'correct horse battery' }) }));
+      const signup = await proxy(
+        new Request(`${origin}/api/session/signup`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Origin: origin },
+          body: JSON.stringify({ email, password: 'correct horse battery' }),
+        }),
+      );
       expect({ how, status: signup.status }).toEqual({ how, status: 201 });
-      const cookie = signup.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+      const cookie = signup.headers
+        .getSetCookie()
+        .map((line) => line.split(';')[0])
+        .join('; ');
       const session = await proxy(new Request(`${origin}/api/session/session`, { headers: { Cookie: cookie } }));
       expect(await session.json()).toMatchObject({ data: { user: { email } } });
       expect(['process', 'Buffer', 'require'].filter((name) => name in context)).toEqual([]);

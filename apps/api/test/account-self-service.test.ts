@@ -27,7 +27,14 @@ function accountCases(start: () => Promise<RealApp>) {
   });
 
   const signIn = async (apiKey: string, email: string, headers: Record<string, string>, path = '/api/auth/login') =>
-    (await request(real.app).post(path).set('X-API-Key', apiKey).set(headers).send({ email, password: PASSWORD }).expect(path.endsWith('signup') ? 201 : 200)).body.data;
+    (
+      await request(real.app)
+        .post(path)
+        .set('X-API-Key', apiKey)
+        .set(headers)
+        .send({ email, password: PASSWORD })
+        .expect(path.endsWith('signup') ? 201 : 200)
+    ).body.data;
   const as = (apiKey: string, accessToken: string) => ({ 'X-API-Key': apiKey, Authorization: `Bearer ${accessToken}` });
 
   it('lists the sessions with address, user agent and which is current; ends one, the others, then all', async () => {
@@ -37,11 +44,13 @@ function accountCases(start: () => Promise<RealApp>) {
     const tablet = await signIn(key, email, { 'X-Svc-Client-Ip': '2001:db8:1:2:3:4:5:6', 'User-Agent': 'Tablet/2' });
     const listed = (await request(real.app).get('/api/auth/sessions').set(as(key, laptop.accessToken)).expect(200)).body.data.sessions;
     expect(listed).toHaveLength(3);
-    expect(listed).toEqual(expect.arrayContaining([
-      expect.objectContaining({ address: '198.51.100.7', userAgent: 'Svc Phone/1.0', current: false }),
-      expect.objectContaining({ address: '203.0.113.20', userAgent: FIREFOX, current: true }),
-      expect.objectContaining({ address: '2001:db8:1:2::/64', userAgent: 'Tablet/2', current: false }),
-    ]));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ address: '198.51.100.7', userAgent: 'Svc Phone/1.0', current: false }),
+        expect.objectContaining({ address: '203.0.113.20', userAgent: FIREFOX, current: true }),
+        expect.objectContaining({ address: '2001:db8:1:2::/64', userAgent: 'Tablet/2', current: false }),
+      ]),
+    );
     const phoneSession = listed.find((s: { userAgent: string }) => s.userAgent === 'Svc Phone/1.0');
     expect(phoneSession).toEqual({ id: expect.any(String), createdAt: expect.any(String), lastUsedAt: expect.any(String), address: '198.51.100.7', userAgent: 'Svc Phone/1.0', current: false });
 
@@ -96,8 +105,8 @@ function accountCases(start: () => Promise<RealApp>) {
   });
 
   it('deletes the account with everything of it, under the recent sign-in rule, and frees its place in the plan', async () => {
-    const limited = (await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
-      .send({ name: 'One seat', userLimit: 1, recentSignInSeconds: 0 }).expect(201)).body.data.apiKeys.production as string;
+    const limited = (await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).send({ name: 'One seat', userLimit: 1, recentSignInSeconds: 0 }).expect(201))
+      .body.data.apiKeys.production as string;
     const user = await signIn(limited, 'leaving@example.test', {}, '/api/auth/signup');
     const other = await signIn(limited, 'leaving@example.test', {});
     expect((await request(real.app).post('/api/auth/signup').set('X-API-Key', limited).send({ email: 'next@example.test', password: PASSWORD }).expect(403)).body.error).toBe('plan_limit_reached');
@@ -112,15 +121,19 @@ function accountCases(start: () => Promise<RealApp>) {
   });
 
   it('required e-mail verification: no sign-in until the mailed link confirms the address', async () => {
-    const created = (await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
-      .send({ name: 'Verified', emailVerification: 'required', emailVerificationUrl: 'https://app.example.test/verify' }).expect(201)).body.data;
+    const created = (
+      await request(real.app)
+        .post('/admin/projects')
+        .set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
+        .send({ name: 'Verified', emailVerification: 'required', emailVerificationUrl: 'https://app.example.test/verify' })
+        .expect(201)
+    ).body.data;
     const sandbox = created.apiKeys.sandbox as string;
     const email = 'confirm@example.test';
     const post = (path: string, body: object) => request(real.app).post(path).set('X-API-Key', sandbox).send(body);
     expect((await post('/api/auth/signup', { email, password: PASSWORD }).expect(403)).body.error).toBe('email_not_verified');
     expect((await post('/api/auth/login', { email, password: PASSWORD }).expect(403)).body.error).toBe('email_not_verified');
-    const outbox = await request(real.app).get(`/admin/projects/${created.project.id}/environments/sandbox/outbox`).query({ email })
-      .set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).expect(200);
+    const outbox = await request(real.app).get(`/admin/projects/${created.project.id}/environments/sandbox/outbox`).query({ email }).set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).expect(200);
     expect(outbox.body.data.mails).toHaveLength(1);
     expect(outbox.body.data.mails[0]).toMatchObject({ template: 'email_verification', subject: 'Confirm your Verified e-mail address' });
     const token = new URL(outbox.body.data.mails[0].links[0]).searchParams.get('token');
@@ -130,13 +143,14 @@ function accountCases(start: () => Promise<RealApp>) {
   });
 
   it('changes the e-mail address once the new mailbox confirms it (link from the sandbox mailbox)', async () => {
-    const created = (await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
-      .send({ name: 'Mover', emailVerificationUrl: 'https://app.example.test/verify' }).expect(201)).body.data;
+    const created = (
+      await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).send({ name: 'Mover', emailVerificationUrl: 'https://app.example.test/verify' }).expect(201)
+    ).body.data;
     const sandbox = created.apiKeys.sandbox as string;
     const user = await signIn(sandbox, 'before@example.test', {}, '/api/auth/signup');
     await request(real.app).post('/api/auth/email/change').set(as(sandbox, user.accessToken)).send({ newEmail: 'after@example.test' }).expect(200);
-    const outbox = (email: string) => request(real.app).get(`/admin/projects/${created.project.id}/environments/sandbox/outbox`).query({ email })
-      .set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).expect(200);
+    const outbox = (email: string) =>
+      request(real.app).get(`/admin/projects/${created.project.id}/environments/sandbox/outbox`).query({ email }).set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).expect(200);
     expect((await outbox('before@example.test')).body.data.mails[0]).toMatchObject({ template: 'email_change_notice', links: [], code: null });
     const [mail] = (await outbox('after@example.test')).body.data.mails;
     expect(mail).toMatchObject({ template: 'email_change', code: expect.stringMatching(/^\d{6}$/) });
@@ -147,14 +161,14 @@ function accountCases(start: () => Promise<RealApp>) {
   });
 
   it('signs in with the code of a magic-link mail (from the sandbox mailbox); five wrong codes end it', async () => {
-    const created = (await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
-      .send({ name: 'Codes', magicLinkUrl: 'https://app.example.test/magic' }).expect(201)).body.data;
+    const created = (
+      await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).send({ name: 'Codes', magicLinkUrl: 'https://app.example.test/magic' }).expect(201)
+    ).body.data;
     const sandbox = created.apiKeys.sandbox as string;
     const post = (path: string, body: object) => request(real.app).post(path).set('X-API-Key', sandbox).send(body);
     const codeOf = async (email: string) => {
       for (let turn = 0; turn < 100; turn += 1) {
-        const res = await request(real.app).get(`/admin/projects/${created.project.id}/environments/sandbox/outbox`).query({ email })
-          .set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).expect(200);
+        const res = await request(real.app).get(`/admin/projects/${created.project.id}/environments/sandbox/outbox`).query({ email }).set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).expect(200);
         if (res.body.data.mails.length) return res.body.data.mails[0].code as string;
         await new Promise((resolve) => setImmediate(resolve)); // the request mails after its answer
       }

@@ -98,8 +98,15 @@ function managementSuite(label: string, open: Open | ((url: string) => Open), de
       const path = `/admin/projects/${id}/environments/production/users/${signed.user.id}`;
       const detail = (await get(path).expect(200)).body.data.user;
       expect(detail).toMatchObject({
-        id: signed.user.id, email: 'grace@example.test', role: 'user', emailVerified: false, banned: false,
-        hasPassword: true, totpEnabled: false, passkeys: [], identities: [],
+        id: signed.user.id,
+        email: 'grace@example.test',
+        role: 'user',
+        emailVerified: false,
+        banned: false,
+        hasPassword: true,
+        totpEnabled: false,
+        passkeys: [],
+        identities: [],
       });
       expect(detail.sessions).toHaveLength(1);
       expect(detail.sessions[0]).toMatchObject({ active: true, revokedAt: null });
@@ -136,8 +143,10 @@ function managementSuite(label: string, open: Open | ((url: string) => Open), de
       expect(after.filter((s) => s.active)).toHaveLength(1);
       const stranger = await signUp(live, 'stranger@example.test');
       const other = after.find((s) => s.active)!;
-      expect((await del(`/admin/projects/${id}/environments/production/users/${stranger.user.id}/sessions/${other.id}`).expect(404)).body)
-        .toEqual({ error: 'not_found', message: 'Session not found.' });
+      expect((await del(`/admin/projects/${id}/environments/production/users/${stranger.user.id}/sessions/${other.id}`).expect(404)).body).toEqual({
+        error: 'not_found',
+        message: 'Session not found.',
+      });
       expect((await post(`${path}/sessions/revoke-all`).expect(200)).body).toEqual({ data: { revoked: 1 } });
       for (const token of [one.refreshToken, two.body.data.refreshToken]) {
         await request(app).post('/api/auth/refresh').set('X-API-Key', live).send({ refreshToken: token }).expect(401);
@@ -161,13 +170,23 @@ function managementSuite(label: string, open: Open | ((url: string) => Open), de
   });
 }
 
-managementSuite('SQLite', () => startRealApp(), (name, body) => describe(name, () => body('')));
+managementSuite(
+  'SQLite',
+  () => startRealApp(),
+  (name, body) => describe(name, () => body('')),
+);
 managementSuite(
   'PostgreSQL',
   (url: string) => async () => {
     const database = await createTestDatabase(url);
     const real = await startRealApp({ DATABASE_URL: database.url });
-    return { app: real.app, close: async () => { await real.close(); await database.drop(); } };
+    return {
+      app: real.app,
+      close: async () => {
+        await real.close();
+        await database.drop();
+      },
+    };
   },
   describeWithPostgres,
 );

@@ -28,8 +28,15 @@ describe('GET /admin/projects/{id}/environments/sandbox/outbox', () => {
     const queued = (await admin(app).get(path).expect(200)).body.data.mails;
     expect(queued).toEqual([
       {
-        id: expect.any(String), to: 'e2e@example.com', template: 'magic_link', status: 'pending', attempts: 0, lastError: null,
-        createdAt: expect.any(String), sentAt: null, subject: 'Your sign-in link for Mail project',
+        id: expect.any(String),
+        to: 'e2e@example.com',
+        template: 'magic_link',
+        status: 'pending',
+        attempts: 0,
+        lastError: null,
+        createdAt: expect.any(String),
+        sentAt: null,
+        subject: 'Your sign-in link for Mail project',
         links: [expect.stringMatching(/^https:\/\/app\.example\.test\/auth\/magic\?from=mail&token=ml_sbx_.+&project=/)],
         code: expect.stringMatching(/^\d{6}$/),
       },

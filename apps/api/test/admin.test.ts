@@ -2,9 +2,31 @@ import request from 'supertest';
 import { ADMIN_TOKEN, admin, buildTestApp, createProject, ISO_DATE, signUp } from './helpers';
 
 const PROJECT_KEYS = [
-  'absoluteSessionLifetimeSeconds', 'accessTokenTtlSeconds', 'allowedOrigins', 'auditRetentionDays', 'createdAt', 'defaultMeta', 'emailTemplates', 'emailVerification', 'emailVerificationUrl', 'id', 'magicLinkUrl', 'name',
-  'oidcLoginUrl', 'passwordResetUrl', 'plan', 'rateLimits', 'recentSignInSeconds', 'redirectUrls', 'refreshReuseGraceSeconds', 'refreshReuseResponse', 'refreshTokenTtlSeconds', 'rejectCommonPasswords', 'updatedAt',
-  'userLimit', 'webauthn',
+  'absoluteSessionLifetimeSeconds',
+  'accessTokenTtlSeconds',
+  'allowedOrigins',
+  'auditRetentionDays',
+  'createdAt',
+  'defaultMeta',
+  'emailTemplates',
+  'emailVerification',
+  'emailVerificationUrl',
+  'id',
+  'magicLinkUrl',
+  'name',
+  'oidcLoginUrl',
+  'passwordResetUrl',
+  'plan',
+  'rateLimits',
+  'recentSignInSeconds',
+  'redirectUrls',
+  'refreshReuseGraceSeconds',
+  'refreshReuseResponse',
+  'refreshTokenTtlSeconds',
+  'rejectCommonPasswords',
+  'updatedAt',
+  'userLimit',
+  'webauthn',
 ];
 
 describe('admin API authentication', () => {
@@ -26,7 +48,9 @@ describe('admin API authentication', () => {
 describe('admin projects', () => {
   it('POST /admin/projects -> 201 with the project, both keys and both public keys', async () => {
     const { app } = buildTestApp();
-    const res = await admin(app).post('/admin/projects', { name: '  Shop ', plan: 'SOLO', allowedOrigins: ['https://shop.example'], redirectUrls: ['http://localhost:3000/cb'] }).expect(201);
+    const res = await admin(app)
+      .post('/admin/projects', { name: '  Shop ', plan: 'SOLO', allowedOrigins: ['https://shop.example'], redirectUrls: ['http://localhost:3000/cb'] })
+      .expect(201);
     const { project, apiKeys, publicKeys } = res.body.data;
     expect(Object.keys(project).sort()).toEqual(PROJECT_KEYS);
     expect(project).toMatchObject({ name: 'Shop', plan: 'SOLO', allowedOrigins: ['https://shop.example'], userLimit: null, accessTokenTtlSeconds: 900, refreshReuseGraceSeconds: 0 });

@@ -48,7 +48,11 @@ function auditCases(start: () => Promise<RealApp>) {
     const all: Entry[] = [];
     let cursor: string | undefined;
     do {
-      const res = await request(real.app).get(auditPath(env)).set(adminAuth).query({ ...query, ...(cursor ? { cursor } : {}) }).expect(200);
+      const res = await request(real.app)
+        .get(auditPath(env))
+        .set(adminAuth)
+        .query({ ...query, ...(cursor ? { cursor } : {}) })
+        .expect(200);
       all.push(...res.body.data.entries);
       cursor = res.body.data.nextCursor ?? undefined;
     } while (cursor);

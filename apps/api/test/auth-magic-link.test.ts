@@ -111,9 +111,15 @@ describe('POST /api/auth/magic-link', () => {
   it('uses the project template overrides, escaping values in html; unusable overrides are refused', async () => {
     const { app, deliver, mailer } = buildEmailApp();
     const project = await createMailProject(app, { name: 'Shop <b>&</b>' });
-    await admin(app).patch(`/admin/projects/${project.id}`, { emailTemplates: { magicLink: { text: 'x' } } }).expect(400);
-    await admin(app).patch(`/admin/projects/${project.id}`, { emailTemplates: { magicLink: { subject: 'Hi {{nam}}' } } }).expect(400);
-    await admin(app).patch(`/admin/projects/${project.id}`, { emailTemplates: { other: {} } }).expect(400);
+    await admin(app)
+      .patch(`/admin/projects/${project.id}`, { emailTemplates: { magicLink: { text: 'x' } } })
+      .expect(400);
+    await admin(app)
+      .patch(`/admin/projects/${project.id}`, { emailTemplates: { magicLink: { subject: 'Hi {{nam}}' } } })
+      .expect(400);
+    await admin(app)
+      .patch(`/admin/projects/${project.id}`, { emailTemplates: { other: {} } })
+      .expect(400);
     const emailTemplates = { magicLink: { subject: 'Log in to {{projectName}}', html: '<p>{{projectName}}: <a href="{{link}}">go</a> ({{expiresInMinutes}} min)</p>' } };
     const patched = await admin(app).patch(`/admin/projects/${project.id}`, { emailTemplates }).expect(200);
     expect(patched.body.data.project.emailTemplates).toEqual(emailTemplates);

@@ -9,8 +9,7 @@ const OLD = 'correct horse battery';
 const NEW = 'new staple battery';
 
 const update = (app: Express, key: string, body: object) => request(app).post('/api/auth/password/update').set('X-API-Key', key).send(body);
-const login = (app: Express, key: string, email: string, password: string) =>
-  request(app).post('/api/auth/login').set('X-API-Key', key).send({ email, password });
+const login = (app: Express, key: string, email: string, password: string) => request(app).post('/api/auth/login').set('X-API-Key', key).send({ email, password });
 
 describe('POST /api/auth/password/reset', () => {
   it('answers success and queues a mail linking to passwordResetUrl; nothing is sent inline', async () => {

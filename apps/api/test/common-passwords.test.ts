@@ -17,7 +17,11 @@ describe('common passwords over HTTP', () => {
   });
 
   async function project(body: object) {
-    const res = await request(real.app).post('/admin/projects').set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).send({ name: 'Passwords', ...body }).expect(201);
+    const res = await request(real.app)
+      .post('/admin/projects')
+      .set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
+      .send({ name: 'Passwords', ...body })
+      .expect(201);
     return { id: res.body.data.project.id as string, key: res.body.data.apiKeys.sandbox as string };
   }
   const signUp = (key: string, email: string, password: string) => request(real.app).post('/api/auth/signup').set('X-API-Key', key).send({ email, password });

@@ -166,10 +166,7 @@ describe('loadConfig', () => {
   });
 
   it('requires SVC_ADMIN_TOKEN and SVC_MASTER_KEY when NODE_ENV=production', () => {
-    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
-      'SVC_ADMIN_TOKEN is required when NODE_ENV=production.',
-      'SVC_MASTER_KEY is required when NODE_ENV=production.',
-    ]);
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual(['SVC_ADMIN_TOKEN is required when NODE_ENV=production.', 'SVC_MASTER_KEY is required when NODE_ENV=production.']);
     expect(problemsOf({ NODE_ENV: 'production', SVC_ADMIN_TOKEN: TOKEN })).toEqual(['SVC_MASTER_KEY is required when NODE_ENV=production.']);
     expect(loadConfig({ NODE_ENV: 'production', SVC_ADMIN_TOKEN: TOKEN, SVC_MASTER_KEY: HEX_KEY }).production).toBe(true);
   });

@@ -106,7 +106,10 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.keyboard.press('Enter');
 
     // Projects: list, search, create (keys shown once).
-    await page.getByRole('link', { name: /^Filler / }).first().waitFor();
+    await page
+      .getByRole('link', { name: /^Filler / })
+      .first()
+      .waitFor();
     expect(await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.cookie)).not.toContain(REAL_ADMIN_TOKEN);
     expect(await page.evaluate(() => document.cookie)).toBe('');
     await check(page, '02-projects');
@@ -128,7 +131,10 @@ describeWithChromium('the admin console in Chromium', () => {
     await check(page, '03-project-created');
     await page.getByLabel('Search projects by name').fill('beta');
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.getByRole('link', { name: /^Filler / }).first().waitFor({ state: 'detached' });
+    await page
+      .getByRole('link', { name: /^Filler / })
+      .first()
+      .waitFor({ state: 'detached' });
     expect(await page.getByRole('table').getByRole('link').allTextContents()).toEqual(['Beta shop']);
     await page.getByLabel('Search projects by name').fill('acme');
     await page.getByRole('button', { name: 'Search' }).click();
@@ -215,7 +221,10 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByLabel('Name', { exact: true }).fill('Partner portal');
     await page.getByLabel('Redirect URIs').fill('https://partner.example/callback');
     await page.getByRole('button', { name: 'Register client' }).click();
-    await page.getByRole('cell', { name: /Partner portal/ }).first().waitFor();
+    await page
+      .getByRole('cell', { name: /Partner portal/ })
+      .first()
+      .waitFor();
     expect(await page.getByTestId('secret').count()).toBe(2);
     await check(page, '09-sign-in-methods');
     const providers = await adminCall('GET', `/admin/projects/${project.id}/oauth-providers?environment=sandbox`);
@@ -269,7 +278,10 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.goto(`${origin}/console`);
     await page.getByLabel('Admin token').fill(REAL_ADMIN_TOKEN);
     await page.keyboard.press('Enter');
-    await page.getByRole('link', { name: /^Filler / }).first().waitFor();
+    await page
+      .getByRole('link', { name: /^Filler / })
+      .first()
+      .waitFor();
     // Same site, the cookie goes along: the session answers.
     expect((await context.request.get(`${origin}/console/api/session`)).status()).toBe(200);
 

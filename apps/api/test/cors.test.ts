@@ -6,12 +6,7 @@ const EVIL = 'https://evil.example';
 describe('CORS by project', () => {
   it('answers a preflight for any origin with the allowed methods, headers and max-age (no key on preflights)', async () => {
     const { http } = buildTestApp();
-    const res = await http
-      .options('/api/auth/login')
-      .set('Origin', EVIL)
-      .set('Access-Control-Request-Method', 'POST')
-      .set('Access-Control-Request-Headers', 'x-api-key, content-type')
-      .expect(204);
+    const res = await http.options('/api/auth/login').set('Origin', EVIL).set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'x-api-key, content-type').expect(204);
     expect(res.headers['access-control-allow-origin']).toBe(EVIL);
     expect(res.headers['access-control-allow-methods']).toBe('GET, POST, DELETE');
     expect(res.headers['access-control-allow-headers']).toBe('X-API-Key, Content-Type, Authorization, X-Request-Id');
@@ -60,7 +55,11 @@ describe('CORS by project', () => {
   it('magic-link verify takes its project from the `project` query; HEAD never reaches it', async () => {
     const { app, http } = buildTestApp();
     const project = await createProject(app, { name: 'Listed', allowedOrigins: [APP] });
-    const verify = (origin: string, projectId = project.id) => http.get('/api/auth/magic-link/verify').query({ token: 'x'.repeat(43), project: projectId }).set('Origin', origin);
+    const verify = (origin: string, projectId = project.id) =>
+      http
+        .get('/api/auth/magic-link/verify')
+        .query({ token: 'x'.repeat(43), project: projectId })
+        .set('Origin', origin);
     const refused = await verify(EVIL).expect(403);
     expect(refused.body.error).toBe('origin_not_allowed');
     const allowed = await verify(APP);

@@ -26,11 +26,9 @@ export function createMailProject(app: Express, body: Record<string, unknown> = 
   return createProject(app, { name: 'Mail project', magicLinkUrl: MAGIC_URL, passwordResetUrl: RESET_URL, ...body });
 }
 
-export const requestMagicLink = (app: Express, key: string, body: object) =>
-  request(app).post('/api/auth/magic-link').set('X-API-Key', key).send(body);
+export const requestMagicLink = (app: Express, key: string, body: object) => request(app).post('/api/auth/magic-link').set('X-API-Key', key).send(body);
 
-export const requestReset = (app: Express, key: string, email: string) =>
-  request(app).post('/api/auth/password/reset').set('X-API-Key', key).send({ email });
+export const requestReset = (app: Express, key: string, email: string) => request(app).post('/api/auth/password/reset').set('X-API-Key', key).send({ email });
 
 /** GET verify with the `token` and `project` of a link (or given ones). */
 export const verify = (app: Express, query: { token?: string; project?: string } | URL) => {
@@ -41,5 +39,4 @@ export const verify = (app: Express, query: { token?: string; project?: string }
 export const tokenOf = (link: URL) => link.searchParams.get('token')!;
 
 /** Users of one environment, through the admin port (no HTTP needed for a count). */
-export const countUsers = (deps: AuthDeps, projectId: string, environment: 'production' | 'sandbox' = 'production') =>
-  deps.users.count({ projectId, environment });
+export const countUsers = (deps: AuthDeps, projectId: string, environment: 'production' | 'sandbox' = 'production') => deps.users.count({ projectId, environment });

@@ -24,9 +24,15 @@ describe('e-mail flows over real SMTP', () => {
     const built = buildEmailApp({
       config: { rateLimits },
       deps: {
-        projects: storage.projects, apiKeys: storage.apiKeys, users: storage.users, sessions: storage.sessions,
-        signingKeys: storage.signingKeys, oneTimeTokens: storage.oneTimeTokens, outbox: storage.outbox,
-        twoFactor: storage.twoFactor, passkeys: storage.passkeys,
+        projects: storage.projects,
+        apiKeys: storage.apiKeys,
+        users: storage.users,
+        sessions: storage.sessions,
+        signingKeys: storage.signingKeys,
+        oneTimeTokens: storage.oneTimeTokens,
+        outbox: storage.outbox,
+        twoFactor: storage.twoFactor,
+        passkeys: storage.passkeys,
         secretBox: new MasterKeySecretBox({ masterKey: Buffer.alloc(32, 9) }),
         passwords: new BcryptPasswordHasher({ cost: 4 }),
       },
@@ -160,6 +166,9 @@ describe('e-mail flows over real SMTP', () => {
     const after = await storage.database.query<{ environment: string; sealed_payload: string | null }>(
       "SELECT environment, sealed_payload FROM mail_outbox WHERE recipient = 'rest@example.com' ORDER BY environment",
     );
-    expect(after.map((row) => [row.environment, row.sealed_payload === null])).toEqual([['production', true], ['sandbox', false]]);
+    expect(after.map((row) => [row.environment, row.sealed_payload === null])).toEqual([
+      ['production', true],
+      ['sandbox', false],
+    ]);
   });
 });

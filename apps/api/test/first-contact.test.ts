@@ -53,7 +53,7 @@ describe('starting the API process', () => {
     }
   }, 60_000);
 
-  it('with a master key that is not the database\'s, says so and exits 1 instead of failing sign-ins', async () => {
+  it("with a master key that is not the database's, says so and exits 1 instead of failing sign-ins", async () => {
     // The first start (development) creates the demo project and its signing keys under key A.
     const first = await startApiProcess(env());
     await first.stop();

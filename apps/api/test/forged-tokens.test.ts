@@ -28,8 +28,7 @@ describe('forged access tokens at GET /api/auth/me (real RS256 codec)', () => {
     config: { adminToken: ADMIN_TOKEN, trustProxy: false, rateLimits: structuredClone(DEFAULT_RATE_LIMITS) },
     ready: async () => {},
   });
-  const me = (key: string, token: string) =>
-    request(app).get('/api/auth/me').set('X-API-Key', key).set('Authorization', `Bearer ${token}`);
+  const me = (key: string, token: string) => request(app).get('/api/auth/me').set('X-API-Key', key).set('Authorization', `Bearer ${token}`);
 
   let project: Awaited<ReturnType<typeof createProject>>;
   let token: string;

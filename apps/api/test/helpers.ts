@@ -20,9 +20,7 @@ export interface TestProject {
 }
 
 /** An app over in-memory fakes with a FixedClock; log lines are kept in `logs`. */
-export function buildTestApp(
-  options: { config?: Partial<AppConfig>; rateLimiter?: RateLimiter; ready?: () => Promise<void>; deps?: Partial<AuthDeps> } = {},
-) {
+export function buildTestApp(options: { config?: Partial<AppConfig>; rateLimiter?: RateLimiter; ready?: () => Promise<void>; deps?: Partial<AuthDeps> } = {}) {
   const deps = createInMemoryDeps(options.deps);
   const metrics = createMetrics();
   // As the container wires them: events carry their request's context and are counted.

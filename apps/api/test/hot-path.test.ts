@@ -95,7 +95,15 @@ describe('GET /api/auth/me on the hot path', () => {
     const stub = express();
     stub.all('/api/auth/me', (_req, res) => void res.status(418).json({ via: 'express' }));
     const logs: string[] = [];
-    const logger = createLogger({ level: 'info', destination: new Writable({ write: (chunk, _e, done) => { logs.push(String(chunk)); done(); } }) });
+    const logger = createLogger({
+      level: 'info',
+      destination: new Writable({
+        write: (chunk, _e, done) => {
+          logs.push(String(chunk));
+          done();
+        },
+      }),
+    });
     installHotPaths(stub, { auth, metrics: createMetrics(), logger });
     const http = request(stub);
     const call = (path = '/api/auth/me') => http.get(path).set('X-API-Key', project.live).set('Authorization', `Bearer ${session.accessToken}`);

@@ -100,10 +100,14 @@ describe('input limits over HTTP: the envelope, never a 500, and the process sta
   it('413 for a chunked body once it passes 64 KiB', async () => {
     const { app, http, project } = await setup();
     const chunk = `{"email":"a@b.com","password":"long enough","meta":{"blob":"${'x'.repeat(70 * 1024)}"}}`;
-    const res = await rawRequest(app, (req) => {
-      for (let i = 0; i < chunk.length; i += 8192) req.write(chunk.slice(i, i + 8192));
-      req.end();
-    }, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'X-API-Key': project.live });
+    const res = await rawRequest(
+      app,
+      (req) => {
+        for (let i = 0; i < chunk.length; i += 8192) req.write(chunk.slice(i, i + 8192));
+        req.end();
+      },
+      { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'X-API-Key': project.live },
+    );
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body).error).toBe('payload_too_large');
     await http.get('/healthz').expect(200);

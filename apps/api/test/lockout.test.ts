@@ -83,8 +83,13 @@ describe('failures from elsewhere do not lock the owner out of a known address o
     expect(passwordOnly.body.data.twoFactorRequired).toBe(true);
     // The whole sign-in, from another.
     const challenge = (await loginAs(http, project.live, { ip: '198.51.100.7', device: DEVICE }, PASSWORD).expect(200)).body.data;
-    await http.post('/api/auth/2fa/totp/verify').set('X-API-Key', project.live).set('X-Svc-Client-Ip', '198.51.100.7').set('X-Svc-Device-Id', DEVICE)
-      .send({ twoFactorToken: challenge.twoFactorToken, code: code() }).expect(200);
+    await http
+      .post('/api/auth/2fa/totp/verify')
+      .set('X-API-Key', project.live)
+      .set('X-Svc-Client-Ip', '198.51.100.7')
+      .set('X-Svc-Device-Id', DEVICE)
+      .send({ twoFactorToken: challenge.twoFactorToken, code: code() })
+      .expect(200);
     deps.clock.advance(24 * 3600);
 
     await attackFromFiveAddresses(http, project.live);

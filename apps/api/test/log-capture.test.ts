@@ -29,7 +29,11 @@ describe('log capture at level trace', () => {
 
     const signup = await http.post('/api/auth/signup').set('X-API-Key', project.live).set('X-Request-Id', 'req-signup').send({ email, password }).expect(201);
     const login = await http.post('/api/auth/login').set('X-API-Key', project.live).send({ email, password }).expect(200);
-    await http.post('/api/auth/login').set('X-API-Key', project.live).send({ email, password: `${password}!` }).expect(401);
+    await http
+      .post('/api/auth/login')
+      .set('X-API-Key', project.live)
+      .send({ email, password: `${password}!` })
+      .expect(401);
     const refreshed = await http.post('/api/auth/refresh').set('X-API-Key', project.live).send({ refreshToken: login.body.data.refreshToken }).expect(200);
     const me = (token: string) => http.get('/api/auth/me').set('X-API-Key', project.live).set('Authorization', `Bearer ${token}`);
     await me(refreshed.body.data.accessToken).expect(200);

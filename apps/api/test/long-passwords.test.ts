@@ -25,9 +25,12 @@ describe('passwords longer than 72 bytes (real bcrypt)', () => {
   ])('two passwords sharing their first 72 bytes (%s) do not both sign in', async (_kind, prefix) => {
     const project = await createProject(app);
     const email = `${_kind.length}@example.test`;
-    const login = (password: string) =>
-      request(app).post('/api/auth/login').set('X-API-Key', project.live).send({ email, password });
-    await request(app).post('/api/auth/signup').set('X-API-Key', project.live).send({ email, password: `${prefix}-first` }).expect(201);
+    const login = (password: string) => request(app).post('/api/auth/login').set('X-API-Key', project.live).send({ email, password });
+    await request(app)
+      .post('/api/auth/signup')
+      .set('X-API-Key', project.live)
+      .send({ email, password: `${prefix}-first` })
+      .expect(201);
     expect((await login(`${prefix}-second`)).body.error).toBe('invalid_credentials');
     expect((await login(prefix)).status).toBe(401);
     expect((await login(`${prefix}-first`)).status).toBe(200);

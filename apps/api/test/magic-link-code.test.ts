@@ -15,8 +15,7 @@ async function setup() {
     const mail = built.mailer.sentTo(email).at(-1)!;
     return { code: /code: (?:<strong>)?(\d{6})/.exec(mail.text)![1], link: built.linkTo(email), mail };
   };
-  const redeem = (email: string, code: string) =>
-    request(built.app).post('/api/auth/magic-link/verify-code').set('X-API-Key', project.live).send({ email, code });
+  const redeem = (email: string, code: string) => request(built.app).post('/api/auth/magic-link/verify-code').set('X-API-Key', project.live).send({ email, code });
   return { ...built, project, mailLink, redeem };
 }
 

@@ -133,7 +133,12 @@ describe('magic links that create users share the address budget of sign-up', ()
     await requestMagicLink(setup.app, project.live, { email: 'other@example.com' }).set('X-Svc-Client-Ip', '203.0.113.8').expect(200);
     await setup.afterAnswer.idle();
     await setup.deliver();
-    expect(setup.mailer.sent.map((mail) => mail.to).slice(-2).sort()).toEqual(['other@example.com', 'victim3@example.com']);
+    expect(
+      setup.mailer.sent
+        .map((mail) => mail.to)
+        .slice(-2)
+        .sort(),
+    ).toEqual(['other@example.com', 'victim3@example.com']);
     expect(await countUsers(setup.deps, project.id)).toBe(11);
   });
 

@@ -1,13 +1,5 @@
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
-import {
-  followRedirect,
-  startDiscordShapedProvider,
-  startGitHubShapedProvider,
-  startOpenIdProvider,
-  type DiscordAccount,
-  type GitHubAccount,
-  type OpenIdClaims,
-} from '@svc/adapters-oauth/testing';
+import { followRedirect, startDiscordShapedProvider, startGitHubShapedProvider, startOpenIdProvider, type DiscordAccount, type GitHubAccount, type OpenIdClaims } from '@svc/adapters-oauth/testing';
 import type { Express } from 'express';
 import request from 'supertest';
 import { ADMIN_TOKEN, buildTestApp, createProject } from './helpers';

@@ -1,20 +1,6 @@
 import request from 'supertest';
 import { admin, createProject } from './helpers';
-import {
-  ADA_GITHUB,
-  ADA_OIDC,
-  adminPut,
-  APP_URL,
-  browserSignIn,
-  CLIENT,
-  configureProviders,
-  exchange,
-  oauthApp,
-  startProviders,
-  toCallback,
-  visitCallback,
-  type Providers,
-} from './oauth-helpers';
+import { ADA_GITHUB, ADA_OIDC, adminPut, APP_URL, browserSignIn, CLIENT, configureProviders, exchange, oauthApp, startProviders, toCallback, visitCallback, type Providers } from './oauth-helpers';
 
 // The attacks on the social sign-in endpoints (initiate, callback, exchange), against the same loopback identity providers.
 

@@ -49,7 +49,11 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
     it('configures providers with sealed secrets and signs in through every one of them', async () => {
       const app = createApp({ ...container, logger: silent, config: secrets.config });
       const auth = { Authorization: `Bearer ${secrets.config.adminToken}` };
-      const created = await request(app).post('/admin/projects').set(auth).send({ name: 'Acme', redirectUrls: [APP_URL] }).expect(201);
+      const created = await request(app)
+        .post('/admin/projects')
+        .set(auth)
+        .send({ name: 'Acme', redirectUrls: [APP_URL] })
+        .expect(201);
       const { project, apiKeys } = created.body.data;
       for (const [slug, body] of Object.entries(providerSettings(providers))) {
         await request(app).put(`/admin/projects/${project.id}/oauth-providers/${slug}`).set(auth).send(body).expect(200);
@@ -71,7 +75,11 @@ function composedSuite(label: string, env: () => Promise<{ env: Record<string, s
     it('a provider e-mail no database can hold (a NUL) redirects with provider_error, never a 500', async () => {
       const app = createApp({ ...container, logger: silent, config: secrets.config });
       const auth = { Authorization: `Bearer ${secrets.config.adminToken}` };
-      const created = await request(app).post('/admin/projects').set(auth).send({ name: 'Nul', redirectUrls: [APP_URL] }).expect(201);
+      const created = await request(app)
+        .post('/admin/projects')
+        .set(auth)
+        .send({ name: 'Nul', redirectUrls: [APP_URL] })
+        .expect(201);
       const { project, apiKeys } = created.body.data;
       await request(app).put(`/admin/projects/${project.id}/oauth-providers/oidc`).set(auth).send(providerSettings(providers).oidc).expect(200);
       providers.openid.account = { ...ADA_OIDC, email: 'nul\u0000@example.com' };

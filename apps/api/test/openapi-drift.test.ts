@@ -42,8 +42,19 @@ const CONTRACT_ERRORS: Record<string, Record<string, string[]>> = {
 
 /** The contract's "Errors" table. */
 const CONTRACT_TABLE = [
-  'validation_error', 'missing_api_key', 'invalid_api_key', 'invalid_credentials', 'invalid_refresh_token', 'invalid_token', 'invalid_magic_link',
-  'invalid_reset_token', 'user_banned', 'plan_limit_reached', 'user_not_found', 'user_already_exists', 'rate_limited',
+  'validation_error',
+  'missing_api_key',
+  'invalid_api_key',
+  'invalid_credentials',
+  'invalid_refresh_token',
+  'invalid_token',
+  'invalid_magic_link',
+  'invalid_reset_token',
+  'user_banned',
+  'plan_limit_reached',
+  'user_not_found',
+  'user_already_exists',
+  'rate_limited',
 ];
 
 /** The proxy's one code of its own: the API could not be reached. */
@@ -67,7 +78,10 @@ describe('the OpenAPI document', () => {
     const mounted = mountedRoutes(real.app);
     expect(mounted.prefixMounts.sort()).toEqual(Object.keys(MIDDLEWARE_MOUNTS).sort());
     const served = mounted.routes.map(key).sort();
-    const documented = documentedOperations(doc, 'api').filter((op) => !op.path.startsWith('/api/oidc/{projectId}/')).map(key).sort();
+    const documented = documentedOperations(doc, 'api')
+      .filter((op) => !op.path.startsWith('/api/oidc/{projectId}/'))
+      .map(key)
+      .sort();
     expect({ undocumented: served.filter((route) => !documented.includes(route)), notMounted: documented.filter((route) => !served.includes(route)) }).toEqual({
       undocumented: [],
       notMounted: [],
@@ -81,13 +95,19 @@ describe('the OpenAPI document', () => {
     const discovery = await request(real.app).get(`${issuer}/.well-known/openid-configuration`).expect(200);
     const endpoints = ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri', 'revocation_endpoint', 'end_session_endpoint'];
     const advertised = endpoints.map((name) => new URL(discovery.body[name]).pathname.replace(issuer, '/api/oidc/{projectId}'));
-    const documented = [...new Set(documentedOperations(doc, 'api').filter((op) => op.path.startsWith('/api/oidc/{projectId}/')).map((op) => op.path))];
+    const documented = [
+      ...new Set(
+        documentedOperations(doc, 'api')
+          .filter((op) => op.path.startsWith('/api/oidc/{projectId}/'))
+          .map((op) => op.path),
+      ),
+    ];
     // Beyond discovery: the discovery document itself and the resume URL that `POST /api/auth/oidc/grant` answers.
     const extra = ['/api/oidc/{projectId}/.well-known/openid-configuration', `/api/oidc/{projectId}${OIDC_ROUTES.authorization}/{uid}`];
     expect(documented.sort()).toEqual([...advertised, ...extra].sort());
   }, 30_000);
 
-  it("documents every route of createSessionProxy, and nothing it lacks", () => {
+  it('documents every route of createSessionProxy, and nothing it lacks', () => {
     const proxy = createSessionProxy({ apiKey: 'svc_sbx_unused', baseUrl: 'http://127.0.0.1:9' });
     const mounted = mountedRoutes(proxy);
     expect(mounted.prefixMounts).toEqual([]);
@@ -144,9 +164,15 @@ describe('the OpenAPI document', () => {
   });
 
   it('is served at /api/openapi.json without a key, with a reference page whose assets load', async () => {
-    const served = await request(real.app).get('/api/openapi.json').expect(200).expect('Content-Type', /application\/json/);
+    const served = await request(real.app)
+      .get('/api/openapi.json')
+      .expect(200)
+      .expect('Content-Type', /application\/json/);
     expect(served.body).toEqual(JSON.parse(JSON.stringify(doc)));
-    const page = await request(real.app).get('/api/docs').expect(200).expect('Content-Type', /text\/html/);
+    const page = await request(real.app)
+      .get('/api/docs')
+      .expect(200)
+      .expect('Content-Type', /text\/html/);
     const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
     expect(assets).toEqual(['/api/docs/swagger-ui.css', '/api/docs/swagger-ui-bundle.js', '/api/docs/docs.js']);
     for (const asset of assets) await request(real.app).get(asset).expect(200);

@@ -55,22 +55,30 @@ describe('real responses match the OpenAPI document', () => {
     api(await http.get('/api/openapi.json'));
     api(await http.get('/api/docs'));
     const created = api(
-      await http.post('/admin/projects').set(admin()).send({
-        name: 'Shop',
-        plan: 'PRO',
-        allowedOrigins: [ORIGIN],
-        redirectUrls: [`${ORIGIN}/oauth`],
-        magicLinkUrl: `${ORIGIN}/magic`,
-        passwordResetUrl: `${ORIGIN}/reset`,
-        defaultMeta: { tier: 'basic' },
-      }),
+      await http
+        .post('/admin/projects')
+        .set(admin())
+        .send({
+          name: 'Shop',
+          plan: 'PRO',
+          allowedOrigins: [ORIGIN],
+          redirectUrls: [`${ORIGIN}/oauth`],
+          magicLinkUrl: `${ORIGIN}/magic`,
+          passwordResetUrl: `${ORIGIN}/reset`,
+          defaultMeta: { tier: 'basic' },
+        }),
     );
     project = { id: created.data.project.id, live: created.data.apiKeys.production, sandbox: created.data.apiKeys.sandbox };
     api(await http.post('/admin/projects').set(admin()).send({ name: '' }));
     api(await http.post('/admin/projects').send({ name: 'x' }));
     api(await http.get(`/admin/projects/${project.id}`).set(admin()));
     api(await http.get(`/admin/projects/${randomUUID()}`).set(admin()));
-    api(await http.patch(`/admin/projects/${project.id}`).set(admin()).send({ userLimit: 100, emailTemplates: { magicLink: { subject: 'Sign in to {{projectName}}' } } }));
+    api(
+      await http
+        .patch(`/admin/projects/${project.id}`)
+        .set(admin())
+        .send({ userLimit: 100, emailTemplates: { magicLink: { subject: 'Sign in to {{projectName}}' } } }),
+    );
     const issued = api(await http.post(`/admin/projects/${project.id}/api-keys`).set(admin()).send({ environment: 'sandbox' }));
     api(await http.get(`/admin/projects/${project.id}/api-keys`).set(admin()));
     api(await http.delete(`/admin/projects/${project.id}/api-keys/${issued.data.id}`).set(admin()));
@@ -86,16 +94,31 @@ describe('real responses match the OpenAPI document', () => {
     const http = request(real.app);
     const key = { 'X-API-Key': project.live };
     const account = { email: 'ada@example.com', password: 'correct horse battery' };
-    const signup = api(await http.post('/api/auth/signup').set(key).send({ ...account, meta: { name: 'Ada' } }));
+    const signup = api(
+      await http
+        .post('/api/auth/signup')
+        .set(key)
+        .send({ ...account, meta: { name: 'Ada' } }),
+    );
     expect(signup.data.user.meta).toEqual({ tier: 'basic', name: 'Ada' });
     api(await http.post('/api/auth/signup').set(key).send(account));
     api(await http.post('/api/auth/signup').set(key).send({ email: 'not-an-email', password: 'long enough' }));
     api(await http.post('/api/auth/signup').send(account));
     api(await http.post('/api/auth/signup').set('X-API-Key', 'svc_test_nope').send(account));
     api(await http.post('/api/auth/signup').set(key).set('Content-Type', 'text/plain').send('email=x'));
-    api(await http.post('/api/auth/signup').set(key).send({ ...account, meta: { pad: 'x'.repeat(70_000) } }));
+    api(
+      await http
+        .post('/api/auth/signup')
+        .set(key)
+        .send({ ...account, meta: { pad: 'x'.repeat(70_000) } }),
+    );
     const login = api(await http.post('/api/auth/login').set(key).send(account));
-    api(await http.post('/api/auth/login').set(key).send({ ...account, password: 'wrong password' }));
+    api(
+      await http
+        .post('/api/auth/login')
+        .set(key)
+        .send({ ...account, password: 'wrong password' }),
+    );
     api(await http.post('/api/auth/login').set(key).set('Origin', 'https://evil.example.test').send(account));
     const bearer = { Authorization: `Bearer ${login.data.accessToken}` };
     api(await http.get('/api/auth/me').set(key).set(bearer));
@@ -130,20 +153,48 @@ describe('real responses match the OpenAPI document', () => {
     const bearer = { Authorization: `Bearer ${signup.data.accessToken}` };
     const started = api(await http.post('/api/auth/2fa/totp/start').set(key).set(bearer));
     const code = (offset = 0) => hotp(fromBase32(started.data.secret), totpStepAt(new Date()) + offset);
-    api(await http.post('/api/auth/2fa/totp/confirm').set(key).set(bearer).send({ code: '000000' === code() ? '111111' : '000000' }));
+    api(
+      await http
+        .post('/api/auth/2fa/totp/confirm')
+        .set(key)
+        .set(bearer)
+        .send({ code: '000000' === code() ? '111111' : '000000' }),
+    );
     api(await http.post('/api/auth/2fa/totp/confirm').set(key).set(bearer).send({ code: code() }));
     const challenge = api(await http.post('/api/auth/login').set(key).send(account));
     expect(challenge.data.twoFactorRequired).toBe(true);
     api(await http.post('/api/auth/2fa/totp/verify').set(key).send({ twoFactorToken: 'nope', code: '123456' }));
-    api(await http.post('/api/auth/2fa/totp/verify').set(key).send({ twoFactorToken: challenge.data.twoFactorToken, code: code(1) }));
-    api(await http.post('/api/auth/2fa/totp/disable').set(key).set(bearer).send({ code: code(-1) }));
+    api(
+      await http
+        .post('/api/auth/2fa/totp/verify')
+        .set(key)
+        .send({ twoFactorToken: challenge.data.twoFactorToken, code: code(1) }),
+    );
+    api(
+      await http
+        .post('/api/auth/2fa/totp/disable')
+        .set(key)
+        .set(bearer)
+        .send({ code: code(-1) }),
+    );
 
     api(await http.post('/api/auth/passkeys/register/options').set(key).set(bearer));
-    api(await http.post('/api/auth/passkeys/register/verify').set(key).set(bearer).send({ response: { id: 'x' } }));
+    api(
+      await http
+        .post('/api/auth/passkeys/register/verify')
+        .set(key)
+        .set(bearer)
+        .send({ response: { id: 'x' } }),
+    );
     api(await http.get('/api/auth/passkeys').set(key).set(bearer));
     api(await http.delete(`/api/auth/passkeys/${randomUUID()}`).set(key).set(bearer));
     const options = api(await http.post('/api/auth/passkeys/login/options').set(key).send({ email: account.email }));
-    api(await http.post('/api/auth/passkeys/login/verify').set(key).send({ challengeId: options.data.challengeId, email: account.email, response: { id: 'x' } }));
+    api(
+      await http
+        .post('/api/auth/passkeys/login/verify')
+        .set(key)
+        .send({ challengeId: options.data.challengeId, email: account.email, response: { id: 'x' } }),
+    );
 
     const users = `/admin/projects/${project.id}/environments/sandbox/users`;
     api(await http.get(`${users}?email=${account.email}`).set(admin()));
@@ -164,12 +215,22 @@ describe('real responses match the OpenAPI document', () => {
     api(await http.get('/admin/projects?q=shop&limit=5').set(admin()));
     api(await http.get('/admin/projects?nope=1').set(admin()));
     api(await http.get(`${users}?q=managed`).set(admin()));
-    api(await http.post(users).set(admin()).send({ email: 'imported@example.com', role: 'editor', meta: { from: 'csv' } }));
+    api(
+      await http
+        .post(users)
+        .set(admin())
+        .send({ email: 'imported@example.com', role: 'editor', meta: { from: 'csv' } }),
+    );
     api(await http.post(users).set(admin()).send({ email: 'imported@example.com' }));
     api(await http.post(users).set(admin()).send({ email: 'bad' }));
     const detail = api(await http.get(user).set(admin()));
     api(await http.get(`${users}/${randomUUID()}`).set(admin()));
-    api(await http.patch(user).set(admin()).send({ role: 'editor', meta: { team: 'blue' }, emailVerified: true }));
+    api(
+      await http
+        .patch(user)
+        .set(admin())
+        .send({ role: 'editor', meta: { team: 'blue' }, emailVerified: true }),
+    );
     api(await http.patch(user).set(admin()).send({ role: 'not ok' }));
     api(await http.delete(`${user}/sessions/${detail.data.user.sessions[0].id}`).set(admin()));
     api(await http.delete(`${user}/sessions/${randomUUID()}`).set(admin()));
@@ -195,7 +256,12 @@ describe('real responses match the OpenAPI document', () => {
     api(await http.put(`${providers}/github`).set(admin()).send({ enabled: true, clientId: 'gh-client', clientSecret: 'gh-secret' }));
     api(await http.put(`${providers}/oidc`).set(admin()).send({ enabled: true, clientId: 'c' }));
     api(await http.get(providers).set(admin()));
-    api(await http.post('/api/auth/oauth/github').set(key).send({ redirectUrl: `${ORIGIN}/oauth`, state: 'mine' }));
+    api(
+      await http
+        .post('/api/auth/oauth/github')
+        .set(key)
+        .send({ redirectUrl: `${ORIGIN}/oauth`, state: 'mine' }),
+    );
     api(await http.post('/api/auth/oauth/github').set(key).send({ redirectUrl: 'https://elsewhere.example.test/' }));
     api(await http.get('/api/auth/oauth/github/callback?code=x&state=forged'));
     api(await http.head('/api/auth/oauth/github/callback'));
@@ -203,7 +269,12 @@ describe('real responses match the OpenAPI document', () => {
     api(await http.delete(`${providers}/github`).set(admin()));
 
     const clients = `/admin/projects/${project.id}/oidc-clients`;
-    const client = api(await http.post(clients).set(admin()).send({ environment: 'production', name: 'Forum', redirectUris: ['https://forum.example.test/cb'] }));
+    const client = api(
+      await http
+        .post(clients)
+        .set(admin())
+        .send({ environment: 'production', name: 'Forum', redirectUris: ['https://forum.example.test/cb'] }),
+    );
     api(await http.get(`${clients}?environment=production`).set(admin()));
     api(await http.delete(`${clients}/${client.data.clientId}`).set(admin()));
     api(await http.post('/api/auth/oidc/grant').set(key).send({ requestToken: 'nope', approved: false }));

@@ -8,11 +8,7 @@ import { join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../../..');
 
-const READS = [
-  /\b(?:process\.)?env\??\.([A-Z][A-Z0-9_]+)\b/g,
-  /\b(?:process\.)?env\[['"]([A-Z][A-Z0-9_]+)['"]\]/g,
-  /\b(?:read|check)\(\s*['"]([A-Z][A-Z0-9_]+)['"]/g,
-];
+const READS = [/\b(?:process\.)?env\??\.([A-Z][A-Z0-9_]+)\b/g, /\b(?:process\.)?env\[['"]([A-Z][A-Z0-9_]+)['"]\]/g, /\b(?:read|check)\(\s*['"]([A-Z][A-Z0-9_]+)['"]/g];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {

@@ -20,7 +20,7 @@ function status<T extends { status: number; body: unknown }>(res: T, expected: n
   return res;
 }
 
-describeWithChromium('passkeys with Chromium\'s virtual authenticator', () => {
+describeWithChromium("passkeys with Chromium's virtual authenticator", () => {
   let browser: Browser;
   let site: PageServer;
   let elsewhere: PageServer;
@@ -113,8 +113,11 @@ describeWithChromium('passkeys with Chromium\'s virtual authenticator', () => {
     status(await register(), 200);
     const { challengeId, options } = await loginOptions();
     const assertion = await getAssertion(page, options);
-    await request(app).patch(`/admin/projects/${project.id}`).set('Authorization', `Bearer ${ADMIN_TOKEN}`)
-      .send({ webauthn: { rpId: 'example.com', rpName: 'Acme', origins: ['https://example.com'] } }).expect(200);
+    await request(app)
+      .patch(`/admin/projects/${project.id}`)
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ webauthn: { rpId: 'example.com', rpName: 'Acme', origins: ['https://example.com'] } })
+      .expect(200);
     clock.advance(11); // API-key resolutions (with their project) are cached for 10 s
     expect((await verify(challengeId, assertion).expect(401)).body.error).toBe('invalid_passkey');
   });

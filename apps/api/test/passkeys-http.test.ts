@@ -23,7 +23,7 @@ describe('passkey endpoints over HTTP', () => {
     expect(login).toEqual({ challengeId: expect.any(String), options: expect.objectContaining({ rpId: 'app.acme.test' }) });
   });
 
-  it('need a bearer token for the user\'s own passkeys', async () => {
+  it("need a bearer token for the user's own passkeys", async () => {
     const { post, app, project } = await setup();
     expect((await post('/api/auth/passkeys/register/options', {}).expect(401)).body.error).toBe('invalid_token');
     expect((await request(app).get('/api/auth/passkeys').set('X-API-Key', project.live).expect(401)).body.error).toBe('invalid_token');

@@ -61,7 +61,10 @@ describeWithPostgres('HTTP on PostgreSQL with the real adapters', (url) => {
     await signUp(app, project.live, 'two@example.test');
     const attempts = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        request(app).post('/api/auth/signup').set('X-API-Key', project.live).send({ email: `race${i}@example.test`, password: 'password 123' }),
+        request(app)
+          .post('/api/auth/signup')
+          .set('X-API-Key', project.live)
+          .send({ email: `race${i}@example.test`, password: 'password 123' }),
       ),
     );
     const statuses = attempts.map((res) => res.status).sort();
@@ -97,7 +100,10 @@ describeWithPostgres('HTTP on PostgreSQL with the real adapters', (url) => {
     const project = await createProject(app);
     const live = await signUp(app, project.live, 'live@example.test');
     const sandbox = await signUp(app, project.sandbox, 'sbx@example.test');
-    for (const [key, token] of [[project.live, sandbox.accessToken], [project.sandbox, live.accessToken]]) {
+    for (const [key, token] of [
+      [project.live, sandbox.accessToken],
+      [project.sandbox, live.accessToken],
+    ]) {
       const me = await request(app).get('/api/auth/me').set('X-API-Key', key).set('Authorization', `Bearer ${token}`);
       expect(me.status).toBe(401);
       expect(me.body).toEqual({ error: 'invalid_token', message: expect.any(String) });

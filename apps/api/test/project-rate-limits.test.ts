@@ -13,7 +13,11 @@ describe('per-project rate limits through the admin API', () => {
     patch: (body: object) => request(real.app).patch(`/admin/projects/${projectId}`).set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).send(body),
   });
   const signUp = (key: string, i: number) =>
-    request(real.app).post('/api/auth/signup').set('X-API-Key', key).set('X-Svc-Client-Ip', '198.51.100.9').send({ email: `ci-${i}-${key.slice(4, 8)}@example.test`, password: 'long enough' });
+    request(real.app)
+      .post('/api/auth/signup')
+      .set('X-API-Key', key)
+      .set('X-Svc-Client-Ip', '198.51.100.9')
+      .send({ email: `ci-${i}-${key.slice(4, 8)}@example.test`, password: 'long enough' });
 
   beforeAll(async () => {
     real = await startRealApp({ SVC_RATE_LIMITS: JSON.stringify({ signup: { limit: 2 } }) });
@@ -24,10 +28,12 @@ describe('per-project rate limits through the admin API', () => {
   }, 30_000);
   afterAll(() => real?.close());
 
-  it('raises one environment\'s limit at once; the other keeps the service\'s', async () => {
+  it("raises one environment's limit at once; the other keeps the service's", async () => {
     // Resolved (and cached) before the change: the override must still apply at once.
     await signUp(keys.sandbox, 0).expect(201);
-    const patched = await admin().patch({ rateLimits: { sandbox: { signup: { limit: 5 } } } }).expect(200);
+    const patched = await admin()
+      .patch({ rateLimits: { sandbox: { signup: { limit: 5 } } } })
+      .expect(200);
     expect(patched.body.data.project.rateLimits).toEqual({ sandbox: { signup: { limit: 5 } } });
     for (let i = 1; i < 5; i += 1) expect((await signUp(keys.sandbox, i).expect(201)).headers['ratelimit-policy']).toBe('5;w=3600');
     const refused = await signUp(keys.sandbox, 5).expect(429);
@@ -43,7 +49,7 @@ describe('per-project rate limits through the admin API', () => {
     expect((await signUp(keys.sandbox, 6).expect(429)).headers['ratelimit-policy']).toBe('2;w=3600');
   });
 
-  it('refuses overrides that are not limits of ours, with the contract\'s error', async () => {
+  it("refuses overrides that are not limits of ours, with the contract's error", async () => {
     for (const [rateLimits, message] of [
       [{ sandbox: { signups: { limit: 5 } } }, 'rateLimits.sandbox.signups is not a limit'],
       [{ sandbox: { signup: { limit: 0 } } }, 'rateLimits.sandbox.signup.limit must be an integer from 1 to 1000000.'],

@@ -98,7 +98,10 @@ function propagationSuite(feed: 'postgres' | 'redis', databaseUrl: string, redis
     await branding(a, extra.body.data.key).expect(200);
     await admin(a).delete(`/admin/projects/${projectId}/api-keys/${extra.body.data.id}`).expect(200);
     expect((await branding(a, extra.body.data.key)).body).toMatchObject({ error: 'invalid_api_key' });
-    await withinDeadline(() => branding(b, extra.body.data.key), (res) => res.status === 401 && res.body.error === 'invalid_api_key');
+    await withinDeadline(
+      () => branding(b, extra.body.data.key),
+      (res) => res.status === 401 && res.body.error === 'invalid_api_key',
+    );
   });
 
   it('a plan downgrade: in force at once on A, within a second on B', async () => {
@@ -106,7 +109,10 @@ function propagationSuite(feed: 'postgres' | 'redis', databaseUrl: string, redis
     expect((await branding(a).expect(200)).body.data).toEqual({ poweredByService: false });
     await admin(a).patch(`/admin/projects/${projectId}`).send({ plan: 'FREE' }).expect(200);
     expect((await branding(a).expect(200)).body.data).toEqual({ poweredByService: true });
-    await withinDeadline(() => branding(b), (res) => res.status === 200 && res.body.data.poweredByService === true);
+    await withinDeadline(
+      () => branding(b),
+      (res) => res.status === 200 && res.body.data.poweredByService === true,
+    );
   });
 
   it('a signing-key rotation: new tokens signed with the new key at once on A, within a second on B', async () => {
@@ -118,7 +124,10 @@ function propagationSuite(feed: 'postgres' | 'redis', databaseUrl: string, redis
     const kid: string = rotated.body.data.kid;
     expect(kid).not.toBe(before);
     expect(kidOf((await logIn(a, email).expect(200)).body.data.accessToken)).toBe(kid);
-    await withinDeadline(() => logIn(b, email), (res) => res.status === 200 && kidOf(res.body.data.accessToken) === kid);
+    await withinDeadline(
+      () => logIn(b, email),
+      (res) => res.status === 200 && kidOf(res.body.data.accessToken) === kid,
+    );
   });
 
   it('a ban: refused at once on A, within a second on B', async () => {
@@ -130,8 +139,14 @@ function propagationSuite(feed: 'postgres' | 'redis', databaseUrl: string, redis
     await admin(a).post(`/admin/projects/${projectId}/environments/production/users/${signedUp.body.data.user.id}/ban`).expect(200);
     expect((await me(a, onA)).body).toMatchObject({ error: 'user_banned' });
     expect((await logIn(a, email)).body).toMatchObject({ error: 'user_banned' });
-    await withinDeadline(() => me(b, onB), (res) => res.status === 403 && res.body.error === 'user_banned');
-    await withinDeadline(() => logIn(b, email), (res) => res.status === 403 && res.body.error === 'user_banned');
+    await withinDeadline(
+      () => me(b, onB),
+      (res) => res.status === 403 && res.body.error === 'user_banned',
+    );
+    await withinDeadline(
+      () => logIn(b, email),
+      (res) => res.status === 403 && res.body.error === 'user_banned',
+    );
   });
 }
 

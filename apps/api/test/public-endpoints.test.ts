@@ -41,11 +41,7 @@ describe('GET /api/projects/{projectId}/{environment}/jwks.json', () => {
   it('404 not_found for an unknown project, a malformed id or a bad environment', async () => {
     const { app, http } = buildTestApp();
     const project = await createProject(app);
-    for (const path of [
-      `/api/projects/${crypto.randomUUID()}/production/jwks.json`,
-      '/api/projects/not-a-uuid/production/jwks.json',
-      `/api/projects/${project.id}/staging/jwks.json`,
-    ]) {
+    for (const path of [`/api/projects/${crypto.randomUUID()}/production/jwks.json`, '/api/projects/not-a-uuid/production/jwks.json', `/api/projects/${project.id}/staging/jwks.json`]) {
       const res = await http.get(path).expect(404);
       expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
     }

@@ -46,7 +46,18 @@ describe('quick start: npm start', () => {
     child = spawn('npm', ['start'], {
       cwd: ROOT,
       detached: true,
-      env: { ...process.env, PORT: String(port), SVC_DATA_DIR: dataDir, SVC_BCRYPT_COST: '4', DATABASE_URL: '', REDIS_URL: '', SMTP_URL: '', SVC_ADMIN_TOKEN: '', SVC_MASTER_KEY: '', NODE_ENV: 'development' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        SVC_DATA_DIR: dataDir,
+        SVC_BCRYPT_COST: '4',
+        DATABASE_URL: '',
+        REDIS_URL: '',
+        SMTP_URL: '',
+        SVC_ADMIN_TOKEN: '',
+        SVC_MASTER_KEY: '',
+        NODE_ENV: 'development',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (chunk) => (output += chunk));

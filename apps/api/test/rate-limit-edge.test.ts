@@ -10,7 +10,11 @@ describe('limits beyond the contract table', () => {
     const { app, http } = buildTestApp({ config: { rateLimits: rules({ loginAddress: { limit: 3, windowSeconds: 900 } }) } });
     const project = await createProject(app);
     const attempt = (i: number, ip = '198.51.100.1') =>
-      http.post('/api/auth/login').set('X-API-Key', project.live).set('X-Svc-Client-Ip', ip).send({ email: `victim${i}@example.com`, password: 'Summer2026!' });
+      http
+        .post('/api/auth/login')
+        .set('X-API-Key', project.live)
+        .set('X-Svc-Client-Ip', ip)
+        .send({ email: `victim${i}@example.com`, password: 'Summer2026!' });
     for (let i = 0; i < 3; i += 1) await attempt(i).expect(401);
     const limited = await attempt(3).expect(429);
     expect(limited.body.error).toBe('rate_limited');
@@ -35,8 +39,7 @@ describe('limits beyond the contract table', () => {
   it('mailAccount: one inbox gets at most N mails an hour from magic link and reset together, whatever the addresses', async () => {
     const { app, http } = buildTestApp({ config: { rateLimits: rules({ mailAccount: { limit: 4, windowSeconds: 3600 } }) } });
     const project = await createProject(app, { name: 'Mail', magicLinkUrl: 'https://app.example/magic', passwordResetUrl: 'https://app.example/reset' });
-    const send = (path: string, i: number, email = 'ada@example.com') =>
-      http.post(path).set('X-API-Key', project.live).set('X-Svc-Client-Ip', `203.0.113.${i}`).send({ email });
+    const send = (path: string, i: number, email = 'ada@example.com') => http.post(path).set('X-API-Key', project.live).set('X-Svc-Client-Ip', `203.0.113.${i}`).send({ email });
     for (let i = 0; i < 2; i += 1) await send('/api/auth/magic-link', i).expect(200);
     for (let i = 2; i < 4; i += 1) await send('/api/auth/password/reset', i).expect(200);
     const limited = await send('/api/auth/magic-link', 4, 'ADA@Example.com').expect(429);
@@ -79,7 +82,11 @@ describe('limits beyond the contract table', () => {
   it('magicLinkVerify: counted by the socket address; X-Svc-Client-Ip is ignored without an API key', async () => {
     const { app, http } = buildTestApp({ config: { rateLimits: rules({ magicLinkVerify: { limit: 2, windowSeconds: 900 } }) } });
     const project = await createProject(app);
-    const verify = (ip: string) => http.get('/api/auth/magic-link/verify').set('X-Svc-Client-Ip', ip).query({ token: 'x'.repeat(43), project: project.id });
+    const verify = (ip: string) =>
+      http
+        .get('/api/auth/magic-link/verify')
+        .set('X-Svc-Client-Ip', ip)
+        .query({ token: 'x'.repeat(43), project: project.id });
     await verify('203.0.113.1').expect(401);
     await verify('203.0.113.2').expect(401);
     const limited = await verify('203.0.113.3').expect(429);

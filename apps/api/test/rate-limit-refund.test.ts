@@ -52,7 +52,11 @@ async function outageThenRecovery(made: Awaited<ReturnType<typeof outageApp>>) {
   const project = await createProject(app);
   await signUp(app, project.live, 'ada@example.com', 'correct horse');
   const login = (password = 'wrong horse') => http.post('/api/auth/login').set('X-API-Key', project.live).send({ email: 'ada@example.com', password });
-  const signup = (i: number) => http.post('/api/auth/signup').set('X-API-Key', project.live).send({ email: `u${i}@example.com`, password: 'long enough' });
+  const signup = (i: number) =>
+    http
+      .post('/api/auth/signup')
+      .set('X-API-Key', project.live)
+      .send({ email: `u${i}@example.com`, password: 'long enough' });
 
   database.down = true;
   const duringOutage = [];

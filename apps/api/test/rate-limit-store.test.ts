@@ -21,7 +21,11 @@ describe('buildRateLimitStore with Redis unreachable', () => {
         decisions.push(await store.limiter.hit('login-key', login));
         clock.advance(2); // past the failover's rest, so every hit tries Redis again
       }
-      expect(decisions.map((d) => [d.allowed, d.limit])).toEqual([[true, 2], [true, 2], [false, 2]]);
+      expect(decisions.map((d) => [d.allowed, d.limit])).toEqual([
+        [true, 2],
+        [true, 2],
+        [false, 2],
+      ]);
       for (let i = 0; i < 40; i += 1) expect((await store.limiter.hit('refresh-key', { ...DEFAULT_RATE_LIMITS.refresh })).allowed).toBe(true);
       expect(failures.length).toBeGreaterThanOrEqual(3);
       const warnings = lines.map((l) => JSON.parse(l)).filter((l) => String(l.msg).startsWith('rate-limit store failing'));

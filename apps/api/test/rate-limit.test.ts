@@ -10,7 +10,11 @@ describe('rate limits', () => {
     const { app, http, clock } = buildTestApp();
     const project = await createProject(app);
     for (let i = 0; i < 10; i += 1) {
-      const ok = await http.post('/api/auth/signup').set('X-API-Key', project.live).send({ email: `u${i}@example.com`, password: 'long enough' }).expect(201);
+      const ok = await http
+        .post('/api/auth/signup')
+        .set('X-API-Key', project.live)
+        .send({ email: `u${i}@example.com`, password: 'long enough' })
+        .expect(201);
       expect(ok.headers['ratelimit-policy']).toBe('10;w=3600');
       expect(ok.headers.ratelimit).toBe(`limit=10, remaining=${9 - i}, reset=3600`);
     }

@@ -41,8 +41,7 @@ describeWithRedis('rate limits through a Redis outage', (url) => {
     const http = request(app);
     const project = await createProject(app);
     let { refreshToken } = await signUp(app, project.live, 'ada@example.com', 'correct horse');
-    const login = (ip: string, email = 'ada@example.com') =>
-      http.post('/api/auth/login').set('X-API-Key', project.live).set('X-Svc-Client-Ip', ip).send({ email, password: 'wrong horse' });
+    const login = (ip: string, email = 'ada@example.com') => http.post('/api/auth/login').set('X-API-Key', project.live).set('X-Svc-Client-Ip', ip).send({ email, password: 'wrong horse' });
     const refresh = async () => {
       const res = await http.post('/api/auth/refresh').set('X-API-Key', project.live).send({ refreshToken }).expect(200);
       refreshToken = res.body.data.refreshToken;

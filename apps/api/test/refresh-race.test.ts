@@ -47,7 +47,11 @@ describeWithPostgres('concurrent refreshes of one token on two API processes', (
   }, 30_000);
 
   async function projectKey(settings: object): Promise<string> {
-    const created = await request(a.url).post('/admin/projects').set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ name: 'Race', ...settings }).expect(201);
+    const created = await request(a.url)
+      .post('/admin/projects')
+      .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ name: 'Race', ...settings })
+      .expect(201);
     return created.body.data.apiKeys.production;
   }
 

@@ -67,7 +67,8 @@ describe('SIGTERM under keep-alive load', () => {
       for (let i = 0; ; i += 1) {
         const late = terminatedAt !== 0;
         try {
-          const res = (i + n) % 3 === 0 ? await send('POST', '/api/auth/login', { 'X-API-Key': key }, credentials) : await send('GET', '/api/auth/me', { 'X-API-Key': key, Authorization: `Bearer ${token}` });
+          const res =
+            (i + n) % 3 === 0 ? await send('POST', '/api/auth/login', { 'X-API-Key': key }, credentials) : await send('GET', '/api/auth/me', { 'X-API-Key': key, Authorization: `Bearer ${token}` });
           outcomes.push({ status: res.status, connection: res.headers.connection, late });
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;

@@ -35,11 +35,7 @@ function takeoverCases(start: () => Promise<RealApp>) {
   const me = (accessToken: string) => request(real.app).get('/api/auth/me').set('X-API-Key', project.key).set('Authorization', `Bearer ${accessToken}`);
   /** The token of the latest link mailed to `email`, from the sandbox mailbox. */
   async function latestLinkToken(email: string): Promise<string> {
-    const res = await request(real.app)
-      .get(`/admin/projects/${project.id}/environments/sandbox/outbox`)
-      .query({ email })
-      .set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`)
-      .expect(200);
+    const res = await request(real.app).get(`/admin/projects/${project.id}/environments/sandbox/outbox`).query({ email }).set('Authorization', `Bearer ${REAL_ADMIN_TOKEN}`).expect(200);
     return new URL(res.body.data.mails[0].links[0]).searchParams.get('token')!;
   }
 
@@ -65,7 +61,10 @@ function takeoverCases(start: () => Promise<RealApp>) {
     const email = 'victim-link@example.test';
     const squatter = await squat(email);
     await post('/api/auth/magic-link', { email }).expect(200);
-    const verified = await request(real.app).get('/api/auth/magic-link/verify').query({ token: await latestLinkToken(email), project: project.id }).expect(200);
+    const verified = await request(real.app)
+      .get('/api/auth/magic-link/verify')
+      .query({ token: await latestLinkToken(email), project: project.id })
+      .expect(200);
     expect(verified.body.data).toMatchObject({ user: { id: squatter.user.id }, accessToken: expect.any(String) });
     await expectLockedOut(email, squatter);
     const victim = (await me(verified.body.data.accessToken).expect(200)).body.data.user;

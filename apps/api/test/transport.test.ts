@@ -13,7 +13,11 @@ describe('transport rules', () => {
   it('413 payload_too_large for a 70 KB body', async () => {
     const { app, http } = buildTestApp();
     const project = await createProject(app);
-    const res = await http.post('/api/auth/signup').set('X-API-Key', project.live).send({ email: 'a@b.com', password: 'long enough', meta: { blob: 'x'.repeat(70 * 1024) } }).expect(413);
+    const res = await http
+      .post('/api/auth/signup')
+      .set('X-API-Key', project.live)
+      .send({ email: 'a@b.com', password: 'long enough', meta: { blob: 'x'.repeat(70 * 1024) } })
+      .expect(413);
     expect(res.body).toEqual({ error: 'payload_too_large', message: 'The request body is too large (at most 64 KiB).' });
   });
 

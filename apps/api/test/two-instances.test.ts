@@ -134,7 +134,11 @@ describeWithPostgres('two API instances', (databaseUrl) => {
     });
 
     it('without an API key X-Svc-Client-Ip is ignored: key-less magic-link verify counts by the socket address on both', async () => {
-      const verify = (api: ApiProcess, ip: string) => on(api).get('/api/auth/magic-link/verify').set('X-Svc-Client-Ip', ip).query({ token: 'x'.repeat(43), project: projectId });
+      const verify = (api: ApiProcess, ip: string) =>
+        on(api)
+          .get('/api/auth/magic-link/verify')
+          .set('X-Svc-Client-Ip', ip)
+          .query({ token: 'x'.repeat(43), project: projectId });
       expect((await verify(a, '10.8.0.1')).status).toBe(401);
       expect((await verify(b, '10.8.0.2')).status).toBe(401);
       const limited = await verify(a, '10.8.0.3').expect(429);

@@ -52,8 +52,7 @@ function countingHasher(): PasswordHasher & { calls: number } {
   return hasher;
 }
 
-const rawPost = (app: Express, path: string, body: string, headers: Record<string, string>) =>
-  request(app).post(path).set(headers).set('Content-Type', 'application/json').send(body);
+const rawPost = (app: Express, path: string, body: string, headers: Record<string, string>) => request(app).post(path).set(headers).set('Content-Type', 'application/json').send(body);
 
 describe('NUL and lone surrogates are 400 validation_error everywhere, before hashing, never logged', () => {
   it.each(SIGNUP_CASES)('sign-up with %s', async (_what, body) => {

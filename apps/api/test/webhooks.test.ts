@@ -101,7 +101,11 @@ function webhookCases(database: () => Promise<{ env: Record<string, string>; dro
   const deliveriesOf = (type: string) => receiver.received.filter((r) => JSON.parse(r.body).type === type);
 
   it('creates an endpoint whose secret is shown once; refuses bad input with the envelope', async () => {
-    const res = await request(baseUrl).post(hooks()).set(admin()).send({ url: receiver.url, eventTypes: ['user.created', 'user.banned', 'webhook.test'] }).expect(201);
+    const res = await request(baseUrl)
+      .post(hooks())
+      .set(admin())
+      .send({ url: receiver.url, eventTypes: ['user.created', 'user.banned', 'webhook.test'] })
+      .expect(201);
     endpoint = { id: res.body.data.endpoint.id, secret: res.body.data.secret };
     expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const shown = await request(baseUrl).get(`${hooks()}/${endpoint.id}`).set(admin()).expect(200);
@@ -161,7 +165,11 @@ function webhookCases(database: () => Promise<{ env: Record<string, string>; dro
     // By time range: every finished message of the endpoint created in it.
     const range = `${hooks()}/${endpoint.id}/redeliver`;
     expect((await request(baseUrl).post(range).set(admin()).send({ from: 'then' }).expect(400)).body.error).toBe('validation_error');
-    const requeued = await request(baseUrl).post(range).set(admin()).send({ from: new Date(0).toISOString(), to: new Date(Date.now() + 60_000).toISOString() }).expect(202);
+    const requeued = await request(baseUrl)
+      .post(range)
+      .set(admin())
+      .send({ from: new Date(0).toISOString(), to: new Date(Date.now() + 60_000).toISOString() })
+      .expect(202);
     expect(requeued.body.data.requeued).toBeGreaterThanOrEqual(1);
   });
 
@@ -205,7 +213,21 @@ describeWithPostgres('webhooks on PostgreSQL', (url) => {
 
 describe('the SSRF guard', () => {
   it('refuses loopback, private, link-local and mapped addresses; allows public ones', () => {
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.20.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '100.64.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+    ]) {
       expect([address, isForbiddenAddress(address)]).toEqual([address, true]);
     }
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect([address, isForbiddenAddress(address)]).toEqual([address, false]);

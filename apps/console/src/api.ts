@@ -146,10 +146,8 @@ const projectPath = (id: string) => `/admin/projects/${encodeURIComponent(id)}`;
 const usersPath = (id: string, env: Environment) => `${projectPath(id)}/environments/${env}/users`;
 
 export const api = {
-  listProjects: (query: { q?: string; cursor?: string }) =>
-    call<{ projects: Project[]; nextCursor: string | null }>('GET', `/admin/projects${q({ ...query, limit: 20 })}`),
-  createProject: (body: { name: string; plan: string }) =>
-    call<{ project: Project; apiKeys: Record<Environment, string> }>('POST', '/admin/projects', body),
+  listProjects: (query: { q?: string; cursor?: string }) => call<{ projects: Project[]; nextCursor: string | null }>('GET', `/admin/projects${q({ ...query, limit: 20 })}`),
+  createProject: (body: { name: string; plan: string }) => call<{ project: Project; apiKeys: Record<Environment, string> }>('POST', '/admin/projects', body),
   getProject: (id: string) => call<{ project: Project }>('GET', projectPath(id)),
   updateProject: (id: string, body: Record<string, unknown>) => call<{ project: Project }>('PATCH', projectPath(id), body),
   deleteProject: (id: string) => call('DELETE', projectPath(id)),
@@ -162,25 +160,18 @@ export const api = {
     call<{ users: AdminUser[]; nextCursor: string | null; total: number }>('GET', `${usersPath(id, env)}${q(query)}`),
   createUser: (id: string, env: Environment, body: Record<string, unknown>) => call<{ user: AdminUser }>('POST', usersPath(id, env), body),
   getUser: (id: string, env: Environment, userId: string) => call<{ user: UserDetail }>('GET', `${usersPath(id, env)}/${userId}`),
-  updateUser: (id: string, env: Environment, userId: string, body: Record<string, unknown>) =>
-    call<{ user: AdminUser }>('PATCH', `${usersPath(id, env)}/${userId}`, body),
+  updateUser: (id: string, env: Environment, userId: string, body: Record<string, unknown>) => call<{ user: AdminUser }>('PATCH', `${usersPath(id, env)}/${userId}`, body),
   banUser: (id: string, env: Environment, userId: string) => call('POST', `${usersPath(id, env)}/${userId}/ban`),
   unbanUser: (id: string, env: Environment, userId: string) => call('POST', `${usersPath(id, env)}/${userId}/unban`),
   deleteUser: (id: string, env: Environment, userId: string) => call('DELETE', `${usersPath(id, env)}/${userId}`),
-  revokeSession: (id: string, env: Environment, userId: string, sessionId: string) =>
-    call('DELETE', `${usersPath(id, env)}/${userId}/sessions/${sessionId}`),
-  revokeAllSessions: (id: string, env: Environment, userId: string) =>
-    call<{ revoked: number }>('POST', `${usersPath(id, env)}/${userId}/sessions/revoke-all`),
-  listProviders: (id: string, environment: Environment) =>
-    call<{ providers: OAuthProviderView[] }>('GET', `${projectPath(id)}/oauth-providers${q({ environment })}`),
+  revokeSession: (id: string, env: Environment, userId: string, sessionId: string) => call('DELETE', `${usersPath(id, env)}/${userId}/sessions/${sessionId}`),
+  revokeAllSessions: (id: string, env: Environment, userId: string) => call<{ revoked: number }>('POST', `${usersPath(id, env)}/${userId}/sessions/revoke-all`),
+  listProviders: (id: string, environment: Environment) => call<{ providers: OAuthProviderView[] }>('GET', `${projectPath(id)}/oauth-providers${q({ environment })}`),
   saveProvider: (id: string, provider: string, body: Record<string, unknown>) =>
     call<{ provider: OAuthProviderView }>('PUT', `${projectPath(id)}/oauth-providers/${encodeURIComponent(provider)}`, body),
-  removeProvider: (id: string, provider: string, environment: Environment) =>
-    call('DELETE', `${projectPath(id)}/oauth-providers/${encodeURIComponent(provider)}${q({ environment })}`),
-  listOidcClients: (id: string, environment: Environment) =>
-    call<{ clients: OidcClientView[] }>('GET', `${projectPath(id)}/oidc-clients${q({ environment })}`),
-  createOidcClient: (id: string, body: Record<string, unknown>) =>
-    call<{ clientId: string; clientSecret?: string }>('POST', `${projectPath(id)}/oidc-clients`, body),
+  removeProvider: (id: string, provider: string, environment: Environment) => call('DELETE', `${projectPath(id)}/oauth-providers/${encodeURIComponent(provider)}${q({ environment })}`),
+  listOidcClients: (id: string, environment: Environment) => call<{ clients: OidcClientView[] }>('GET', `${projectPath(id)}/oidc-clients${q({ environment })}`),
+  createOidcClient: (id: string, body: Record<string, unknown>) => call<{ clientId: string; clientSecret?: string }>('POST', `${projectPath(id)}/oidc-clients`, body),
   deleteOidcClient: (id: string, clientId: string) => call('DELETE', `${projectPath(id)}/oidc-clients/${encodeURIComponent(clientId)}`),
   sandboxMail: (id: string, email: string) => call<{ mails: Mail[] }>('GET', `${projectPath(id)}/environments/sandbox/outbox${q({ email, limit: 50 })}`),
   deadMail: (id: string) => call<{ mails: Mail[] }>('GET', `${projectPath(id)}/outbox/dead`),

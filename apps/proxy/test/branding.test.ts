@@ -12,8 +12,7 @@ describe.each(ADAPTERS)('poweredByService in GET session (%s)', (adapter) => {
   });
   afterAll(() => api.close());
 
-  const session = async (proxy: { url: string }) =>
-    (await json(await fetch(`${proxy.url}/api/session/session`, { headers: { Cookie: jar.header() } }))).data;
+  const session = async (proxy: { url: string }) => (await json(await fetch(`${proxy.url}/api/session/session`, { headers: { Cookie: jar.header() } }))).data;
 
   it('asks the API once and serves the cached answer afterwards', async () => {
     const proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url });
@@ -24,7 +23,11 @@ describe.each(ADAPTERS)('poweredByService in GET session (%s)', (adapter) => {
   });
 
   it('with accountPlan makes no branding call: FREE shows the badge, SOLO and PRO do not', async () => {
-    for (const [accountPlan, expected] of [['FREE', true], ['SOLO', false], ['PRO', false]] as const) {
+    for (const [accountPlan, expected] of [
+      ['FREE', true],
+      ['SOLO', false],
+      ['PRO', false],
+    ] as const) {
       const proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url, accountPlan });
       expect((await session(proxy)).poweredByService).toBe(expected);
       expect(proxy.upstream).not.toContain('GET /api/auth/sdk/branding');
@@ -51,7 +54,12 @@ describe('BrandingCache', () => {
 
   it('answers brandingFallbackPoweredBy when the call fails, and asks again next time', async () => {
     let calls = 0;
-    const failing = { branding: async () => { calls++; throw new Error('down'); } };
+    const failing = {
+      branding: async () => {
+        calls++;
+        throw new Error('down');
+      },
+    };
     expect(await new BrandingCache(failing, options).poweredByService()).toBe(false);
     const cache = new BrandingCache(failing, { ...options, brandingFallbackPoweredBy: true });
     expect(await cache.poweredByService()).toBe(true);

@@ -60,7 +60,20 @@ describe.each(ADAPTERS)('duplicate auth cookies (cookie tossing) (%s)', (adapter
     const res = await session(`svc_at=${at(attacker)}; svc_at=${at(victim)}; svc_rt=${rt(victim)}`);
     expect(res.status).toBe(401);
     expect(await json(res)).toEqual({ error: 'invalid_token', message: expect.any(String) });
-    const expected = ['/ (host)', '/ example.com', '/api (host)', '/api example.com', '/api/ (host)', '/api/ example.com', '/api/session (host)', '/api/session example.com', '/api/session/ (host)', '/api/session/ example.com', '/api/session/session (host)', '/api/session/session example.com'];
+    const expected = [
+      '/ (host)',
+      '/ example.com',
+      '/api (host)',
+      '/api example.com',
+      '/api/ (host)',
+      '/api/ example.com',
+      '/api/session (host)',
+      '/api/session example.com',
+      '/api/session/ (host)',
+      '/api/session/ example.com',
+      '/api/session/session (host)',
+      '/api/session/session example.com',
+    ];
     expect(expiredAt(res, 'svc_at')).toEqual(expected);
     expect(expiredAt(res, 'svc_rt')).toEqual(expected);
   });
@@ -139,7 +152,11 @@ describe.each(ADAPTERS)('__Host- cookie names (opt-in) (%s)', (adapter) => {
     for (const options of [{ hostPrefixCookies: true, secureCookies: false }, { secureCookies: true }]) {
       const proxy = await startProxy({ adapter, apiKey: project.live, baseUrl: api.url, ...options });
       const res = await postJson(proxy, '/api/session/login', { email: 'host@example.com', password: PASSWORD });
-      expect(setCookieLines(res).map((line) => line.name).sort()).toEqual(['svc_at', 'svc_did', 'svc_rt']);
+      expect(
+        setCookieLines(res)
+          .map((line) => line.name)
+          .sort(),
+      ).toEqual(['svc_at', 'svc_did', 'svc_rt']);
       await proxy.close();
     }
   });

@@ -84,7 +84,14 @@ describe.each(ADAPTERS)('request guards (%s)', (adapter) => {
   });
 
   it('answers 404 for every other GET (and other methods) under the base path only', async () => {
-    for (const [method, path] of [['GET', 'login'], ['GET', 'refresh'], ['GET', 'nope'], ['GET', 'session/extra'], ['PUT', 'session'], ['DELETE', 'logout']]) {
+    for (const [method, path] of [
+      ['GET', 'login'],
+      ['GET', 'refresh'],
+      ['GET', 'nope'],
+      ['GET', 'session/extra'],
+      ['PUT', 'session'],
+      ['DELETE', 'logout'],
+    ]) {
       const res = await fetch(`${proxy.url}/api/session/${path}`, { method, headers: { Origin: proxy.url } });
       expect([method, path, res.status]).toEqual([method, path, 404]);
       expect(await json(res)).toEqual({ error: 'not_found', message: expect.any(String) });

@@ -62,10 +62,11 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     upstream,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

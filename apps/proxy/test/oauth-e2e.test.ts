@@ -35,10 +35,11 @@ async function startOAuthApi(providers: Providers): Promise<OAuthApi> {
     url,
     app,
     project,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -100,7 +100,7 @@ describe('OIDC grant through the session proxy, end to end', () => {
     expect(denied.searchParams.has('code')).toBe(false);
   }, 30_000);
 
-  it('a request token is single-use: the second grant is the API\'s 401 invalid_token', async () => {
+  it("a request token is single-use: the second grant is the API's 401 invalid_token", async () => {
     const { jar } = await signUpThroughProxy('once@example.test');
     const started = await authorize(instance, config);
     const first = await grantThroughProxy(started, { approved: true }, jar);

@@ -28,9 +28,7 @@ describe.each(ADAPTERS)('refresh single flight (%s)', (adapter) => {
 
     api.clock.advance(16 * 60); // past the 15-minute access lifetime: the access cookie is now refused
     proxy.upstream.splice(0);
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, () => fetch(`${proxy.url}/api/session/session`, { headers: { Cookie: tab.header() } })),
-    );
+    const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(`${proxy.url}/api/session/session`, { headers: { Cookie: tab.header() } })));
     expect(answers.map((res) => res.status)).toEqual(Array(10).fill(200));
     for (const res of answers) expect((await json(res)).data.user.email).toBe('tabs@example.com');
     expect(proxy.upstream.filter((call) => call === 'POST /api/auth/refresh')).toHaveLength(1);

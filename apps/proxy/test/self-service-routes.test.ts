@@ -36,7 +36,10 @@ describe.each(ADAPTERS)('self-service routes (%s)', (adapter) => {
     const laptop = new CookieJar().store(await post('signup', { email: 'devices@example.com', password: PASSWORD }, undefined, { 'User-Agent': 'Laptop/1.0' }));
     const phone = new CookieJar().store(await post('login', { email: 'devices@example.com', password: PASSWORD }, undefined, { 'User-Agent': 'Phone/2.0' }));
     const sessions = await list(laptop);
-    expect(sessions.map((s: { userAgent: string; current: boolean }) => [s.userAgent, s.current]).sort()).toEqual([['Laptop/1.0', true], ['Phone/2.0', false]]);
+    expect(sessions.map((s: { userAgent: string; current: boolean }) => [s.userAgent, s.current]).sort()).toEqual([
+      ['Laptop/1.0', true],
+      ['Phone/2.0', false],
+    ]);
     const phoneId = sessions.find((s: { current: boolean }) => !s.current).id;
     expect((await post('account/sessions/revoke', { id: phoneId }, laptop)).status).toBe(200);
     expect((await get('session', phone)).status).toBe(401);

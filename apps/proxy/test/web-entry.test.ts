@@ -28,8 +28,24 @@ async function bundleWebEntry(): Promise<{ code: string; metafile: Metafile }> {
 /** Only what a Web runtime offers. */
 function webGlobals(): Record<string, unknown> {
   const names = [
-    'fetch', 'Request', 'Response', 'Headers', 'URL', 'URLSearchParams', 'crypto', 'TextEncoder', 'TextDecoder', 'btoa', 'atob',
-    'ReadableStream', 'AbortController', 'AbortSignal', 'setTimeout', 'clearTimeout', 'structuredClone', 'console',
+    'fetch',
+    'Request',
+    'Response',
+    'Headers',
+    'URL',
+    'URLSearchParams',
+    'crypto',
+    'TextEncoder',
+    'TextDecoder',
+    'btoa',
+    'atob',
+    'ReadableStream',
+    'AbortController',
+    'AbortSignal',
+    'setTimeout',
+    'clearTimeout',
+    'structuredClone',
+    'console',
   ];
   return Object.fromEntries(names.map((name) => [name, (globalThis as Record<string, unknown>)[name]]));
 }
@@ -59,11 +75,18 @@ describe('the web entry (@svc/proxy/web)', () => {
     const proxy = createSessionHandler({ apiKey: live, baseUrl: api.url });
     const origin = 'https://app.example.com';
     const signup = await proxy(
-      new Request(`${origin}/api/session/signup`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: origin }, body: JSON.stringify({ email: 'edge@example.com', password: PASSWORD }) }),
+      new Request(`${origin}/api/session/signup`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Origin: origin },
+        body: JSON.stringify({ email: 'edge@example.com', password: PASSWORD }),
+      }),
       { clientIp: '203.0.113.7' },
     );
     expect(signup.status).toBe(201);
-    const cookie = signup.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+    const cookie = signup.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ');
     const session = await proxy(new Request(`${origin}/api/session/session`, { headers: { Cookie: cookie } }));
     expect(session.status).toBe(200);
     expect(((await session.json()) as { data: { user: { email: string } } }).data.user.email).toBe('edge@example.com');

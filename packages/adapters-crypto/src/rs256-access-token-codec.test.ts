@@ -23,8 +23,16 @@ describe('Rs256AccessTokenCodec', () => {
   const signingKeys = new InMemorySigningKeyStore();
   const codec = new Rs256AccessTokenCodec({ signingKeys, encryption, clock });
   const claims: AccessTokenClaims = {
-    iss: 'https://auth.example.test', sub: 'u-1', aud: scope.projectId, env: 'production', sid: 's-1',
-    email: 'ada@example.test', role: 'user', iat: 1_767_225_600, exp: 1_767_226_500, jti: 'j-1',
+    iss: 'https://auth.example.test',
+    sub: 'u-1',
+    aud: scope.projectId,
+    env: 'production',
+    sid: 's-1',
+    email: 'ada@example.test',
+    role: 'user',
+    iat: 1_767_225_600,
+    exp: 1_767_226_500,
+    jti: 'j-1',
   };
   beforeAll(async () => {
     await signingKeys.rotate(scope, await factory.generate(scope, clock.now()));
@@ -72,7 +80,7 @@ describe('Rs256AccessTokenCodec', () => {
     expect(await codec.decode(scope, after)).toEqual(claims);
   });
 
-  it('signs with the new key at once when told to forget the project\'s current keys (a rotation\'s notice)', async () => {
+  it("signs with the new key at once when told to forget the project's current keys (a rotation's notice)", async () => {
     const before = kidOf(await codec.sign(scope, claims));
     const other: TenantScope = { projectId: 'p-2', environment: 'production' };
     await signingKeys.rotate(other, await factory.generate(other, clock.now()));
@@ -98,7 +106,12 @@ describe('Rs256AccessTokenCodec', () => {
   it('rejects an alg header that is only almost RS256, and a crit header', async () => {
     const [, payload, signature] = (await codec.sign(scope, claims)).split('.');
     const kid = (await signingKeys.current(scope))!.kid;
-    for (const header of [{ alg: 'rs256', kid }, { alg: 'RS384', kid }, { alg: 'RS256', kid, typ: 'at+jwt' }, { alg: 'RS256', kid, crit: ['x'] }]) {
+    for (const header of [
+      { alg: 'rs256', kid },
+      { alg: 'RS384', kid },
+      { alg: 'RS256', kid, typ: 'at+jwt' },
+      { alg: 'RS256', kid, crit: ['x'] },
+    ]) {
       const forged = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${payload}.${signature}`;
       expect(await codec.decode(scope, forged)).toBeNull();
     }

@@ -1,14 +1,5 @@
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import {
-  systemClock,
-  type AccessTokenClaims,
-  type AccessTokenCodec,
-  type Clock,
-  type PublicJwk,
-  type SigningKeyRecord,
-  type SigningKeyStore,
-  type TenantScope,
-} from '@svc/core';
+import { systemClock, type AccessTokenClaims, type AccessTokenCodec, type Clock, type PublicJwk, type SigningKeyRecord, type SigningKeyStore, type TenantScope } from '@svc/core';
 import type { KeyEncryption } from './key-encryption';
 import { signingKeyContext } from './rsa-signing-key-factory';
 

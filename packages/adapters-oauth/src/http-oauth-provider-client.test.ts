@@ -45,7 +45,12 @@ describe('HttpOAuthProviderClient: OpenID provider (oauth2-mock-server)', () => 
   it('discovers the issuer, sends PKCE S256 and a nonce, and validates the ID token', async () => {
     const { authorizationUrl, profile } = await signIn(oidc());
     expect(Object.fromEntries(authorizationUrl.searchParams)).toMatchObject({
-      client_id: 'svc-client', response_type: 'code', scope: 'openid email', code_challenge_method: 'S256', state: 'state-1', redirect_uri: CALLBACK,
+      client_id: 'svc-client',
+      response_type: 'code',
+      scope: 'openid email',
+      code_challenge_method: 'S256',
+      state: 'state-1',
+      redirect_uri: CALLBACK,
     });
     expect(authorizationUrl.searchParams.get('nonce')).toBeTruthy();
     await expect(profile()).resolves.toEqual({ issuer: idp.issuer, subject: 'oidc-1', email: 'ada@example.test', emailVerified: true });
@@ -91,13 +96,22 @@ describe('HttpOAuthProviderClient: GitHub and Discord shapes', () => {
 
   it('GitHub: the numeric id and the primary verified address from /user/emails', async () => {
     await expect((await signIn(configOf('github', github.endpoints()))).profile()).resolves.toEqual({
-      issuer: 'https://github.com', subject: '101', email: 'ada@example.test', emailVerified: true,
+      issuer: 'https://github.com',
+      subject: '101',
+      email: 'ada@example.test',
+      emailVerified: true,
     });
     expect(github.tokenRequests.at(-1)).toMatchObject({ code_verifier: expect.any(String), client_secret: 'svc-secret' });
   });
 
   it('GitHub: no verified primary address means no address, never the public one', async () => {
-    github.account = { ...github.account, emails: [{ ...verified, verified: false }, { ...verified, email: 'other@example.test', primary: false }] };
+    github.account = {
+      ...github.account,
+      emails: [
+        { ...verified, verified: false },
+        { ...verified, email: 'other@example.test', primary: false },
+      ],
+    };
     await expect((await signIn(configOf('github', github.endpoints()))).profile()).resolves.toMatchObject({ email: null, emailVerified: false });
   });
 
@@ -110,7 +124,10 @@ describe('HttpOAuthProviderClient: GitHub and Discord shapes', () => {
 
   it('Discord: the snowflake id and the verified flag', async () => {
     await expect((await signIn(configOf('discord', discord.endpoints()))).profile()).resolves.toEqual({
-      issuer: 'https://discord.com', subject: '8000001', email: 'ada@example.test', emailVerified: true,
+      issuer: 'https://discord.com',
+      subject: '8000001',
+      email: 'ada@example.test',
+      emailVerified: true,
     });
     discord.account = { ...discord.account, verified: false };
     await expect((await signIn(configOf('discord', discord.endpoints()))).profile()).resolves.toMatchObject({ emailVerified: false });

@@ -14,7 +14,13 @@ export async function pendingAuthorization(provider: Provider, uid: string): Pro
   if (!interaction || interaction.result || interaction.exp <= epochNow()) return null;
   const params = interaction.params as { client_id?: unknown; scope?: unknown };
   if (typeof params.client_id !== 'string') return null;
-  return { uid, clientId: params.client_id, requestedScopes: String(params.scope ?? '').split(' ').filter(Boolean) };
+  return {
+    uid,
+    clientId: params.client_id,
+    requestedScopes: String(params.scope ?? '')
+      .split(' ')
+      .filter(Boolean),
+  };
 }
 
 /**

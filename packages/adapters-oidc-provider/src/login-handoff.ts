@@ -32,9 +32,7 @@ export function loginPolicy(mod: OidcModule, project: () => Project): NonNullabl
     }),
   );
   login.checks.add(
-    new Check('project_login_page', 'the project login page decides every authorization', (ctx: KoaContextWithOIDC) =>
-      ctx.oidc.result?.login ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT,
-    ),
+    new Check('project_login_page', 'the project login page decides every authorization', (ctx: KoaContextWithOIDC) => (ctx.oidc.result?.login ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT)),
   );
   return policy;
 }
@@ -48,7 +46,9 @@ export function loginPageUrl(deps: HandoffDeps, project: () => Project): NonNull
       loginUrl: oidcLoginUrl!,
       client: { clientId: client.clientId, projectId: id, environment: environmentOfClient(client), name: client.clientName ?? client.clientId },
       uid: interaction.uid,
-      scopes: String(interaction.params.scope ?? '').split(' ').filter(Boolean),
+      scopes: String(interaction.params.scope ?? '')
+        .split(' ')
+        .filter(Boolean),
     });
   };
 }

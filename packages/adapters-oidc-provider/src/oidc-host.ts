@@ -34,7 +34,10 @@ export class OidcProviderHost implements OidcInteractionGateway {
   private readonly registry: IssuerRegistry;
   private lastSweep = 0;
 
-  private constructor(private readonly options: OidcHostOptions, context: IssuerContext) {
+  private constructor(
+    private readonly options: OidcHostOptions,
+    context: IssuerContext,
+  ) {
     this.registry = new IssuerRegistry(context, {
       projects: options.deps.projects,
       signingKeys: options.deps.signingKeys,
@@ -102,8 +105,6 @@ export class OidcProviderHost implements OidcInteractionGateway {
     const now = Date.now();
     if (now - this.lastSweep < SWEEP_INTERVAL_MS) return;
     this.lastSweep = now;
-    this.options.deps.oidcArtifacts
-      .deleteExpired(new Date(now), SWEEP_BATCH)
-      .catch((error: unknown) => this.options.log.error({ err: error }, 'sweeping expired OIDC artifacts failed'));
+    this.options.deps.oidcArtifacts.deleteExpired(new Date(now), SWEEP_BATCH).catch((error: unknown) => this.options.log.error({ err: error }, 'sweeping expired OIDC artifacts failed'));
   }
 }

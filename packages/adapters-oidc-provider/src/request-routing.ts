@@ -61,7 +61,15 @@ async function readBody(req: HostRequest): Promise<Buffer> {
  */
 function replayed(req: HostRequest, body: Buffer): HostRequest {
   const copy = new IncomingMessage(req.socket) as HostRequest;
-  Object.assign(copy, { method: req.method, url: req.url, headers: req.headers, rawHeaders: req.rawHeaders, httpVersion: req.httpVersion, httpVersionMajor: req.httpVersionMajor, httpVersionMinor: req.httpVersionMinor });
+  Object.assign(copy, {
+    method: req.method,
+    url: req.url,
+    headers: req.headers,
+    rawHeaders: req.rawHeaders,
+    httpVersion: req.httpVersion,
+    httpVersionMajor: req.httpVersionMajor,
+    httpVersionMinor: req.httpVersionMinor,
+  });
   // complete: the whole message is here; otherwise ending the copy counts as an abort and
   // IncomingMessage would destroy the shared socket.
   copy.complete = true;

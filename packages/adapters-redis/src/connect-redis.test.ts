@@ -70,9 +70,6 @@ describeWithRedis('connectRedis', (url) => {
     await proxy.up();
     await waitUntil(() => pingRedis(redis));
     redis.off('reconnecting', count);
-    expect(logger.lines.map((line) => `${line.level} ${line.message}`)).toEqual([
-      'warn redis unreachable; retrying in the background',
-      'info redis reachable again',
-    ]);
+    expect(logger.lines.map((line) => `${line.level} ${line.message}`)).toEqual(['warn redis unreachable; retrying in the background', 'info redis reachable again']);
   });
 });

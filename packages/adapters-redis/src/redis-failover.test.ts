@@ -40,7 +40,7 @@ describe('FailoverRateLimiter over a Redis that is not there', () => {
   });
   afterAll(() => redis.disconnect());
 
-  it('answers from the local fallback at once, with the rule\'s policy', async () => {
+  it("answers from the local fallback at once, with the rule's policy", async () => {
     const { limiter, failures } = failoverOver(redis, 'svc:test:unused:');
     const strict = await timed(async () => Promise.all([1, 2, 3].map(() => limiter.hit('k', { limit: 4, windowSeconds: 60 }))));
     expect(strict.ms).toBeLessThan(TIMEOUT_MS + SLACK_MS);
@@ -79,7 +79,11 @@ describeWithRedis('FailoverRateLimiter over Redis through an outage', (url) => {
     await proxy.down();
     const during = await timed(async () => [await limiter.hit('k', rule), await limiter.hit('k', rule), await limiter.hit('k', rule)]);
     expect(during.ms).toBeLessThan(TIMEOUT_MS + SLACK_MS);
-    expect(during.value.map((d) => [d.allowed, d.limit])).toEqual([[true, 2], [true, 2], [false, 2]]);
+    expect(during.value.map((d) => [d.allowed, d.limit])).toEqual([
+      [true, 2],
+      [true, 2],
+      [false, 2],
+    ]);
     expect(failures).toHaveLength(1); // then the primary rests instead of failing every hit
 
     await proxy.up();
@@ -87,7 +91,11 @@ describeWithRedis('FailoverRateLimiter over Redis through an outage', (url) => {
     clock.advance(1); // past the failover's rest after a failure
     const after = [await limiter.hit('k', rule), await limiter.hit('k', rule), await limiter.hit('k', rule)];
     // Hits 3 and 4 of the Redis count (the outage's hits stayed local), then the real limit.
-    expect(after.map((d) => [d.allowed, d.remaining, d.limit])).toEqual([[true, 1, 4], [true, 0, 4], [false, 0, 4]]);
+    expect(after.map((d) => [d.allowed, d.remaining, d.limit])).toEqual([
+      [true, 1, 4],
+      [true, 0, 4],
+      [false, 0, 4],
+    ]);
     expect(await direct.hget(`${prefix}k`, 'c')).toBe('5');
   });
 

@@ -51,7 +51,12 @@ describeWithRedis('RedisRateLimiter', (url) => {
     it('agree on one count, whichever instance takes the hit', async () => {
       const rule = { limit: 3, windowSeconds: 60 };
       const decisions = [await a.hit('k1', rule), await b.hit('k1', rule), await a.hit('k1', rule), await b.hit('k1', rule)];
-      expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
+      expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ]);
     });
 
     it('allow exactly `limit` hits in total under concurrency on both', async () => {

@@ -55,5 +55,10 @@ function linksOf(text: string): string[] {
 
 /** `<id@host>` -> `id@host` with anything outside a safe file-name alphabet replaced. */
 function fileNameOf(messageId: string): string {
-  return messageId.replace(/^<|>$/g, '').replace(/[^A-Za-z0-9@._-]/g, '_').slice(0, 200) || 'mail';
+  return (
+    messageId
+      .replace(/^<|>$/g, '')
+      .replace(/[^A-Za-z0-9@._-]/g, '_')
+      .slice(0, 200) || 'mail'
+  );
 }

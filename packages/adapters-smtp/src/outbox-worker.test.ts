@@ -15,8 +15,12 @@ async function setup() {
     const id = deps.random.uuid();
     const payload = JSON.stringify({ subject: 's', text: 't', html: 'h', links: [] });
     await deps.outbox.enqueue(scope, {
-      id, to, template: 'magic_link', sealedPayload: deps.secretBox.seal(payload, outboxSealContext(id)),
-      createdAt: deps.clock.now(), expiresAt: new Date(deps.clock.now().getTime() + 900_000),
+      id,
+      to,
+      template: 'magic_link',
+      sealedPayload: deps.secretBox.seal(payload, outboxSealContext(id)),
+      createdAt: deps.clock.now(),
+      expiresAt: new Date(deps.clock.now().getTime() + 900_000),
     });
     return id;
   };
@@ -93,8 +97,12 @@ async function hookedMail(deps: ReturnType<typeof createInMemoryDeps>, to: strin
   const id = deps.random.uuid();
   const payload = JSON.stringify({ subject: 's', text: 't', html: 'h', links: [] });
   const mail = {
-    id, to, template: 'magic_link' as const, sealedPayload: deps.secretBox.seal(payload, outboxSealContext(id)),
-    createdAt: deps.clock.now(), expiresAt: new Date(deps.clock.now().getTime() + 900_000),
+    id,
+    to,
+    template: 'magic_link' as const,
+    sealedPayload: deps.secretBox.seal(payload, outboxSealContext(id)),
+    createdAt: deps.clock.now(),
+    expiresAt: new Date(deps.clock.now().getTime() + 900_000),
   };
   return [scope, mail] as const;
 }

@@ -34,7 +34,10 @@ export class OutboxWorker {
   /** A wake() arrived during a round, whose claim may have missed the new mail: go again at once. */
   private wokenWhileRunning = false;
 
-  constructor(private readonly deps: DeliveryDeps, private readonly options: OutboxWorkerOptions) {
+  constructor(
+    private readonly deps: DeliveryDeps,
+    private readonly options: OutboxWorkerOptions,
+  ) {
     this.intervalMs = options.intervalMs ?? 2000;
     this.policy = { ...DEFAULT_DELIVERY_POLICY, ...options.policy };
   }

@@ -23,7 +23,10 @@ const MAIL_REFUSALS = new Set(['EENVELOPE', 'EMESSAGE']);
 export class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
 
-  constructor(smtpUrl: string, private readonly options: SmtpMailerOptions) {
+  constructor(
+    smtpUrl: string,
+    private readonly options: SmtpMailerOptions,
+  ) {
     const connect = (options.connectTimeoutSeconds ?? 10) * 1000;
     this.transport = createTransport({
       url: smtpUrl,

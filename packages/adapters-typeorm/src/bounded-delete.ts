@@ -20,16 +20,8 @@ export interface BoundedDelete {
  * (`LIMIT` after the last param), so one housekeeping batch never holds many row locks at once
  * (PostgreSQL) or the write lock for long (SQLite). Answers the deleted rows' `returning` columns.
  */
-export async function deleteBounded<T extends Row = Row>(
-  sql: Sql,
-  spec: BoundedDelete,
-  params: readonly unknown[],
-  limit: number,
-): Promise<T[]> {
+export async function deleteBounded<T extends Row = Row>(sql: Sql, spec: BoundedDelete, params: readonly unknown[], limit: number): Promise<T[]> {
   assertLimit(limit);
   const { table, key, where, returning } = spec;
-  return sql.query<T>(
-    `DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE ${where} LIMIT $${params.length + 1}) RETURNING ${returning}`,
-    [...params, limit],
-  );
+  return sql.query<T>(`DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE ${where} LIMIT $${params.length + 1}) RETURNING ${returning}`, [...params, limit]);
 }

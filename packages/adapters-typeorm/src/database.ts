@@ -163,12 +163,7 @@ function boundTo(runner: QueryRunner, kind: StorageKind): Sql {
   return { query: (sql, params = []) => run(runner, kind, sql, params) };
 }
 
-async function run<T extends Row>(
-  runner: QueryRunner,
-  kind: StorageKind,
-  sql: string,
-  params: readonly unknown[],
-): Promise<T[]> {
+async function run<T extends Row>(runner: QueryRunner, kind: StorageKind, sql: string, params: readonly unknown[]): Promise<T[]> {
   // TypeORM treats undefined as "no condition"; in raw SQL it would bind as NULL. Either way an
   // unchecked value slipped through, so refuse it rather than guess (docs/security.md).
   if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${sql}`);

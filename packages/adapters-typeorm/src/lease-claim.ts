@@ -13,12 +13,7 @@ const DUE = "(status = 'pending' AND next_attempt_at <= $1) OR (status = 'sendin
  * (`FOR UPDATE SKIP LOCKED`); SQLite's transactions are exclusive. `table` and `columns` are
  * constants of the caller, never input.
  */
-export async function claimLeased<T extends Row>(
-  db: Database,
-  spec: { table: string; columns: readonly string[] },
-  now: Date,
-  options: { limit: number; leaseSeconds: number },
-): Promise<T[]> {
+export async function claimLeased<T extends Row>(db: Database, spec: { table: string; columns: readonly string[] }, now: Date, options: { limit: number; leaseSeconds: number }): Promise<T[]> {
   assertDate(now, 'now');
   assertLimit(options.limit);
   if (!(options.leaseSeconds > 0)) throw new RangeError('leaseSeconds must be positive');

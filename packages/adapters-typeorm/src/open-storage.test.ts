@@ -150,16 +150,30 @@ describeWithPostgres('openStorage on PostgreSQL', (url) => {
     try {
       expect(await second.users.findById(scope, user.id)).toEqual(user);
       expect(await migrationNames(second)).toEqual(MIGRATION_NAMES);
-      const tables: { table_name: string }[] = await second.dataSource.query(
-        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
-        [schema],
-      );
-      expect(tables.map((t) => t.table_name)).toEqual(
-        [
-          'api_keys', 'audit_log', 'known_devices', 'mail_outbox', 'migrations', 'oauth_identities', 'oauth_providers', 'oidc_artifacts', 'oidc_clients', 'one_time_tokens', 'passkeys', 'projects', 'refresh_tokens',
-          'sessions', 'signing_keys', 'totp_enrollments', 'totp_recovery_codes', 'users', 'webhook_attempts', 'webhook_endpoints', 'webhook_messages',
-        ],
-      );
+      const tables: { table_name: string }[] = await second.dataSource.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema]);
+      expect(tables.map((t) => t.table_name)).toEqual([
+        'api_keys',
+        'audit_log',
+        'known_devices',
+        'mail_outbox',
+        'migrations',
+        'oauth_identities',
+        'oauth_providers',
+        'oidc_artifacts',
+        'oidc_clients',
+        'one_time_tokens',
+        'passkeys',
+        'projects',
+        'refresh_tokens',
+        'sessions',
+        'signing_keys',
+        'totp_enrollments',
+        'totp_recovery_codes',
+        'users',
+        'webhook_attempts',
+        'webhook_endpoints',
+        'webhook_messages',
+      ]);
     } finally {
       await second.close();
     }
@@ -184,9 +198,7 @@ describeWithPostgres('openStorage on PostgreSQL', (url) => {
     try {
       const scope = await seedScope(a);
       for (let i = 0; i < 2; i += 1) await seedUser(a, scope);
-      const creates = await Promise.all(
-        Array.from({ length: 24 }, (_, i) => (i % 2 ? a : b).users.createWithinLimit(scope, userFixture(), { limit: 3 })),
-      );
+      const creates = await Promise.all(Array.from({ length: 24 }, (_, i) => (i % 2 ? a : b).users.createWithinLimit(scope, userFixture(), { limit: 3 })));
       expect(creates.filter((r) => r.status === 'created')).toHaveLength(1);
       expect(await b.users.count(scope)).toBe(3);
 

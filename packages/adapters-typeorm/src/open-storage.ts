@@ -30,38 +30,39 @@ import { TypeormWebhookStore } from './typeorm-webhook-store';
 export type StoragePorts = Pick<AuthDeps, 'projects' | 'apiKeys' | 'users' | 'sessions' | 'signingKeys'>;
 
 /** Storage ports backed by one open database, plus what the composition root needs to run it. */
-export type TypeormStorage = StoragePorts & Pick<AuthDeps, 'twoFactor' | 'passkeys' | 'oauthProviders' | 'identities' | 'knownDevices'> & {
-  /** Single-use tokens (magic link, reset, challenges). */
-  oneTimeTokens: TypeormOneTimeTokenStore;
-  /** The mail outbox; shares the database with oneTimeTokens (a link's token and mail are one transaction). */
-  outbox: TypeormMailOutbox;
-  /** Relying parties and the state of the hosted OIDC provider. */
-  oidcClients: TypeormOidcClientStore;
-  oidcArtifacts: TypeormOidcArtifactStore;
-  /** The append-only audit log of security events. */
-  auditLog: TypeormAuditLog;
-  /** Webhook endpoints, their delivery queue and log. */
-  webhooks: TypeormWebhookStore;
-  /**
-   * The underlying DataSource (migrations, tooling, inspection). On SQLite, statements sent
-   * through it bypass the write queue below; on PostgreSQL its pool is a small one of its own.
-   * For application SQL use `database`.
-   */
-  dataSource: DataSource;
-  /** Plain SQL with this adapter's transaction rules (SQLite write queue, PostgreSQL advisory locks). */
-  database: Database;
-  kind: StorageKind;
-  /** Resolves when the database answers `SELECT 1`. */
-  ping(): Promise<void>;
-  /**
-   * Readiness: resolves when the service could do its work within `timeoutMs`: reachable, the
-   * tables it writes on every sign-in neither locked by someone else nor read-only, and (SQLite)
-   * disk space left. Rejects with `service_unavailable`, `details.reason` saying why. Writes nothing.
-   */
-  probe(timeoutMs: number): Promise<void>;
-  /** Waits for queued work and closes the connection(s). */
-  close(): Promise<void>;
-};
+export type TypeormStorage = StoragePorts &
+  Pick<AuthDeps, 'twoFactor' | 'passkeys' | 'oauthProviders' | 'identities' | 'knownDevices'> & {
+    /** Single-use tokens (magic link, reset, challenges). */
+    oneTimeTokens: TypeormOneTimeTokenStore;
+    /** The mail outbox; shares the database with oneTimeTokens (a link's token and mail are one transaction). */
+    outbox: TypeormMailOutbox;
+    /** Relying parties and the state of the hosted OIDC provider. */
+    oidcClients: TypeormOidcClientStore;
+    oidcArtifacts: TypeormOidcArtifactStore;
+    /** The append-only audit log of security events. */
+    auditLog: TypeormAuditLog;
+    /** Webhook endpoints, their delivery queue and log. */
+    webhooks: TypeormWebhookStore;
+    /**
+     * The underlying DataSource (migrations, tooling, inspection). On SQLite, statements sent
+     * through it bypass the write queue below; on PostgreSQL its pool is a small one of its own.
+     * For application SQL use `database`.
+     */
+    dataSource: DataSource;
+    /** Plain SQL with this adapter's transaction rules (SQLite write queue, PostgreSQL advisory locks). */
+    database: Database;
+    kind: StorageKind;
+    /** Resolves when the database answers `SELECT 1`. */
+    ping(): Promise<void>;
+    /**
+     * Readiness: resolves when the service could do its work within `timeoutMs`: reachable, the
+     * tables it writes on every sign-in neither locked by someone else nor read-only, and (SQLite)
+     * disk space left. Rejects with `service_unavailable`, `details.reason` saying why. Writes nothing.
+     */
+    probe(timeoutMs: number): Promise<void>;
+    /** Waits for queued work and closes the connection(s). */
+    close(): Promise<void>;
+  };
 
 /**
  * Below this much free space where the SQLite file lives the instance says it is not ready: a
@@ -171,4 +172,3 @@ async function checkFreeSpace(sqlitePath: string, minFreeBytes: number): Promise
   const disk = await statfs(dirname(resolve(sqlitePath)));
   if (disk.bavail * disk.bsize < minFreeBytes) throw unavailable('disk_full', new Error(`less than ${minFreeBytes} bytes free`));
 }
-

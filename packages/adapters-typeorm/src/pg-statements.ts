@@ -105,13 +105,18 @@ export async function pgProbeWrites(pool: Pool, limits: PgLimits, tables: Readon
   // The lock wait ends first, so that a held lock is reported as such rather than as slowness.
   const lockMs = Math.max(1, Math.floor(ms / 2));
   const statementMs = Math.max(lockMs + 1, Math.floor((ms * 3) / 4));
-  await pgTransaction(pool, { acquireMs: Math.min(limits.acquireMs || ms, ms), answerMs: ms }, async (tx) => {
-    // Integers computed here: SET takes no parameters.
-    await tx.query(`SET LOCAL lock_timeout = ${lockMs}`);
-    await tx.query(`SET LOCAL statement_timeout = ${statementMs}`);
-    for (const { name, key } of tables) await tx.query(`UPDATE ${name} SET ${key} = ${key} WHERE false`);
-    throw new ProbeDone();
-  }, undefined).catch((error: unknown) => {
+  await pgTransaction(
+    pool,
+    { acquireMs: Math.min(limits.acquireMs || ms, ms), answerMs: ms },
+    async (tx) => {
+      // Integers computed here: SET takes no parameters.
+      await tx.query(`SET LOCAL lock_timeout = ${lockMs}`);
+      await tx.query(`SET LOCAL statement_timeout = ${statementMs}`);
+      for (const { name, key } of tables) await tx.query(`UPDATE ${name} SET ${key} = ${key} WHERE false`);
+      throw new ProbeDone();
+    },
+    undefined,
+  ).catch((error: unknown) => {
     if (!(error instanceof ProbeDone)) throw error;
   });
 }

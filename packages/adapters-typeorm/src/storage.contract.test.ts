@@ -137,9 +137,7 @@ function sharedOutboxCase(url: string): void {
         await a.outbox.enqueue(scope, { id, to: 'x@example.test', template: 'magic_link', sealedPayload: 's', createdAt: T0, expiresAt: new Date('2027-01-01T00:00:00.000Z') });
       }
       const now = new Date('2026-01-01T00:00:01.000Z');
-      const rounds = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).outbox.claimDue(now, { limit: 7, leaseSeconds: 60 })),
-      );
+      const rounds = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).outbox.claimDue(now, { limit: 7, leaseSeconds: 60 })));
       const claimed = rounds.flat().map((m) => m.id);
       expect(new Set(claimed).size).toBe(claimed.length);
       const rest = await a.outbox.claimDue(now, { limit: 100, leaseSeconds: 60 });
@@ -173,7 +171,13 @@ function hotPathCase(open: Open): void {
       };
       expect(await statementsOf(() => storage.sessions.findLiveSession(scope, user.id, session.id))).toBe(1);
       expect(await statementsOf(() => storage.sessions.findRefreshTokenWithHolder(scope, session.refreshTokenHash))).toBe(1);
-      const rotation = { presentedHash: session.refreshTokenHash, successorHash: newId(), now: new Date('2026-01-02T00:00:00.000Z'), expiresAt: new Date('2026-03-01T00:00:00.000Z'), reuseGraceSeconds: 0 };
+      const rotation = {
+        presentedHash: session.refreshTokenHash,
+        successorHash: newId(),
+        now: new Date('2026-01-02T00:00:00.000Z'),
+        expiresAt: new Date('2026-03-01T00:00:00.000Z'),
+        reuseGraceSeconds: 0,
+      };
       expect(await statementsOf(() => storage.sessions.rotate(scope, rotation))).toBe(1);
       expect(await storage.sessions.findRefreshToken(scope, rotation.successorHash)).not.toBeNull();
     } finally {

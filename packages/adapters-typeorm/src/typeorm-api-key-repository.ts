@@ -16,18 +16,15 @@ export class TypeormApiKeyRepository implements ApiKeyRepository {
     assertUuid(record.projectId, 'project id');
     assertText(record.keyHash, 'key hash');
     assertDate(record.createdAt, 'createdAt');
-    await this.db.query(
-      `INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        record.id,
-        record.projectId,
-        record.environment,
-        record.keyHash,
-        record.suffix,
-        dateParam(record.createdAt),
-        nullableDateParam(record.revokedAt),
-      ],
-    );
+    await this.db.query(`INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+      record.id,
+      record.projectId,
+      record.environment,
+      record.keyHash,
+      record.suffix,
+      dateParam(record.createdAt),
+      nullableDateParam(record.revokedAt),
+    ]);
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | null> {
@@ -38,10 +35,7 @@ export class TypeormApiKeyRepository implements ApiKeyRepository {
 
   async listForProject(projectId: string): Promise<ApiKeyRecord[]> {
     if (!isUuid(projectId)) return [];
-    const rows = await this.db.query<ApiKeyRow>(
-      `SELECT ${COLUMNS} FROM api_keys WHERE project_id = $1 ORDER BY created_at, id`,
-      [projectId],
-    );
+    const rows = await this.db.query<ApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE project_id = $1 ORDER BY created_at, id`, [projectId]);
     return rows.map(toRecord);
   }
 

@@ -28,23 +28,20 @@ export class TypeormAuditLog implements AuditLog {
   }
 
   private async insert(sql: Sql, scope: TenantScope, entry: AuditEntry): Promise<void> {
-    await sql.query(
-      `INSERT INTO audit_log (project_id, environment, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
-        scope.projectId,
-        scope.environment,
-        entry.id,
-        entry.type,
-        dateParam(entry.at),
-        entry.userId,
-        jsonParam(entry.actor),
-        entry.clientAddress,
-        entry.userAgent,
-        entry.requestId,
-        jsonParam(entry.data),
-        dateParam(entry.expiresAt),
-      ],
-    );
+    await sql.query(`INSERT INTO audit_log (project_id, environment, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [
+      scope.projectId,
+      scope.environment,
+      entry.id,
+      entry.type,
+      dateParam(entry.at),
+      entry.userId,
+      jsonParam(entry.actor),
+      entry.clientAddress,
+      entry.userAgent,
+      entry.requestId,
+      jsonParam(entry.data),
+      dateParam(entry.expiresAt),
+    ]);
   }
 
   async list(scope: TenantScope, query: AuditLogQuery): Promise<AuditEntry[]> {
@@ -67,10 +64,7 @@ export class TypeormAuditLog implements AuditLog {
       where.push(`(at < $${atN} OR (at = $${atN} AND id < $${idN}))`);
     }
     params.push(query.limit);
-    const rows = await this.db.query<AuditLogRow>(
-      `SELECT ${COLUMNS} FROM audit_log WHERE ${where.join(' AND ')} ORDER BY at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
+    const rows = await this.db.query<AuditLogRow>(`SELECT ${COLUMNS} FROM audit_log WHERE ${where.join(' AND ')} ORDER BY at DESC, id DESC LIMIT $${params.length}`, params);
     return rows.map(toEntry);
   }
 

@@ -5,7 +5,6 @@ import type { OAuthIdentityRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readDate } from './row-values';
 
-
 const COLUMNS = 'provider, subject, user_id, email, created_at';
 
 /** IdentityRepository on PostgreSQL or SQLite; the primary key makes each provider account link once. */
@@ -29,29 +28,34 @@ export class TypeormIdentityRepository implements IdentityRepository {
 
   async find(scope: TenantScope, provider: OAuthProvider, subject: string): Promise<OAuthIdentity | null> {
     if (!isScope(scope) || !isOAuthProvider(provider) || !isText(subject)) return null;
-    const rows = await this.db.query<OAuthIdentityRow>(
-      `SELECT ${COLUMNS} FROM oauth_identities WHERE project_id = $1 AND environment = $2 AND provider = $3 AND subject = $4`,
-      [scope.projectId, scope.environment, provider, subject],
-    );
+    const rows = await this.db.query<OAuthIdentityRow>(`SELECT ${COLUMNS} FROM oauth_identities WHERE project_id = $1 AND environment = $2 AND provider = $3 AND subject = $4`, [
+      scope.projectId,
+      scope.environment,
+      provider,
+      subject,
+    ]);
     return rows.length ? toIdentity(rows[0]) : null;
   }
 
   /** Sorted here rather than by ORDER BY: database collations differ, code-unit order does not. */
   async listForUser(scope: TenantScope, userId: string): Promise<OAuthIdentity[]> {
     if (!isScope(scope) || !isUuid(userId)) return [];
-    const rows = await this.db.query<OAuthIdentityRow>(
-      `SELECT ${COLUMNS} FROM oauth_identities WHERE project_id = $1 AND environment = $2 AND user_id = $3`,
-      [scope.projectId, scope.environment, userId],
-    );
+    const rows = await this.db.query<OAuthIdentityRow>(`SELECT ${COLUMNS} FROM oauth_identities WHERE project_id = $1 AND environment = $2 AND user_id = $3`, [
+      scope.projectId,
+      scope.environment,
+      userId,
+    ]);
     return rows.map(toIdentity).sort(compareIdentities);
   }
 
   async unlink(scope: TenantScope, provider: OAuthProvider, subject: string): Promise<boolean> {
     if (!isScope(scope) || !isOAuthProvider(provider) || !isText(subject)) return false;
-    const rows = await this.db.query(
-      'DELETE FROM oauth_identities WHERE project_id = $1 AND environment = $2 AND provider = $3 AND subject = $4 RETURNING subject',
-      [scope.projectId, scope.environment, provider, subject],
-    );
+    const rows = await this.db.query('DELETE FROM oauth_identities WHERE project_id = $1 AND environment = $2 AND provider = $3 AND subject = $4 RETURNING subject', [
+      scope.projectId,
+      scope.environment,
+      provider,
+      subject,
+    ]);
     return rows.length === 1;
   }
 }

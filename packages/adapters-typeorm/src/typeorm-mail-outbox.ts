@@ -1,14 +1,4 @@
-import {
-  MAIL_TEMPLATES,
-  OUTBOX_STATUSES,
-  type EnqueueOptions,
-  type MailOutbox,
-  type MailTemplate,
-  type NewOutboxMail,
-  type OutboxMail,
-  type OutboxStatus,
-  type TenantScope,
-} from '@svc/core';
+import { MAIL_TEMPLATES, OUTBOX_STATUSES, type EnqueueOptions, type MailOutbox, type MailTemplate, type NewOutboxMail, type OutboxMail, type OutboxStatus, type TenantScope } from '@svc/core';
 import { assertLimit, deleteBounded } from './bounded-delete';
 import type { Database } from './database';
 import type { MailOutboxRow } from './rows';
@@ -17,10 +7,22 @@ import { dateParam, readCount, readDate, readNullableDate } from './row-values';
 import { insertOneTimeToken } from './typeorm-one-time-token-store';
 import { claimLeased } from './lease-claim';
 
-
 const COLUMN_NAMES = [
-  'id', 'project_id', 'environment', 'recipient', 'template', 'sealed_payload', 'status', 'attempts',
-  'next_attempt_at', 'lease_until', 'last_error', 'message_id', 'created_at', 'expires_at', 'sent_at',
+  'id',
+  'project_id',
+  'environment',
+  'recipient',
+  'template',
+  'sealed_payload',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'lease_until',
+  'last_error',
+  'message_id',
+  'created_at',
+  'expires_at',
+  'sent_at',
 ];
 const COLUMNS = COLUMN_NAMES.join(', ');
 const IN_SCOPE = 'project_id = $1 AND environment = $2 AND id = $3';
@@ -66,10 +68,13 @@ export class TypeormMailOutbox implements MailOutbox {
     assertDate(result.sentAt, 'sentAt');
     // Built from two fixed texts, never from input; better-sqlite3 cannot bind booleans anyway.
     const wipe = result.keepPayload ? '' : ', sealed_payload = NULL';
-    await this.db.query(
-      `UPDATE mail_outbox SET status = 'sent', message_id = $4, sent_at = $5, lease_until = NULL${wipe} WHERE ${IN_SCOPE}`,
-      [scope.projectId, scope.environment, id, result.messageId, dateParam(result.sentAt)],
-    );
+    await this.db.query(`UPDATE mail_outbox SET status = 'sent', message_id = $4, sent_at = $5, lease_until = NULL${wipe} WHERE ${IN_SCOPE}`, [
+      scope.projectId,
+      scope.environment,
+      id,
+      result.messageId,
+      dateParam(result.sentAt),
+    ]);
   }
 
   async markFailed(scope: TenantScope, id: string, failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean }): Promise<void> {
@@ -84,10 +89,7 @@ export class TypeormMailOutbox implements MailOutbox {
       set = failure.keepPayload ? "status = 'dead'" : "status = 'dead', sealed_payload = NULL";
     }
     // Only a claim still in flight: a mail another worker already marked sent stays sent.
-    await this.db.query(
-      `UPDATE mail_outbox SET ${set}, last_error = $4, lease_until = NULL WHERE ${IN_SCOPE} AND status = 'sending'`,
-      params,
-    );
+    await this.db.query(`UPDATE mail_outbox SET ${set}, last_error = $4, lease_until = NULL WHERE ${IN_SCOPE} AND status = 'sending'`, params);
   }
 
   async listForAddress(scope: TenantScope, to: string, limit: number): Promise<OutboxMail[]> {

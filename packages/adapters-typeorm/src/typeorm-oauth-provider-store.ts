@@ -5,7 +5,6 @@ import type { OAuthProviderRow } from './rows';
 import { assertDate, assertScope, assertText, isScope } from './guards';
 import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-values';
 
-
 const COLUMNS = `provider, enabled, client_id, sealed_client_secret, scopes, redirect_url, issuer, authorization_url,
   token_url, user_info_url, created_at, updated_at`;
 
@@ -50,28 +49,23 @@ export class TypeormOAuthProviderStore implements OAuthProviderStore {
 
   async find(scope: TenantScope, provider: OAuthProvider): Promise<OAuthProviderConfig | null> {
     if (!isScope(scope) || !isOAuthProvider(provider)) return null;
-    const rows = await this.db.query<OAuthProviderRow>(
-      `SELECT ${COLUMNS} FROM oauth_providers WHERE project_id = $1 AND environment = $2 AND provider = $3`,
-      [scope.projectId, scope.environment, provider],
-    );
+    const rows = await this.db.query<OAuthProviderRow>(`SELECT ${COLUMNS} FROM oauth_providers WHERE project_id = $1 AND environment = $2 AND provider = $3`, [
+      scope.projectId,
+      scope.environment,
+      provider,
+    ]);
     return rows.length ? toConfig(rows[0]) : null;
   }
 
   async list(scope: TenantScope): Promise<OAuthProviderConfig[]> {
     if (!isScope(scope)) return [];
-    const rows = await this.db.query<OAuthProviderRow>(
-      `SELECT ${COLUMNS} FROM oauth_providers WHERE project_id = $1 AND environment = $2 ORDER BY provider`,
-      [scope.projectId, scope.environment],
-    );
+    const rows = await this.db.query<OAuthProviderRow>(`SELECT ${COLUMNS} FROM oauth_providers WHERE project_id = $1 AND environment = $2 ORDER BY provider`, [scope.projectId, scope.environment]);
     return rows.map(toConfig);
   }
 
   async remove(scope: TenantScope, provider: OAuthProvider): Promise<boolean> {
     if (!isScope(scope) || !isOAuthProvider(provider)) return false;
-    const rows = await this.db.query(
-      'DELETE FROM oauth_providers WHERE project_id = $1 AND environment = $2 AND provider = $3 RETURNING provider',
-      [scope.projectId, scope.environment, provider],
-    );
+    const rows = await this.db.query('DELETE FROM oauth_providers WHERE project_id = $1 AND environment = $2 AND provider = $3 RETURNING provider', [scope.projectId, scope.environment, provider]);
     return rows.length === 1;
   }
 }

@@ -5,7 +5,6 @@ import type { OidcArtifactRow } from './rows';
 import { assertDate, assertText, assertUuid, isText, isUuid } from './guards';
 import { dateParam, jsonParam, nullableDateParam, readJson, readNullableDate } from './row-values';
 
-
 const COLUMNS = 'model, id, payload, grant_id, uid, user_code, expires_at, consumed_at';
 /** $1 project, $2 model; `now` is the last parameter: expired rows are never answered. */
 const LIVE = (now: string) => `project_id = $1 AND model = $2 AND (expires_at IS NULL OR expires_at > ${now})`;
@@ -48,10 +47,12 @@ export class TypeormOidcArtifactStore implements OidcArtifactStore {
   async consume(projectId: string, model: string, id: string, at: Date): Promise<boolean> {
     if (!isUuid(projectId) || !isText(model) || !isText(id)) return false;
     assertDate(at, 'at');
-    const rows = await this.db.query(
-      'UPDATE oidc_artifacts SET consumed_at = $4 WHERE project_id = $1 AND model = $2 AND id = $3 AND consumed_at IS NULL RETURNING id',
-      [projectId, model, id, dateParam(at)],
-    );
+    const rows = await this.db.query('UPDATE oidc_artifacts SET consumed_at = $4 WHERE project_id = $1 AND model = $2 AND id = $3 AND consumed_at IS NULL RETURNING id', [
+      projectId,
+      model,
+      id,
+      dateParam(at),
+    ]);
     return rows.length > 0;
   }
 
@@ -62,10 +63,7 @@ export class TypeormOidcArtifactStore implements OidcArtifactStore {
 
   async revokeByGrantId(projectId: string, model: string, grantId: string): Promise<number> {
     if (!isUuid(projectId) || !isText(model) || !isText(grantId)) return 0;
-    const rows = await this.db.query(
-      'DELETE FROM oidc_artifacts WHERE project_id = $1 AND model = $2 AND grant_id = $3 RETURNING id',
-      [projectId, model, grantId],
-    );
+    const rows = await this.db.query('DELETE FROM oidc_artifacts WHERE project_id = $1 AND model = $2 AND grant_id = $3 RETURNING id', [projectId, model, grantId]);
     return rows.length;
   }
 
@@ -85,10 +83,7 @@ export class TypeormOidcArtifactStore implements OidcArtifactStore {
   private async findOne(projectId: string, model: string, column: 'id' | 'uid' | 'user_code', value: string, now: Date): Promise<OidcArtifact | null> {
     if (!isUuid(projectId) || !isText(model) || !isText(value)) return null;
     assertDate(now, 'now');
-    const rows = await this.db.query<OidcArtifactRow>(
-      `SELECT ${COLUMNS} FROM oidc_artifacts WHERE ${LIVE('$4')} AND ${column} = $3 LIMIT 1`,
-      [projectId, model, value, dateParam(now)],
-    );
+    const rows = await this.db.query<OidcArtifactRow>(`SELECT ${COLUMNS} FROM oidc_artifacts WHERE ${LIVE('$4')} AND ${column} = $3 LIMIT 1`, [projectId, model, value, dateParam(now)]);
     return rows.length ? toArtifact(rows[0]) : null;
   }
 }

@@ -5,7 +5,6 @@ import type { OidcClientRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isUuid } from './guards';
 import { dateParam, jsonParam, readBoolean, readDate, readJson } from './row-values';
 
-
 const COLUMNS = 'id, project_id, environment, name, redirect_uris, post_logout_redirect_uris, is_public, secret_hash, created_at';
 
 /** OidcClientStore on PostgreSQL or SQLite. Client ids are UUIDs, checked before they reach SQL. */

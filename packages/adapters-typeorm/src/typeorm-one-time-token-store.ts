@@ -5,7 +5,6 @@ import type { OneTimeTokenRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, jsonParam, readDate, readJson, readNullableDate } from './row-values';
 
-
 const COLUMNS = 'token_hash, purpose, user_id, data, created_at, expires_at, consumed_at, failed_attempts';
 /** $1 project, $2 environment, $3 purpose, $4 hash: the token in its scope, of its purpose. */
 const IN_SCOPE = 'project_id = $1 AND environment = $2 AND purpose = $3 AND token_hash = $4';
@@ -79,22 +78,12 @@ export class TypeormOneTimeTokenStore implements OneTimeTokenStore {
 
   async find(scope: TenantScope, purpose: OneTimePurpose, tokenHash: string): Promise<OneTimeToken | null> {
     if (!isScope(scope) || !isPurpose(purpose) || !isText(tokenHash)) return null;
-    const rows = await this.db.query<OneTimeTokenRow>(`SELECT ${COLUMNS} FROM one_time_tokens WHERE ${IN_SCOPE}`, [
-      scope.projectId,
-      scope.environment,
-      purpose,
-      tokenHash,
-    ]);
+    const rows = await this.db.query<OneTimeTokenRow>(`SELECT ${COLUMNS} FROM one_time_tokens WHERE ${IN_SCOPE}`, [scope.projectId, scope.environment, purpose, tokenHash]);
     return rows.length ? toToken(rows[0]) : null;
   }
 
   /** One UPDATE counts the attempt and, at the limit, consumes the token in the same step. */
-  async recordFailedAttempt(
-    scope: TenantScope,
-    purpose: OneTimePurpose,
-    tokenHash: string,
-    options: { maxAttempts: number; now: Date },
-  ): Promise<number> {
+  async recordFailedAttempt(scope: TenantScope, purpose: OneTimePurpose, tokenHash: string, options: { maxAttempts: number; now: Date }): Promise<number> {
     if (!isScope(scope) || !isPurpose(purpose) || !isText(tokenHash)) return 0;
     assertDate(options.now, 'now');
     if (!Number.isInteger(options.maxAttempts) || options.maxAttempts < 1) throw new RangeError('maxAttempts must be a positive integer');

@@ -4,7 +4,6 @@ import type { PasskeyRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, jsonParam, readDate, readJson, readNullableDate } from './row-values';
 
-
 const COLUMNS = 'id, user_id, credential_id, public_key, counter, transports, name, created_at, last_used_at';
 const MAX_COUNTER = 0xffffffff;
 
@@ -26,8 +25,16 @@ export class TypeormPasskeyStore implements PasskeyStore {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        ON CONFLICT (project_id, environment, credential_id) DO NOTHING RETURNING id`,
       [
-        passkey.id, scope.projectId, scope.environment, passkey.userId, passkey.credentialId, passkey.publicKey,
-        passkey.counter, jsonParam(passkey.transports), passkey.name, dateParam(passkey.createdAt),
+        passkey.id,
+        scope.projectId,
+        scope.environment,
+        passkey.userId,
+        passkey.credentialId,
+        passkey.publicKey,
+        passkey.counter,
+        jsonParam(passkey.transports),
+        passkey.name,
+        dateParam(passkey.createdAt),
         passkey.lastUsedAt === null ? null : dateParam(passkey.lastUsedAt),
       ],
     );
@@ -36,19 +43,21 @@ export class TypeormPasskeyStore implements PasskeyStore {
 
   async findByCredentialId(scope: TenantScope, credentialId: string): Promise<Passkey | null> {
     if (!isScope(scope) || !isText(credentialId)) return null;
-    const rows = await this.db.query<PasskeyRow>(
-      `SELECT ${COLUMNS} FROM passkeys WHERE project_id = $1 AND environment = $2 AND credential_id = $3`,
-      [scope.projectId, scope.environment, credentialId],
-    );
+    const rows = await this.db.query<PasskeyRow>(`SELECT ${COLUMNS} FROM passkeys WHERE project_id = $1 AND environment = $2 AND credential_id = $3`, [
+      scope.projectId,
+      scope.environment,
+      credentialId,
+    ]);
     return rows.length ? toPasskey(rows[0]) : null;
   }
 
   async listForUser(scope: TenantScope, userId: string): Promise<Passkey[]> {
     if (!isScope(scope) || !isUuid(userId)) return [];
-    const rows = await this.db.query<PasskeyRow>(
-      `SELECT ${COLUMNS} FROM passkeys WHERE project_id = $1 AND environment = $2 AND user_id = $3 ORDER BY created_at, id`,
-      [scope.projectId, scope.environment, userId],
-    );
+    const rows = await this.db.query<PasskeyRow>(`SELECT ${COLUMNS} FROM passkeys WHERE project_id = $1 AND environment = $2 AND user_id = $3 ORDER BY created_at, id`, [
+      scope.projectId,
+      scope.environment,
+      userId,
+    ]);
     return rows.map(toPasskey);
   }
 
@@ -68,10 +77,7 @@ export class TypeormPasskeyStore implements PasskeyStore {
 
   async remove(scope: TenantScope, userId: string, id: string): Promise<boolean> {
     if (!isScope(scope) || !isUuid(userId) || !isUuid(id)) return false;
-    const rows = await this.db.query(
-      'DELETE FROM passkeys WHERE project_id = $1 AND environment = $2 AND user_id = $3 AND id = $4 RETURNING id',
-      [scope.projectId, scope.environment, userId, id],
-    );
+    const rows = await this.db.query('DELETE FROM passkeys WHERE project_id = $1 AND environment = $2 AND user_id = $3 AND id = $4 RETURNING id', [scope.projectId, scope.environment, userId, id]);
     return rows.length === 1;
   }
 }

@@ -102,10 +102,7 @@ export class TypeormProjectRepository implements ProjectRepository {
       params.push(target.json && value !== null ? jsonParam(value) : value);
       sets.push(`${target.column} = $${params.length}`);
     }
-    const rows = await this.db.query<ProjectRow>(
-      `UPDATE projects SET ${sets.join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`,
-      params,
-    );
+    const rows = await this.db.query<ProjectRow>(`UPDATE projects SET ${sets.join(', ')} WHERE id = $1 RETURNING ${COLUMNS}`, params);
     return rows.length ? toProject(rows[0]) : null;
   }
 
@@ -119,10 +116,7 @@ export class TypeormProjectRepository implements ProjectRepository {
     if (search !== undefined) conditions.push(likeCondition('lower(name)', params.push(containsPattern(search))));
     if (cursor !== undefined) conditions.push(`id > $${params.push(cursor)}`);
     params.push(limit + 1);
-    const rows = await this.db.query<ProjectRow>(
-      `SELECT ${COLUMNS} FROM projects WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT $${params.length}`,
-      params,
-    );
+    const rows = await this.db.query<ProjectRow>(`SELECT ${COLUMNS} FROM projects WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT $${params.length}`, params);
     const projects = rows.slice(0, limit).map(toProject);
     return { projects, nextCursor: rows.length > limit ? projects[projects.length - 1].id : null };
   }

@@ -46,28 +46,12 @@ export class TypeormSessionStore implements SessionStore {
       await tx.query(
         `INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at, revoked_at, authenticated_at, client_address, user_agent)
          VALUES ($1, $2, $3, $4, $5, $6, NULL, $6, $7, $8)`,
-        [
-          session.id,
-          projectId,
-          environment,
-          session.userId,
-          session.rotationKey,
-          dateParam(session.createdAt),
-          storableOrNull(session.client?.address),
-          storableOrNull(session.client?.userAgent),
-        ],
+        [session.id, projectId, environment, session.userId, session.rotationKey, dateParam(session.createdAt), storableOrNull(session.client?.address), storableOrNull(session.client?.userAgent)],
       );
       await tx.query(
         `INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6)`,
-        [
-          session.refreshTokenHash,
-          projectId,
-          environment,
-          session.id,
-          dateParam(session.createdAt),
-          dateParam(session.refreshExpiresAt),
-        ],
+        [session.refreshTokenHash, projectId, environment, session.id, dateParam(session.createdAt), dateParam(session.refreshExpiresAt)],
       );
     });
   }
@@ -152,10 +136,7 @@ export class TypeormSessionStore implements SessionStore {
 
   async isActive(scope: TenantScope, sessionId: string): Promise<boolean> {
     if (!isScope(scope) || !isUuid(sessionId)) return false;
-    const rows = await this.db.query(
-      'SELECT 1 AS active FROM sessions WHERE project_id = $1 AND environment = $2 AND id = $3 AND revoked_at IS NULL',
-      [scope.projectId, scope.environment, sessionId],
-    );
+    const rows = await this.db.query('SELECT 1 AS active FROM sessions WHERE project_id = $1 AND environment = $2 AND id = $3 AND revoked_at IS NULL', [scope.projectId, scope.environment, sessionId]);
     return rows.length === 1;
   }
 
@@ -181,10 +162,12 @@ export class TypeormSessionStore implements SessionStore {
 
   async findInHistory(scope: TenantScope, userId: string, sessionId: string): Promise<SessionHistoryEntry | null> {
     if (!isScope(scope) || !isUuid(userId) || !isUuid(sessionId)) return null;
-    const rows = await this.db.query<SessionHistoryRow>(
-      `${SESSION_HISTORY} WHERE s.project_id = $1 AND s.environment = $2 AND s.user_id = $3 AND s.id = $4`,
-      [scope.projectId, scope.environment, userId, sessionId],
-    );
+    const rows = await this.db.query<SessionHistoryRow>(`${SESSION_HISTORY} WHERE s.project_id = $1 AND s.environment = $2 AND s.user_id = $3 AND s.id = $4`, [
+      scope.projectId,
+      scope.environment,
+      userId,
+      sessionId,
+    ]);
     return rows.length ? toHistoryEntry(rows[0]) : null;
   }
 
@@ -235,10 +218,12 @@ export class TypeormSessionStore implements SessionStore {
   async recordAuthentication(scope: TenantScope, sessionId: string, at: Date): Promise<void> {
     if (!isScope(scope) || !isUuid(sessionId)) return;
     assertDate(at, 'at');
-    await this.db.query(
-      'UPDATE sessions SET authenticated_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3 AND revoked_at IS NULL',
-      [scope.projectId, scope.environment, sessionId, dateParam(at)],
-    );
+    await this.db.query('UPDATE sessions SET authenticated_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3 AND revoked_at IS NULL', [
+      scope.projectId,
+      scope.environment,
+      sessionId,
+      dateParam(at),
+    ]);
   }
 
   /**
@@ -250,12 +235,7 @@ export class TypeormSessionStore implements SessionStore {
   async deleteExpired(now: Date, limit: number): Promise<{ refreshTokens: number; sessions: number }> {
     assertDate(now, 'now');
     return this.db.transaction(async (tx) => {
-      const gone = await deleteBounded<{ session_id: string }>(
-        tx,
-        { table: 'refresh_tokens', key: 'token_hash', where: 'expires_at <= $1', returning: 'session_id' },
-        [dateParam(now)],
-        limit,
-      );
+      const gone = await deleteBounded<{ session_id: string }>(tx, { table: 'refresh_tokens', key: 'token_hash', where: 'expires_at <= $1', returning: 'session_id' }, [dateParam(now)], limit);
       const touched = [...new Set(gone.map((row) => row.session_id))];
       let sessions = 0;
       for (let i = 0; i < touched.length; i += SESSION_CHUNK) {
@@ -268,12 +248,7 @@ export class TypeormSessionStore implements SessionStore {
   /** Bounded delete through `sessions_revoked_idx`; the foreign key cascades to the tokens. */
   async deleteRevoked(revokedBefore: Date, limit: number): Promise<number> {
     assertDate(revokedBefore, 'revokedBefore');
-    const rows = await deleteBounded(
-      this.db,
-      { table: 'sessions', key: 'id', where: 'revoked_at IS NOT NULL AND revoked_at <= $1', returning: 'id' },
-      [dateParam(revokedBefore)],
-      limit,
-    );
+    const rows = await deleteBounded(this.db, { table: 'sessions', key: 'id', where: 'revoked_at IS NOT NULL AND revoked_at <= $1', returning: 'id' }, [dateParam(revokedBefore)], limit);
     return rows.length;
   }
 }
@@ -288,10 +263,7 @@ async function unclaimed(sql: Sql, scope: TenantScope, rotation: Rotation): Prom
   const [row] = await sql.query<UnclaimedRow>(UNCLAIMED_IN_SCOPE, [scope.projectId, scope.environment, rotation.presentedHash]);
   if (!row) return unclaimedRotationResult(null, rotation);
   const successor = row.next_hash === null ? null : { usedAt: readNullableDate(row.next_used_at), expiresAt: readDate(row.next_expires_at) };
-  return unclaimedRotationResult(
-    { usedAt: readNullableDate(row.used_at), successorHash: row.successor_hash, sessionRevokedAt: readNullableDate(row.session_revoked_at), successor },
-    rotation,
-  );
+  return unclaimedRotationResult({ usedAt: readNullableDate(row.used_at), successorHash: row.successor_hash, sessionRevokedAt: readNullableDate(row.session_revoked_at), successor }, rotation);
 }
 
 /** Session ids per statement: far below SQLite's limit on bound parameters. */

@@ -30,10 +30,14 @@ export class TypeormSigningKeyStore implements SigningKeyStore {
            WHERE project_id = $1 AND environment = $2 AND retired_at IS NULL`,
           [projectId, environment, dateParam(key.createdAt)],
         );
-        await tx.query(
-          `INSERT INTO signing_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, NULL)`,
-          [key.kid, projectId, environment, key.publicKeyPem, key.encryptedPrivateKey, dateParam(key.createdAt)],
-        );
+        await tx.query(`INSERT INTO signing_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, NULL)`, [
+          key.kid,
+          projectId,
+          environment,
+          key.publicKeyPem,
+          key.encryptedPrivateKey,
+          dateParam(key.createdAt),
+        ]);
       },
       { lock: `signing_keys:${projectId}:${environment}` },
     );
@@ -68,10 +72,7 @@ export class TypeormSigningKeyStore implements SigningKeyStore {
 
   async findByKid(scope: TenantScope, kid: string): Promise<SigningKeyRecord | null> {
     if (!isScope(scope) || !isText(kid)) return null;
-    const rows = await this.db.query<SigningKeyRow>(
-      `SELECT ${COLUMNS} FROM signing_keys WHERE project_id = $1 AND environment = $2 AND kid = $3`,
-      [scope.projectId, scope.environment, kid],
-    );
+    const rows = await this.db.query<SigningKeyRow>(`SELECT ${COLUMNS} FROM signing_keys WHERE project_id = $1 AND environment = $2 AND kid = $3`, [scope.projectId, scope.environment, kid]);
     return rows.length ? toRecord(rows[0]) : null;
   }
 }

@@ -4,7 +4,6 @@ import type { TotpEnrollmentRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readDate, readNullableDate } from './row-values';
 
-
 /** $1 project, $2 environment, $3 user: one user's rows in its scope. */
 const USER_IN_SCOPE = 'project_id = $1 AND environment = $2 AND user_id = $3';
 
@@ -14,10 +13,11 @@ export class TypeormTwoFactorStore implements TwoFactorStore {
 
   async findTotp(scope: TenantScope, userId: string): Promise<TotpEnrollment | null> {
     if (!isScope(scope) || !isUuid(userId)) return null;
-    const rows = await this.db.query<TotpEnrollmentRow>(
-      `SELECT user_id, sealed_secret, status, last_used_step, created_at, enabled_at FROM totp_enrollments WHERE ${USER_IN_SCOPE}`,
-      [scope.projectId, scope.environment, userId],
-    );
+    const rows = await this.db.query<TotpEnrollmentRow>(`SELECT user_id, sealed_secret, status, last_used_step, created_at, enabled_at FROM totp_enrollments WHERE ${USER_IN_SCOPE}`, [
+      scope.projectId,
+      scope.environment,
+      userId,
+    ]);
     return rows.length ? toEnrollment(rows[0]) : null;
   }
 
@@ -43,11 +43,7 @@ export class TypeormTwoFactorStore implements TwoFactorStore {
    * The switch is a conditional UPDATE on (pending, this secret); only its winner replaces the
    * recovery codes, in the same transaction, so a lost race changes nothing.
    */
-  async enableTotp(
-    scope: TenantScope,
-    userId: string,
-    enable: { sealedSecret: string; usedStep: number; recoveryCodeHashes: string[]; enabledAt: Date },
-  ): Promise<boolean> {
+  async enableTotp(scope: TenantScope, userId: string, enable: { sealedSecret: string; usedStep: number; recoveryCodeHashes: string[]; enabledAt: Date }): Promise<boolean> {
     if (!isScope(scope) || !isUuid(userId) || !isText(enable.sealedSecret)) return false;
     assertDate(enable.enabledAt, 'enabledAt');
     if (!Number.isSafeInteger(enable.usedStep)) throw new TypeError('usedStep must be an integer');
@@ -62,10 +58,7 @@ export class TypeormTwoFactorStore implements TwoFactorStore {
       if (switched.length !== 1) return false;
       await tx.query(`DELETE FROM totp_recovery_codes WHERE ${USER_IN_SCOPE}`, params);
       for (const hash of enable.recoveryCodeHashes) {
-        await tx.query(
-          'INSERT INTO totp_recovery_codes (project_id, environment, user_id, code_hash, used_at) VALUES ($1, $2, $3, $4, NULL)',
-          [...params, hash],
-        );
+        await tx.query('INSERT INTO totp_recovery_codes (project_id, environment, user_id, code_hash, used_at) VALUES ($1, $2, $3, $4, NULL)', [...params, hash]);
       }
       return true;
     });
@@ -96,21 +89,14 @@ export class TypeormTwoFactorStore implements TwoFactorStore {
 
   async countRecoveryCodes(scope: TenantScope, userId: string): Promise<number> {
     if (!isScope(scope) || !isUuid(userId)) return 0;
-    const rows = await this.db.query<{ n: number | string }>(
-      `SELECT count(*) AS n FROM totp_recovery_codes WHERE ${USER_IN_SCOPE} AND used_at IS NULL`,
-      [scope.projectId, scope.environment, userId],
-    );
+    const rows = await this.db.query<{ n: number | string }>(`SELECT count(*) AS n FROM totp_recovery_codes WHERE ${USER_IN_SCOPE} AND used_at IS NULL`, [scope.projectId, scope.environment, userId]);
     return Number(rows[0].n);
   }
 
   /** The recovery codes go with it (foreign key ON DELETE CASCADE). */
   async removeTotp(scope: TenantScope, userId: string): Promise<boolean> {
     if (!isScope(scope) || !isUuid(userId)) return false;
-    const rows = await this.db.query(`DELETE FROM totp_enrollments WHERE ${USER_IN_SCOPE} RETURNING user_id`, [
-      scope.projectId,
-      scope.environment,
-      userId,
-    ]);
+    const rows = await this.db.query(`DELETE FROM totp_enrollments WHERE ${USER_IN_SCOPE} RETURNING user_id`, [scope.projectId, scope.environment, userId]);
     return rows.length === 1;
   }
 }

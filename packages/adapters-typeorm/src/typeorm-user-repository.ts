@@ -31,16 +31,10 @@ export class TypeormUserRepository implements UserRepository {
     const { projectId, environment } = scope;
     return this.db.transaction(
       async (tx) => {
-        const existing = await tx.query(
-          'SELECT 1 AS found FROM users WHERE project_id = $1 AND environment = $2 AND email = $3',
-          [projectId, environment, user.email],
-        );
+        const existing = await tx.query('SELECT 1 AS found FROM users WHERE project_id = $1 AND environment = $2 AND email = $3', [projectId, environment, user.email]);
         if (existing.length) return { status: 'exists' };
         if (limit !== null) {
-          const [row] = await tx.query('SELECT count(*) AS n FROM users WHERE project_id = $1 AND environment = $2', [
-            projectId,
-            environment,
-          ]);
+          const [row] = await tx.query('SELECT count(*) AS n FROM users WHERE project_id = $1 AND environment = $2', [projectId, environment]);
           if (readCount(row.n) >= limit) return { status: 'limit_reached' };
         }
         const inserted = await tx.query(
@@ -71,49 +65,32 @@ export class TypeormUserRepository implements UserRepository {
 
   async findByEmail(scope: TenantScope, email: string): Promise<User | null> {
     if (!isScope(scope) || !isText(email)) return null;
-    const rows = await this.db.query<UserRow>(
-      `SELECT ${COLUMNS} FROM users WHERE project_id = $1 AND environment = $2 AND email = $3`,
-      [scope.projectId, scope.environment, email],
-    );
+    const rows = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE project_id = $1 AND environment = $2 AND email = $3`, [scope.projectId, scope.environment, email]);
     return rows.length ? toUser(rows[0]) : null;
   }
 
   async findById(scope: TenantScope, id: string): Promise<User | null> {
     if (!isScope(scope) || !isUuid(id)) return null;
-    const rows = await this.db.query<UserRow>(
-      `SELECT ${COLUMNS} FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`,
-      [scope.projectId, scope.environment, id],
-    );
+    const rows = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`, [scope.projectId, scope.environment, id]);
     return rows.length ? toUser(rows[0]) : null;
   }
 
   async recordLogin(scope: TenantScope, id: string, at: Date): Promise<void> {
     if (!isScope(scope) || !isUuid(id)) return;
     assertDate(at, 'at');
-    await this.db.query('UPDATE users SET last_login_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3', [
-      scope.projectId,
-      scope.environment,
-      id,
-      dateParam(at),
-    ]);
+    await this.db.query('UPDATE users SET last_login_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3', [scope.projectId, scope.environment, id, dateParam(at)]);
   }
 
   async setPassword(scope: TenantScope, id: string, passwordHash: string): Promise<boolean> {
     if (!isScope(scope) || !isUuid(id)) return false;
     assertText(passwordHash, 'password hash');
-    const rows = await this.db.query(
-      'UPDATE users SET password_hash = $4 WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
-      [scope.projectId, scope.environment, id, passwordHash],
-    );
+    const rows = await this.db.query('UPDATE users SET password_hash = $4 WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id', [scope.projectId, scope.environment, id, passwordHash]);
     return rows.length === 1;
   }
 
   async clearPassword(scope: TenantScope, id: string): Promise<boolean> {
     if (!isScope(scope) || !isUuid(id)) return false;
-    const rows = await this.db.query(
-      'UPDATE users SET password_hash = NULL WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
-      [scope.projectId, scope.environment, id],
-    );
+    const rows = await this.db.query('UPDATE users SET password_hash = NULL WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id', [scope.projectId, scope.environment, id]);
     return rows.length === 1;
   }
 
@@ -126,10 +103,7 @@ export class TypeormUserRepository implements UserRepository {
     assertText(email, 'email');
     const params = [scope.projectId, scope.environment, id, email];
     try {
-      const rows = await this.db.query(
-        'UPDATE users SET email = $4, email_verified = TRUE WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
-        params,
-      );
+      const rows = await this.db.query('UPDATE users SET email = $4, email_verified = TRUE WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id', params);
       return rows.length === 1 ? 'changed' : 'not_found';
     } catch (error) {
       const holder = await this.db.query('SELECT id FROM users WHERE project_id = $1 AND environment = $2 AND email = $3', [scope.projectId, scope.environment, email]);
@@ -140,30 +114,26 @@ export class TypeormUserRepository implements UserRepository {
 
   async markEmailVerified(scope: TenantScope, id: string): Promise<boolean> {
     if (!isScope(scope) || !isUuid(id)) return false;
-    const rows = await this.db.query(
-      'UPDATE users SET email_verified = TRUE WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
-      [scope.projectId, scope.environment, id],
-    );
+    const rows = await this.db.query('UPDATE users SET email_verified = TRUE WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id', [scope.projectId, scope.environment, id]);
     return rows.length === 1;
   }
 
   async setBanned(scope: TenantScope, id: string, bannedAt: Date | null): Promise<boolean> {
     if (!isScope(scope) || !isUuid(id)) return false;
     if (bannedAt !== null) assertDate(bannedAt, 'bannedAt');
-    const rows = await this.db.query(
-      'UPDATE users SET banned_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
-      [scope.projectId, scope.environment, id, nullableDateParam(bannedAt)],
-    );
+    const rows = await this.db.query('UPDATE users SET banned_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id', [
+      scope.projectId,
+      scope.environment,
+      id,
+      nullableDateParam(bannedAt),
+    ]);
     return rows.length === 1;
   }
 
   /** Sessions and refresh tokens go with the user (ON DELETE CASCADE). */
   async delete(scope: TenantScope, id: string): Promise<boolean> {
     if (!isScope(scope) || !isUuid(id)) return false;
-    const rows = await this.db.query(
-      'DELETE FROM users WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id',
-      [scope.projectId, scope.environment, id],
-    );
+    const rows = await this.db.query('DELETE FROM users WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id', [scope.projectId, scope.environment, id]);
     return rows.length === 1;
   }
 
@@ -176,10 +146,7 @@ export class TypeormUserRepository implements UserRepository {
     if (changes.meta !== undefined) sets.push(`meta = $${params.push(jsonParam(changes.meta))}`);
     if (changes.emailVerified !== undefined) sets.push(`email_verified = $${params.push(changes.emailVerified === true)}`);
     if (sets.length === 0) return this.findById(scope, id);
-    const rows = await this.db.query<UserRow>(
-      `UPDATE users SET ${sets.join(', ')} WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`,
-      params,
-    );
+    const rows = await this.db.query<UserRow>(`UPDATE users SET ${sets.join(', ')} WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING ${COLUMNS}`, params);
     return rows.length ? toUser(rows[0]) : null;
   }
 
@@ -201,10 +168,7 @@ export class TypeormUserRepository implements UserRepository {
     if (search !== undefined) conditions.push(likeCondition('email', params.push(containsPattern(search))));
     if (cursor !== undefined) conditions.push(`id > $${params.push(cursor)}`);
     params.push(limit + 1);
-    const rows = await this.db.query<UserRow>(
-      `SELECT ${COLUMNS} FROM users WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT $${params.length}`,
-      params,
-    );
+    const rows = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT $${params.length}`, params);
     const users = rows.slice(0, limit).map(toUser);
     return { users, nextCursor: rows.length > limit ? users[users.length - 1].id : null };
   }

@@ -21,8 +21,20 @@ import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDa
 const ENDPOINT_COLUMNS = `id, url, event_types, enabled, disabled_reason, sealed_secret, sealed_previous_secret,
   previous_secret_expires_at, created_at, updated_at`;
 const MESSAGE_COLUMN_NAMES = [
-  'id', 'project_id', 'environment', 'endpoint_id', 'event_type', 'payload', 'status', 'attempts', 'next_attempt_at',
-  'lease_until', 'last_status_code', 'last_error', 'created_at', 'delivered_at',
+  'id',
+  'project_id',
+  'environment',
+  'endpoint_id',
+  'event_type',
+  'payload',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'lease_until',
+  'last_status_code',
+  'last_error',
+  'created_at',
+  'delivered_at',
 ];
 const MESSAGE_COLUMNS = MESSAGE_COLUMN_NAMES.join(', ');
 
@@ -45,40 +57,38 @@ export class TypeormWebhookStore implements WebhookStore {
     assertScope(scope);
     assertUuid(endpoint.id, 'endpoint id');
     assertText(endpoint.url, 'url');
-    await this.db.query(
-      `INSERT INTO webhook_endpoints (project_id, environment, ${ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
-        scope.projectId,
-        scope.environment,
-        endpoint.id,
-        endpoint.url,
-        jsonParam(endpoint.eventTypes),
-        endpoint.enabled,
-        endpoint.disabledReason,
-        endpoint.sealedSecret,
-        endpoint.sealedPreviousSecret,
-        nullableDateParam(endpoint.previousSecretExpiresAt),
-        dateParam(endpoint.createdAt),
-        dateParam(endpoint.updatedAt),
-      ],
-    );
+    await this.db.query(`INSERT INTO webhook_endpoints (project_id, environment, ${ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [
+      scope.projectId,
+      scope.environment,
+      endpoint.id,
+      endpoint.url,
+      jsonParam(endpoint.eventTypes),
+      endpoint.enabled,
+      endpoint.disabledReason,
+      endpoint.sealedSecret,
+      endpoint.sealedPreviousSecret,
+      nullableDateParam(endpoint.previousSecretExpiresAt),
+      dateParam(endpoint.createdAt),
+      dateParam(endpoint.updatedAt),
+    ]);
   }
 
   async listEndpoints(scope: TenantScope): Promise<WebhookEndpoint[]> {
     if (!isScope(scope)) return [];
-    const rows = await this.db.query<WebhookEndpointRow>(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND environment = $2 ORDER BY created_at, id`,
-      [scope.projectId, scope.environment],
-    );
+    const rows = await this.db.query<WebhookEndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND environment = $2 ORDER BY created_at, id`, [
+      scope.projectId,
+      scope.environment,
+    ]);
     return rows.map(toEndpoint);
   }
 
   async findEndpoint(scope: TenantScope, id: string): Promise<WebhookEndpoint | null> {
     if (!isScope(scope) || !isUuid(id)) return null;
-    const rows = await this.db.query<WebhookEndpointRow>(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND environment = $2 AND id = $3`,
-      [scope.projectId, scope.environment, id],
-    );
+    const rows = await this.db.query<WebhookEndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND environment = $2 AND id = $3`, [
+      scope.projectId,
+      scope.environment,
+      id,
+    ]);
     return rows.length ? toEndpoint(rows[0]) : null;
   }
 
@@ -102,11 +112,7 @@ export class TypeormWebhookStore implements WebhookStore {
 
   async deleteEndpoint(scope: TenantScope, id: string): Promise<boolean> {
     if (!isScope(scope) || !isUuid(id)) return false;
-    const rows = await this.db.query('DELETE FROM webhook_endpoints WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id', [
-      scope.projectId,
-      scope.environment,
-      id,
-    ]);
+    const rows = await this.db.query('DELETE FROM webhook_endpoints WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id', [scope.projectId, scope.environment, id]);
     return rows.length > 0;
   }
 
@@ -131,10 +137,15 @@ export class TypeormWebhookStore implements WebhookStore {
     await this.db.transaction(async (tx) => {
       const owned = await tx.query('SELECT id FROM webhook_messages WHERE project_id = $1 AND environment = $2 AND id = $3', tenant);
       if (owned.length === 0) return;
-      await tx.query(
-        'INSERT INTO webhook_attempts (message_id, seq, attempt, at, status_code, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [attempt.messageId, globalThis.crypto.randomUUID(), attempt.attempt, dateParam(attempt.at), attempt.statusCode, attempt.error, Math.max(0, Math.round(attempt.durationMs))],
-      );
+      await tx.query('INSERT INTO webhook_attempts (message_id, seq, attempt, at, status_code, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+        attempt.messageId,
+        globalThis.crypto.randomUUID(),
+        attempt.attempt,
+        dateParam(attempt.at),
+        attempt.statusCode,
+        attempt.error,
+        Math.max(0, Math.round(attempt.durationMs)),
+      ]);
       const params: unknown[] = [...tenant, outcome.status, attempt.statusCode, attempt.error];
       let extra = '';
       if (outcome.status === 'delivered') {
@@ -231,21 +242,15 @@ export class TypeormWebhookStore implements WebhookStore {
     const counts: Record<WebhookMessageStatus, number> = { pending: 0, sending: 0, delivered: 0, dead: 0 };
     const rows = await this.db.query<{ status: string; n: unknown }>('SELECT status, count(*) AS n FROM webhook_messages GROUP BY status');
     for (const row of rows) counts[row.status as WebhookMessageStatus] = readCount(row.n);
-    const due = await this.db.query<{ due: unknown }>(
-      "SELECT next_attempt_at AS due FROM webhook_messages WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT 1",
-      [dateParam(now)],
-    );
+    const due = await this.db.query<{ due: unknown }>("SELECT next_attempt_at AS due FROM webhook_messages WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT 1", [
+      dateParam(now),
+    ]);
     return { counts, oldestDueAt: due.length ? readDate(due[0].due) : null };
   }
 
   async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
     assertDate(cutoff, 'cutoff');
-    const rows = await deleteBounded(
-      this.db,
-      { table: 'webhook_messages', key: 'id', where: "status IN ('delivered', 'dead') AND created_at < $1", returning: 'id' },
-      [dateParam(cutoff)],
-      limit,
-    );
+    const rows = await deleteBounded(this.db, { table: 'webhook_messages', key: 'id', where: "status IN ('delivered', 'dead') AND created_at < $1", returning: 'id' }, [dateParam(cutoff)], limit);
     return rows.length;
   }
 }

@@ -126,8 +126,7 @@ export function createSessionClient(options: SessionClientOptions = {}) {
     /** Signed in: deletes the account (and signs this browser out). */
     deleteAccount: (proof: Reauthentication = {}) => call<{ success: true }>('POST', 'account/delete', proof),
     /** Confirms a sign-up's address with the link's token or the mailed code. */
-    verifyEmail: (input: { token: string } | { email: string; code: string }) =>
-      call<{ user: { id: string; email: string; emailVerified: true } }>('POST', 'email/verify', input),
+    verifyEmail: (input: { token: string } | { email: string; code: string }) => call<{ user: { id: string; email: string; emailVerified: true } }>('POST', 'email/verify', input),
     /** Mails the verification link and code again; always succeeds. */
     resendVerification: (email: string) => call<{ success: true }>('POST', 'email/verify/resend', { email }),
     /** Signs in with the code of the latest magic-link mail. */

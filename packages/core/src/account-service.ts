@@ -15,16 +15,13 @@ export function accountService(deps: AuthServiceDeps) {
   return {
     sessions: {
       list: async (key: ResolvedApiKey, accessToken: string) => listSessions(deps, key.scope, await sessionOf(key, accessToken)),
-      revoke: async (key: ResolvedApiKey, accessToken: string, sessionId: string) =>
-        revokeSession(deps, key.scope, await sessionOf(key, accessToken), sessionId),
+      revoke: async (key: ResolvedApiKey, accessToken: string, sessionId: string) => revokeSession(deps, key.scope, await sessionOf(key, accessToken), sessionId),
       revokeOthers: async (key: ResolvedApiKey, accessToken: string) => revokeOtherSessions(deps, key.scope, await sessionOf(key, accessToken)),
       revokeAll: async (key: ResolvedApiKey, accessToken: string) => logOutEverywhere(deps, key.scope, await sessionOf(key, accessToken)),
     },
     account: {
-      changePassword: async (key: ResolvedApiKey, accessToken: string, input: ChangePasswordInput) =>
-        changePassword(deps, key.scope, key.project, await sessionOf(key, accessToken), input),
-      delete: async (key: ResolvedApiKey, accessToken: string, proof?: Reauthentication) =>
-        deleteAccount(deps, key.scope, key.project, await sessionOf(key, accessToken), proof),
+      changePassword: async (key: ResolvedApiKey, accessToken: string, input: ChangePasswordInput) => changePassword(deps, key.scope, key.project, await sessionOf(key, accessToken), input),
+      delete: async (key: ResolvedApiKey, accessToken: string, proof?: Reauthentication) => deleteAccount(deps, key.scope, key.project, await sessionOf(key, accessToken), proof),
     },
   };
 }

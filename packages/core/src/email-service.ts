@@ -31,19 +31,16 @@ export function emailService(deps: AuthServiceDeps & MailDeps, changes?: ChangeF
   });
   return {
     magicLink: {
-      request: (key: ResolvedApiKey, input: MagicLinkRequestInput, options?: MagicLinkRequestOptions) =>
-        requestMagicLink(deps, key.scope, key.project, input, options),
+      request: (key: ResolvedApiKey, input: MagicLinkRequestInput, options?: MagicLinkRequestOptions) => requestMagicLink(deps, key.scope, key.project, input, options),
       /** Checks the project now; returns the rest, to run after answering (see acceptMagicLinkRequest). */
-      accept: (key: ResolvedApiKey, input: MagicLinkRequestInput, options?: MagicLinkRequestOptions) =>
-        acceptMagicLinkRequest(deps, key.scope, key.project, input, options),
+      accept: (key: ResolvedApiKey, input: MagicLinkRequestInput, options?: MagicLinkRequestOptions) => acceptMagicLinkRequest(deps, key.scope, key.project, input, options),
       /** The project named by a link's `project` query (no API key on verify); unknown -> invalid_magic_link. */
       project: (projectId: string) => magicLinkProject(deps, projectId),
       /** The origins that may call verify for that project (empty = any), or null for no such project. */
       allowedOrigins: async (projectId: string) => (isUuid(projectId) ? origins(projectId) : null),
       verify: (project: Project, token: string, options?: SignInOptions) => verifyMagicLink(deps, project, token, options),
       /** The mail's 6-digit code instead of its link (API key). */
-      verifyCode: (key: ResolvedApiKey, input: { email: string; code: string }, options?: SignInOptions) =>
-        verifyMagicLinkCode(deps, key.scope, key.project, input, options),
+      verifyCode: (key: ResolvedApiKey, input: { email: string; code: string }, options?: SignInOptions) => verifyMagicLinkCode(deps, key.scope, key.project, input, options),
     },
     emailVerification: {
       verify: (key: ResolvedApiKey, input: EmailVerificationInput) => verifyEmail(deps, key.scope, input),
@@ -57,8 +54,7 @@ export function emailService(deps: AuthServiceDeps & MailDeps, changes?: ChangeF
       /** The link's token (API key only). */
       confirmLink: (key: ResolvedApiKey, token: string) => confirmEmailChange(deps, key.scope, { token }),
       /** The mail's code, from the signed-in user. */
-      confirmCode: async (key: ResolvedApiKey, accessToken: string, code: string) =>
-        confirmEmailChange(deps, key.scope, { current: await currentSession(deps, key.scope, accessToken), code }),
+      confirmCode: async (key: ResolvedApiKey, accessToken: string, code: string) => confirmEmailChange(deps, key.scope, { current: await currentSession(deps, key.scope, accessToken), code }),
     },
     passwordReset: {
       request: (key: ResolvedApiKey, input: { email: string }) => requestPasswordReset(deps, key.scope, key.project, input),

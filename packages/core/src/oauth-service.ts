@@ -26,10 +26,8 @@ export function oauthService(deps: AuthServiceDeps & OAuthDeps) {
 /** The admin side: provider settings per project and environment (the OpenAPI document). */
 export function oauthAdminService(deps: AuthServiceDeps & OAuthDeps) {
   return {
-    configureOAuthProvider: (projectId: string, provider: string, input: OAuthProviderInput) =>
-      configureOAuthProvider(deps, projectId, provider, input),
+    configureOAuthProvider: (projectId: string, provider: string, input: OAuthProviderInput) => configureOAuthProvider(deps, projectId, provider, input),
     listOAuthProviders: (projectId: string, environment: Environment) => listOAuthProviders(deps, projectId, environment),
-    removeOAuthProvider: (projectId: string, provider: string, environment: Environment) =>
-      removeOAuthProvider(deps, projectId, provider, environment),
+    removeOAuthProvider: (projectId: string, provider: string, environment: Environment) => removeOAuthProvider(deps, projectId, provider, environment),
   };
 }

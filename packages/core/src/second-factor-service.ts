@@ -36,15 +36,11 @@ export function totpService(deps: AuthServiceDeps & TotpDeps) {
   return {
     totp: {
       /** Turning TOTP on starts here, so this is where a recent sign-in is needed: the secret goes only to its owner. */
-      start: async (key: ResolvedApiKey, accessToken: string, proof?: Reauthentication) =>
-        startTotp(deps, key.scope, key.project, await recentUserOf(key, accessToken, proof)),
-      confirm: async (key: ResolvedApiKey, accessToken: string, code: string) =>
-        confirmTotp(deps, key.scope, await userOf(key, accessToken), code),
-      disable: async (key: ResolvedApiKey, accessToken: string, code: string) =>
-        disableTotp(deps, key.scope, await userOf(key, accessToken), code),
+      start: async (key: ResolvedApiKey, accessToken: string, proof?: Reauthentication) => startTotp(deps, key.scope, key.project, await recentUserOf(key, accessToken, proof)),
+      confirm: async (key: ResolvedApiKey, accessToken: string, code: string) => confirmTotp(deps, key.scope, await userOf(key, accessToken), code),
+      disable: async (key: ResolvedApiKey, accessToken: string, code: string) => disableTotp(deps, key.scope, await userOf(key, accessToken), code),
       /** Redeems a login challenge (API key only). */
-      verify: (key: ResolvedApiKey, input: VerifyTwoFactorInput, options?: { client?: SignInClient }) =>
-        verifyTwoFactor(deps, key.scope, key.project, input, options),
+      verify: (key: ResolvedApiKey, input: VerifyTwoFactorInput, options?: { client?: SignInClient }) => verifyTwoFactor(deps, key.scope, key.project, input, options),
     },
   };
 }
@@ -64,8 +60,7 @@ export function passkeyService(deps: AuthServiceDeps & PasskeyDeps) {
       register: async (key: ResolvedApiKey, accessToken: string, input: { response: unknown; name?: string }): Promise<Passkey> =>
         registerPasskey(deps, key.scope, key.project, await userOf(key, accessToken), input),
       list: async (key: ResolvedApiKey, accessToken: string) => listPasskeys(deps, key.scope, await userOf(key, accessToken)),
-      remove: async (key: ResolvedApiKey, accessToken: string, id: string, proof?: Reauthentication) =>
-        removePasskey(deps, key.scope, await recentUserOf(key, accessToken, proof), id),
+      remove: async (key: ResolvedApiKey, accessToken: string, id: string, proof?: Reauthentication) => removePasskey(deps, key.scope, await recentUserOf(key, accessToken, proof), id),
       /** Sign-in (API key only). */
       loginOptions: (key: ResolvedApiKey, input: { email: string }) => passkeyLoginOptions(deps, key.scope, key.project, input),
       logIn: (key: ResolvedApiKey, input: { challengeId: string; email: string; response: unknown }, options?: { client?: SignInClient }) =>

@@ -91,11 +91,15 @@ describe('cachedLookup', () => {
     let value = 'old';
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const lookup = cachedLookup(new FixedClock(new Date()), async () => {
-      const read = value;
-      await gate;
-      return read;
-    }, { ttlSeconds: 10, maxEntries: 10 });
+    const lookup = cachedLookup(
+      new FixedClock(new Date()),
+      async () => {
+        const read = value;
+        await gate;
+        return read;
+      },
+      { ttlSeconds: 10, maxEntries: 10 },
+    );
     const inFlight = lookup('k');
     value = 'new';
     lookup.forget();

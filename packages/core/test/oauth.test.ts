@@ -46,9 +46,7 @@ describe('social sign-in (core)', () => {
     expect(provider).toBe('github');
     if (result.twoFactorRequired) throw new Error('unexpected challenge');
     expect(result.user).toMatchObject({ email: 'ada@example.test', emailVerified: true, passwordHash: null, meta: { plan: 'trial' } });
-    expect(await deps.identities.listForUser(production.scope, result.user.id)).toEqual([
-      expect.objectContaining({ provider: 'github', subject: 'gh-1', email: 'ada@example.test' }),
-    ]);
+    expect(await deps.identities.listForUser(production.scope, result.user.id)).toEqual([expect.objectContaining({ provider: 'github', subject: 'gh-1', email: 'ada@example.test' })]);
     await expect(exchange(query.get('code'))).rejects.toMatchObject({ code: 'invalid_token' });
     // A second sign-in with the same account finds the same user through the identity.
     const again = await exchange((await signIn({ ...ADA, email: 'renamed@example.test' })).get('code'));
@@ -116,7 +114,10 @@ describe('social sign-in (core)', () => {
     await exchange((await signIn(ADA)).get('code'));
     expect((await signIn({ ...ADA, subject: 'gh-2', email: 'bob@example.test' })).get('error')).toBe('plan_limit_reached');
     await configure('sandbox');
-    for (const [subject, email] of [['gh-1', 'ada@example.test'], ['gh-2', 'bob@example.test']]) {
+    for (const [subject, email] of [
+      ['gh-1', 'ada@example.test'],
+      ['gh-2', 'bob@example.test'],
+    ]) {
       expect((await signIn({ subject, email, emailVerified: true }, sandbox)).has('code')).toBe(true);
     }
   });

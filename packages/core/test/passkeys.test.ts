@@ -85,7 +85,6 @@ describe('passkeys', () => {
   it('needs a relying party: webauthn settings or allowed origins', async () => {
     const { service, production: key } = await serviceWithProject({ name: 'Bare' });
     await expect(service.passkeys.loginOptions(key, { email: 'a@example.test' })).rejects.toMatchObject({ code: 'validation_error' });
-    await expect(service.admin.updateProject(key.project.id, { webauthn: { rpId: 'example.com', rpName: 'Ex', origins: ['https://evil.test'] } }))
-      .rejects.toMatchObject({ code: 'validation_error' });
+    await expect(service.admin.updateProject(key.project.id, { webauthn: { rpId: 'example.com', rpName: 'Ex', origins: ['https://evil.test'] } })).rejects.toMatchObject({ code: 'validation_error' });
   });
 });

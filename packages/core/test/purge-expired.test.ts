@@ -16,13 +16,21 @@ describe('purgeExpired', () => {
     const issued = deps.clock.now();
     for (const n of [1, 2, 3]) {
       await deps.oneTimeTokens.issue(production.scope, {
-        tokenHash: sha256Hex(`challenge-${n}`), purpose: 'webauthn_challenge', userId: null, data: {}, createdAt: issued,
+        tokenHash: sha256Hex(`challenge-${n}`),
+        purpose: 'webauthn_challenge',
+        userId: null,
+        data: {},
+        createdAt: issued,
         expiresAt: new Date(issued.getTime() + 300_000),
       });
     }
     const mail = (id: number) => ({
-      id: `00000000-0000-4000-8000-00000000000${id}`, to: `m${id}@example.test`, template: 'magic_link' as const, sealedPayload: 's',
-      createdAt: deps.clock.now(), expiresAt: new Date(deps.clock.now().getTime() + 900_000),
+      id: `00000000-0000-4000-8000-00000000000${id}`,
+      to: `m${id}@example.test`,
+      template: 'magic_link' as const,
+      sealedPayload: 's',
+      createdAt: deps.clock.now(),
+      expiresAt: new Date(deps.clock.now().getTime() + 900_000),
     });
     for (const id of [1, 2, 3]) await deps.outbox.enqueue(production.scope, mail(id));
     for (const claimed of await deps.outbox.claimDue(deps.clock.now(), { limit: 10, leaseSeconds: 60 })) {
@@ -34,8 +42,26 @@ describe('purgeExpired', () => {
     const live = await service.signUp(production, { email: 'bob@example.test', password: PASSWORD });
     await deps.outbox.enqueue(production.scope, mail(5));
 
-    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 1, sessions: 2, oneTimeTokens: 3, outboxMails: 3, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0 });
-    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({ refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0 });
+    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({
+      refreshTokens: 1,
+      sessions: 2,
+      oneTimeTokens: 3,
+      outboxMails: 3,
+      oidcArtifacts: 0,
+      knownDevices: 0,
+      auditEntries: 0,
+      webhookMessages: 0,
+    });
+    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({
+      refreshTokens: 0,
+      sessions: 0,
+      oneTimeTokens: 0,
+      outboxMails: 0,
+      oidcArtifacts: 0,
+      knownDevices: 0,
+      auditEntries: 0,
+      webhookMessages: 0,
+    });
     await expect(service.refresh(production, expiring.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
     await expect(service.refresh(production, live.refreshToken)).resolves.toBeDefined();
     // Pending mails stay however old; the rest of the outbox is empty.
@@ -46,8 +72,12 @@ describe('purgeExpired', () => {
     const { deps, production } = await serviceWithProject();
     const now = deps.clock.now();
     await deps.outbox.enqueue(production.scope, {
-      id: '00000000-0000-4000-8000-000000000001', to: 'a@example.test', template: 'magic_link', sealedPayload: 's',
-      createdAt: now, expiresAt: new Date(now.getTime() + 900_000),
+      id: '00000000-0000-4000-8000-000000000001',
+      to: 'a@example.test',
+      template: 'magic_link',
+      sealedPayload: 's',
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 900_000),
     });
     const [claimed] = await deps.outbox.claimDue(now, { limit: 1, leaseSeconds: 60 });
     await deps.outbox.markFailed(production.scope, claimed.id, { error: 'refused', nextAttemptAt: null, keepPayload: false });
@@ -63,7 +93,12 @@ describe('purgeExpired', () => {
     const oidcArtifacts = new InMemoryOidcArtifactStore();
     const projectId = production.scope.projectId;
     const artifact = (id: string, expiresInSeconds: number | null) => ({
-      model: 'AccessToken', id, payload: {}, grantId: 'g1', uid: null, userCode: null,
+      model: 'AccessToken',
+      id,
+      payload: {},
+      grantId: 'g1',
+      uid: null,
+      userCode: null,
       expiresAt: expiresInSeconds === null ? null : new Date(deps.clock.now().getTime() + expiresInSeconds * 1000),
     });
     for (const id of ['a', 'b', 'c']) await oidcArtifacts.upsert(projectId, artifact(id, 60));

@@ -29,7 +29,7 @@ describe('rateLimitOverridesProblem', () => {
 describe('effectiveRateLimit', () => {
   const rule = { limit: 10, windowSeconds: 3600, whenStoreDown: 'local-strict' as const };
 
-  it('lays the environment\'s override over the service\'s rule, keeping the rest', () => {
+  it("lays the environment's override over the service's rule, keeping the rest", () => {
     const overrides = { sandbox: { signup: { limit: 500 } }, production: { signup: { windowSeconds: 60 } } };
     expect(effectiveRateLimit(rule, overrides, 'sandbox', 'signup')).toEqual({ limit: 500, windowSeconds: 3600, whenStoreDown: 'local-strict' });
     expect(effectiveRateLimit(rule, overrides, 'production', 'signup')).toEqual({ limit: 10, windowSeconds: 60, whenStoreDown: 'local-strict' });

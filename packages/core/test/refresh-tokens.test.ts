@@ -56,10 +56,7 @@ describe('refreshTokens', () => {
 
   it('of two concurrent refreshes with one token exactly one succeeds', async () => {
     const { service, production, first } = await signedIn();
-    const results = await Promise.allSettled([
-      service.refresh(production, first.refreshToken),
-      service.refresh(production, first.refreshToken),
-    ]);
+    const results = await Promise.allSettled([service.refresh(production, first.refreshToken), service.refresh(production, first.refreshToken)]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
   });
 

@@ -25,7 +25,16 @@ describe('app URLs (where the service sends browsers)', () => {
   it('https anywhere, http on loopback only; no credentials, fragment (even empty), backslash, or excess length', () => {
     for (const good of ['https://app.example.test/cb?x=1', 'http://localhost:3000/cb', 'http://127.0.0.1/cb', 'http://[::1]:8080/']) expect(isAppUrl(good)).toBe(true);
     const long = `https://app.example.test/${'a'.repeat(MAX_APP_URL_LENGTH)}`;
-    for (const bad of ['http://app.example.test/cb', 'https://u:p@app.example.test/', 'https://app.example.test/cb#x', 'https://app.example.test/cb#', 'https://app.example.test\\@evil.test/', 'javascript:alert(1)', long, 7]) {
+    for (const bad of [
+      'http://app.example.test/cb',
+      'https://u:p@app.example.test/',
+      'https://app.example.test/cb#x',
+      'https://app.example.test/cb#',
+      'https://app.example.test\\@evil.test/',
+      'javascript:alert(1)',
+      long,
+      7,
+    ]) {
       expect(isAppUrl(bad)).toBe(false);
     }
     expect(appUrlMessage('magicLinkUrl')).toBe('magicLinkUrl must be an https URL (http only for localhost) without credentials or fragment.');

@@ -35,9 +35,7 @@ describe('signUp', () => {
     const { service, production, sandbox } = await serviceWithProject({ userLimit: 3 });
     await service.signUp(production, { email: 'u1@example.test', password: PASSWORD });
     await service.signUp(production, { email: 'u2@example.test', password: PASSWORD });
-    const attempts = await Promise.allSettled(
-      Array.from({ length: 8 }, (_, i) => service.signUp(production, { email: `r${i}@example.test`, password: PASSWORD })),
-    );
+    const attempts = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => service.signUp(production, { email: `r${i}@example.test`, password: PASSWORD })));
     expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
     const refused = attempts.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
     expect(refused.every((a) => isAuthError(a.reason, 'plan_limit_reached'))).toBe(true);

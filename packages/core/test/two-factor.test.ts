@@ -117,7 +117,12 @@ describe('TOTP second factor', () => {
     const token = 'reset-token-for-the-test';
     const now = deps.clock.now();
     await deps.oneTimeTokens.issue(key.scope, {
-      tokenHash: sha256Hex(token), purpose: 'password_reset', userId: user.id, data: {}, createdAt: now, expiresAt: new Date(now.getTime() + 60_000),
+      tokenHash: sha256Hex(token),
+      purpose: 'password_reset',
+      userId: user.id,
+      data: {},
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 60_000),
     });
     await updatePassword(deps, key.scope, key.project, { token, newPassword: 'a brand new password' });
     const result = await service.logIn(key, { email: 'ada@example.test', password: 'a brand new password' });

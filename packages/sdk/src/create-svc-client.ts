@@ -79,10 +79,8 @@ export function createSvcClient(options: SvcClientOptions) {
     retry: { ...DEFAULT_RETRY, ...options.retry },
     timeoutMs: options.timeoutMs ?? 10_000,
   };
-  const post = <T>(path: string, body: unknown, call: CallOptions | undefined, retrySafe = false) =>
-    send<T>(transport, { method: 'POST', path, body, call, retrySafe });
-  const get = <T>(path: string, call: CallOptions | undefined, extra: Partial<CallSpec> = {}) =>
-    send<T>(transport, { method: 'GET', path, call, retrySafe: true, ...extra });
+  const post = <T>(path: string, body: unknown, call: CallOptions | undefined, retrySafe = false) => send<T>(transport, { method: 'POST', path, body, call, retrySafe });
+  const get = <T>(path: string, call: CallOptions | undefined, extra: Partial<CallSpec> = {}) => send<T>(transport, { method: 'GET', path, call, retrySafe: true, ...extra });
 
   return {
     /** The resolved API origin. */
@@ -107,8 +105,7 @@ export function createSvcClient(options: SvcClientOptions) {
     /** 9. Sets a new password with a reset token; every session of the user is revoked. */
     passwordUpdate: (body: PasswordUpdateRequest, call?: CallOptions) => post<Success>('/api/auth/password/update', body, call),
     /** 10. Starts social sign-in: send the browser to `authorizationUrl`. */
-    oauthInitiate: (provider: string, body: OAuthInitiateRequest = {}, call?: CallOptions) =>
-      post<OAuthInitiateData>(`/api/auth/oauth/${enc(provider)}`, body, call, true),
+    oauthInitiate: (provider: string, body: OAuthInitiateRequest = {}, call?: CallOptions) => post<OAuthInitiateData>(`/api/auth/oauth/${enc(provider)}`, body, call, true),
     /** 12. Exchanges the single-use code from the OAuth redirect for a session. */
     oauthExchange: (body: { code: string }, call?: CallOptions) => post<OAuthExchangeResult>('/api/auth/oauth/token', body, call),
     /** 13. Answers a hosted-OIDC consent (Pro plan): open `redirectUrl` in the user's browser. */
@@ -123,15 +120,12 @@ export function createSvcClient(options: SvcClientOptions) {
     /** Turns TOTP off (needs a current code). */
     totpDisable: (body: { code: string }, call: UserCallOptions) => post<Success>('/api/auth/2fa/totp/disable', body, call),
     /** Completes a sign-in that answered a second-factor challenge (`code` may be a recovery code). */
-    totpVerify: (body: { twoFactorToken: string; code: string }, call?: CallOptions) =>
-      post<AuthResult<UserLogin>>('/api/auth/2fa/totp/verify', body, call),
+    totpVerify: (body: { twoFactorToken: string; code: string }, call?: CallOptions) => post<AuthResult<UserLogin>>('/api/auth/2fa/totp/verify', body, call),
 
     /** WebAuthn creation options for a new passkey of the signed-in user. */
-    passkeyRegisterOptions: (call: UserCallOptions, proof: Reauthentication = {}) =>
-      post<WebAuthnOptionsJSON>('/api/auth/passkeys/register/options', proof, call),
+    passkeyRegisterOptions: (call: UserCallOptions, proof: Reauthentication = {}) => post<WebAuthnOptionsJSON>('/api/auth/passkeys/register/options', proof, call),
     /** Stores the passkey the browser created. */
-    passkeyRegisterVerify: (body: { response: unknown; name?: string }, call: UserCallOptions) =>
-      post<{ passkey: Passkey }>('/api/auth/passkeys/register/verify', body, call),
+    passkeyRegisterVerify: (body: { response: unknown; name?: string }, call: UserCallOptions) => post<{ passkey: Passkey }>('/api/auth/passkeys/register/verify', body, call),
     /** The signed-in user's passkeys. */
     passkeyList: (call: UserCallOptions) => get<{ passkeys: Passkey[] }>('/api/auth/passkeys', call),
     /** Removes one of the signed-in user's passkeys. */
@@ -140,8 +134,7 @@ export function createSvcClient(options: SvcClientOptions) {
     /** The signed-in user's sessions that can still be used, most recently used first. */
     sessionList: (call: UserCallOptions) => get<{ sessions: DeviceSession[] }>('/api/auth/sessions', call),
     /** Signs one of the user's sessions out (404 for another user's). */
-    sessionRevoke: (id: string, call: UserCallOptions) =>
-      send<Success>(transport, { method: 'DELETE', path: `/api/auth/sessions/${enc(id)}`, call, retrySafe: true }),
+    sessionRevoke: (id: string, call: UserCallOptions) => send<Success>(transport, { method: 'DELETE', path: `/api/auth/sessions/${enc(id)}`, call, retrySafe: true }),
     /** Signs every other session of the user out; this one stays. */
     sessionRevokeOthers: (call: UserCallOptions) => post<{ revoked: number }>('/api/auth/sessions/revoke-others', {}, call, true),
     /** Signs the user out everywhere, this session too. */
@@ -149,24 +142,20 @@ export function createSvcClient(options: SvcClientOptions) {
     /** Changes the password (the current one proves it); the user's other sessions end. */
     passwordChange: (body: ChangePasswordRequest, call: UserCallOptions) => post<Success>('/api/auth/password/change', body, call),
     /** Deletes the signed-in user's account and everything of it (recent sign-in, or a proof). */
-    accountDelete: (call: UserCallOptions, proof: Reauthentication = {}) =>
-      send<Success>(transport, { method: 'DELETE', path: '/api/auth/account', body: proof, call, retrySafe: false }),
+    accountDelete: (call: UserCallOptions, proof: Reauthentication = {}) => send<Success>(transport, { method: 'DELETE', path: '/api/auth/account', body: proof, call, retrySafe: false }),
     /** Redeems the 6-digit code of the latest magic-link mail instead of its link (single use). */
-    magicLinkVerifyCode: (body: { email: string; code: string }, call?: CallOptions) =>
-      post<SignInResult<MagicLinkVerifyUser>>('/api/auth/magic-link/verify-code', body, call),
+    magicLinkVerifyCode: (body: { email: string; code: string }, call?: CallOptions) => post<SignInResult<MagicLinkVerifyUser>>('/api/auth/magic-link/verify-code', body, call),
     /** Confirms a sign-up's address with the link's token or the mail's code. */
     emailVerify: (body: EmailVerifyRequest, call?: CallOptions) => post<{ user: EmailVerifiedUser }>('/api/auth/email/verify', body, call),
     /** Mails the new address a link and a code, the old one a notice; nothing changes until confirmed. */
     emailChange: (body: { newEmail: string } & Reauthentication, call: UserCallOptions) => post<Success>('/api/auth/email/change', body, call),
     /** Confirms the new address: `{ token }` from the link (API key only), or `{ code }` with the user's access token. */
-    emailChangeConfirm: (body: { token: string } | { code: string }, call?: CallOptions) =>
-      post<{ user: EmailVerifiedUser }>('/api/auth/email/change/confirm', body, call),
+    emailChangeConfirm: (body: { token: string } | { code: string }, call?: CallOptions) => post<{ user: EmailVerifiedUser }>('/api/auth/email/change/confirm', body, call),
     /** Mails the verification link and code again; always succeeds. */
     emailVerifyResend: (body: { email: string }, call?: CallOptions) => post<Success>('/api/auth/email/verify/resend', body, call, true),
     /** WebAuthn request options and the challenge id for a passkey sign-in. */
     passkeyLoginOptions: (body: { email: string }, call?: CallOptions) => post<PasskeyLoginOptions>('/api/auth/passkeys/login/options', body, call),
     /** Verifies the browser's assertion and signs the user in (passkeys skip the TOTP step). */
-    passkeyLoginVerify: (body: { challengeId: string; email: string; response: unknown }, call?: CallOptions) =>
-      post<AuthResult<UserLogin>>('/api/auth/passkeys/login/verify', body, call),
+    passkeyLoginVerify: (body: { challengeId: string; email: string; response: unknown }, call?: CallOptions) => post<AuthResult<UserLogin>>('/api/auth/passkeys/login/verify', body, call),
   };
 }

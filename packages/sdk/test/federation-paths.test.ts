@@ -11,7 +11,13 @@ describe('oauthInitiate, oauthExchange, oidcGrant', () => {
   let url: string;
   const answers: Record<string, unknown> = {
     '/api/auth/oauth/github': { provider: 'github', authorizationUrl: 'https://github.com/login/oauth/authorize?state=s' },
-    '/api/auth/oauth/token': { user: { id: 'u1', email: 'a@example.com', role: 'user', meta: {}, createdAt: '2026-01-01T00:00:00.000Z' }, accessToken: 'at', refreshToken: 'rt', expiresIn: 900, provider: 'github' },
+    '/api/auth/oauth/token': {
+      user: { id: 'u1', email: 'a@example.com', role: 'user', meta: {}, createdAt: '2026-01-01T00:00:00.000Z' },
+      accessToken: 'at',
+      refreshToken: 'rt',
+      expiresIn: 900,
+      provider: 'github',
+    },
     '/api/auth/oidc/grant': { redirectUrl: 'https://rp.example/cb?code=c' },
   };
 

@@ -64,10 +64,11 @@ export async function startRealApi(options: { overrides?: Partial<AuthDeps>; rat
     url,
     clock,
     deps,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
     admin,
     createProject: async (body = { name: 'SDK test project' }) => {
       const res = await admin('POST', '/admin/projects', body);

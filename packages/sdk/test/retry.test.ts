@@ -14,16 +14,19 @@ async function scripted(steps: Step[]): Promise<{ url: string; hits: () => numbe
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hits: () => count,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Step => (_req, res) => {
-  res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Step =>
+  (_req, res) => {
+    res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
+  };
 const limited = (retryAfter: string) => json(429, { error: 'rate_limited', message: 'Too many requests.' }, { 'Retry-After': retryAfter });
 const dropConnection: Step = (req) => req.socket.destroy();
 const fast = { retries: 3, baseMs: 1, maxMs: 2_000 };
@@ -96,7 +99,11 @@ describe.each(REQUESTERS)('retries (%s)', (_name, createSvcClient) => {
     const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, retry: { retries: 0 } });
     expect(await svc.me({ accessToken: 'tok', clientIp: '203.0.113.9', deviceId: 'dev-1' })).toEqual({ user: { id: 'u1' } });
     await svc.refresh({ refreshToken: 'r1' });
-    expect(seen[0]).toMatchObject({ method: 'GET', body: '', headers: { 'x-api-key': 'svc_sbx_k', 'x-svc-client-ip': '203.0.113.9', 'x-svc-device-id': 'dev-1', authorization: 'Bearer tok', accept: 'application/json' } });
+    expect(seen[0]).toMatchObject({
+      method: 'GET',
+      body: '',
+      headers: { 'x-api-key': 'svc_sbx_k', 'x-svc-client-ip': '203.0.113.9', 'x-svc-device-id': 'dev-1', authorization: 'Bearer tok', accept: 'application/json' },
+    });
     expect(seen[1]).toMatchObject({ method: 'POST', body: '{"refreshToken":"r1"}', headers: { 'content-type': 'application/json' } });
     expect(seen[1].headers['x-svc-device-id']).toBeUndefined();
     await expect(svc.branding()).rejects.toMatchObject({ code: 'http_302', status: 302 });

@@ -22,8 +22,10 @@ describe('verifyAccessToken', () => {
   it('accepts a token with the PEM public key, and checks the issuer when given', async () => {
     const claims = await verifyAccessToken(token, { publicKeyPem: project.publicKeys.production }, { ...production(), issuer: 'http://svc.test' });
     expect(claims).toMatchObject({ sub: userId, aud: project.id, env: 'production', email: 'ada@example.com', iss: 'http://svc.test' });
-    await expect(verifyAccessToken(token, { publicKeyPem: project.publicKeys.production }, { ...production(), issuer: 'https://evil.example' }))
-      .rejects.toMatchObject({ code: 'invalid_token', status: 401 });
+    await expect(verifyAccessToken(token, { publicKeyPem: project.publicKeys.production }, { ...production(), issuer: 'https://evil.example' })).rejects.toMatchObject({
+      code: 'invalid_token',
+      status: 401,
+    });
   });
 
   it('accepts a token with the real JWKS URL', async () => {
@@ -34,14 +36,14 @@ describe('verifyAccessToken', () => {
   });
 
   it('refuses a token of another project or another environment', async () => {
-    await expect(verifyAccessToken(token, { publicKeyPem: project.publicKeys.production }, { projectId: other.id, environment: 'production' }))
-      .rejects.toMatchObject({ code: 'invalid_token' });
-    await expect(verifyAccessToken(token, { publicKeyPem: other.publicKeys.production }, { projectId: project.id, environment: 'production' }))
-      .rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(verifyAccessToken(token, { publicKeyPem: project.publicKeys.production }, { projectId: other.id, environment: 'production' })).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(verifyAccessToken(token, { publicKeyPem: other.publicKeys.production }, { projectId: project.id, environment: 'production' })).rejects.toMatchObject({ code: 'invalid_token' });
     // A sandbox token checked with the sandbox key but expected in production: refused on `env`.
     const sandbox = await createSvcClient({ apiKey: project.sandbox, baseUrl: api.url }).signup({ email: 'sam@example.com', password: 'correct horse battery' });
-    await expect(verifyAccessToken(sandbox.accessToken, { publicKeyPem: project.publicKeys.sandbox }, production()))
-      .rejects.toMatchObject({ code: 'invalid_token', message: expect.stringContaining('sandbox') });
+    await expect(verifyAccessToken(sandbox.accessToken, { publicKeyPem: project.publicKeys.sandbox }, production())).rejects.toMatchObject({
+      code: 'invalid_token',
+      message: expect.stringContaining('sandbox'),
+    });
   });
 
   it('refuses an HS256 token keyed with the public key (algorithm confusion)', async () => {
@@ -63,7 +65,9 @@ describe('verifyAccessToken', () => {
     const old = await createSvcClient({ apiKey: project.live, baseUrl: api.url }).login({ email: 'ada@example.com', password: 'correct horse battery' });
     api.clock.advance(2 * 3600);
     if (old.twoFactorRequired) throw new Error('unexpected challenge');
-    await expect(verifyAccessToken(old.accessToken, { publicKeyPem: project.publicKeys.production }, production()))
-      .rejects.toMatchObject({ code: 'invalid_token', message: expect.stringContaining('exp') });
+    await expect(verifyAccessToken(old.accessToken, { publicKeyPem: project.publicKeys.production }, production())).rejects.toMatchObject({
+      code: 'invalid_token',
+      message: expect.stringContaining('exp'),
+    });
   });
 });

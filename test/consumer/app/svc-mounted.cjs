@@ -34,10 +34,12 @@ async function main() {
 /** The status of a GET on a connection of its own (closed after the answer). */
 function statusOf(url) {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode));
-    }).once('error', reject);
+    http
+      .get(url, { agent: false }, (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode));
+      })
+      .once('error', reject);
   });
 }
 

@@ -52,9 +52,13 @@ export async function publintProblems(tarball: Tarball): Promise<string[]> {
  * module only; require() loads it on Node >= 20.19 (require of ES modules), which is all we support.
  */
 export async function attwProblems(tarball: Tarball): Promise<unknown[]> {
-  const runs: { args: string[]; allowed: string[] }[] = tarball.name === '@svc/client'
-    ? [{ args: ['--exclude-entrypoints', './browser'], allowed: [] }, { args: ['--entrypoints', './browser'], allowed: ['CJSResolvesToESM'] }]
-    : [{ args: [], allowed: [] }];
+  const runs: { args: string[]; allowed: string[] }[] =
+    tarball.name === '@svc/client'
+      ? [
+          { args: ['--exclude-entrypoints', './browser'], allowed: [] },
+          { args: ['--entrypoints', './browser'], allowed: ['CJSResolvesToESM'] },
+        ]
+      : [{ args: [], allowed: [] }];
   const problems: unknown[] = [];
   for (const { args: extra, allowed } of runs) {
     const { stdout, output } = await runAsync(bin('attw'), [tarball.file, '--profile', 'node16', '--format', 'json', '--no-definitely-typed', ...extra], ROOT);

@@ -39,7 +39,9 @@ const PREAMBLE = /<!--\s*sample-preamble\s*\n([\s\S]*?)-->\s*$/;
 export function docSamples(root: string, packageReadmes: string[]): DocSample[] {
   const documents = [
     'README.md',
-    ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
+    ...readdirSync(join(root, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
     ...packageReadmes.map((pkg) => `${pkg}/README.md`),
   ];
   return documents.flatMap((document) => samplesOf(document, readFileSync(join(root, document), 'utf8')));

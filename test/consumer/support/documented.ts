@@ -1,9 +1,26 @@
 /** Entry points the README, docs/ and the package READMEs document. */
 export const DOCUMENTED_ENTRIES = [
-  '@svc/core', '@svc/core/testing', '@svc/adapters-crypto', '@svc/adapters-typeorm', '@svc/adapters-typeorm/testing', '@svc/adapters-redis',
-  '@svc/adapters-redis/testing', '@svc/adapters-smtp', '@svc/adapters-smtp/testing', '@svc/adapters-mfa', '@svc/adapters-mfa/testing',
-  '@svc/adapters-oauth', '@svc/adapters-oauth/testing', '@svc/adapters-oidc-provider', '@svc/sdk', '@svc/sdk/node', '@svc/client',
-  '@svc/client/browser', '@svc/proxy', '@svc/proxy/web', '@svc/server',
+  '@svc/core',
+  '@svc/core/testing',
+  '@svc/adapters-crypto',
+  '@svc/adapters-typeorm',
+  '@svc/adapters-typeorm/testing',
+  '@svc/adapters-redis',
+  '@svc/adapters-redis/testing',
+  '@svc/adapters-smtp',
+  '@svc/adapters-smtp/testing',
+  '@svc/adapters-mfa',
+  '@svc/adapters-mfa/testing',
+  '@svc/adapters-oauth',
+  '@svc/adapters-oauth/testing',
+  '@svc/adapters-oidc-provider',
+  '@svc/sdk',
+  '@svc/sdk/node',
+  '@svc/client',
+  '@svc/client/browser',
+  '@svc/proxy',
+  '@svc/proxy/web',
+  '@svc/server',
 ];
 
 /** Names the documentation uses, per entry point. */

@@ -28,8 +28,24 @@ export async function bundleForEdge(appDir: string, specifier: string, how: 'imp
 /** The globals of a Web runtime, and nothing of Node's (no process, Buffer, require). */
 export function webGlobals(): Record<string, unknown> {
   const names = [
-    'fetch', 'Request', 'Response', 'Headers', 'URL', 'URLSearchParams', 'crypto', 'TextEncoder', 'TextDecoder', 'btoa', 'atob',
-    'ReadableStream', 'AbortController', 'AbortSignal', 'setTimeout', 'clearTimeout', 'structuredClone', 'console',
+    'fetch',
+    'Request',
+    'Response',
+    'Headers',
+    'URL',
+    'URLSearchParams',
+    'crypto',
+    'TextEncoder',
+    'TextDecoder',
+    'btoa',
+    'atob',
+    'ReadableStream',
+    'AbortController',
+    'AbortSignal',
+    'setTimeout',
+    'clearTimeout',
+    'structuredClone',
+    'console',
   ];
   return Object.fromEntries(names.map((name) => [name, (globalThis as Record<string, unknown>)[name]]));
 }

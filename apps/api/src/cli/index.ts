@@ -119,7 +119,10 @@ const COMMANDS: Record<string, Command> = {
   'api-key:revoke': {
     arity: 2,
     run: async (auth, [id, keyId]) => {
-      await auth.admin.revokeApiKey(projectId(id), idParam(keyId, () => new AuthError('not_found', 'API key not found.')));
+      await auth.admin.revokeApiKey(
+        projectId(id),
+        idParam(keyId, () => new AuthError('not_found', 'API key not found.')),
+      );
       return { success: true };
     },
   },
@@ -226,12 +229,7 @@ async function scope(auth: AuthService, id: string, env: string) {
  * Runs one command and answers the exit code. `openAuth` is called only for a valid command, so
  * `help` and usage errors never touch the database.
  */
-export async function runCli(
-  argv: string[],
-  io: CliIo,
-  openAuth: () => Promise<CliServices>,
-  openMigrator: () => Migrator = migratorFromEnvironment,
-): Promise<number> {
+export async function runCli(argv: string[], io: CliIo, openAuth: () => Promise<CliServices>, openMigrator: () => Migrator = migratorFromEnvironment): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({

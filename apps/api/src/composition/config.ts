@@ -181,8 +181,7 @@ function parsePort(raw: string): number {
 }
 
 function intIn(min: number, max: number) {
-  return (raw: string): number =>
-    /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : invalid(`must be an integer from ${min} to ${max}.`);
+  return (raw: string): number => (/^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max ? Number(raw) : invalid(`must be an integer from ${min} to ${max}.`));
 }
 
 function parseBoolean(raw: string): boolean {
@@ -252,7 +251,10 @@ const TRUST_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 function parseTrustProxy(raw: string): TrustProxy {
   if (raw === 'true' || raw === 'false') return raw === 'true';
   if (/^\d+$/.test(raw)) return Number(raw);
-  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const bad = entries.find((entry) => !TRUST_NAMES.includes(entry) && !isAddressOrSubnet(entry));
   if (bad !== undefined || entries.length === 0) {
     invalid(`must be true, false, a hop count, or a comma list of IPs, CIDR subnets and ${TRUST_NAMES.join('/')} ("${bad ?? raw}" is none of these).`);

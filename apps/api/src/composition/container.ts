@@ -4,7 +4,19 @@ import { FileMailer, OutboxWorker, SmtpMailer, withEnqueueHook } from '@svc/adap
 import { OtpauthTotp, SimpleWebAuthnVerifier } from '@svc/adapters-mfa';
 import { HttpOAuthProviderClient } from '@svc/adapters-oauth';
 import { openStorage, pendingMigrations, type OpenStorageOptions, type TypeormStorage } from '@svc/adapters-typeorm';
-import { createAuthService, createEventRecorder, cryptoRandom, purgeExpired, systemClock, withChangeNotices, type AuthDeps, type ChangeFeed, type AuthService, type PurgeCounts, type RateLimiter } from '@svc/core';
+import {
+  createAuthService,
+  createEventRecorder,
+  cryptoRandom,
+  purgeExpired,
+  systemClock,
+  withChangeNotices,
+  type AuthDeps,
+  type ChangeFeed,
+  type AuthService,
+  type PurgeCounts,
+  type RateLimiter,
+} from '@svc/core';
 import type { Logger } from 'pino';
 import { AfterAnswer } from '../http/after-answer';
 import type { RuntimeConfig } from './dev-secrets';

@@ -30,11 +30,21 @@ export async function resolveSecrets(config: Config): Promise<ResolvedSecrets> {
   const admin =
     config.adminToken !== null
       ? fromEnvironment(config.adminToken)
-      : await fileSecret(config.dataDir, ADMIN_TOKEN_FILE, () => randomBytes(32).toString('base64url'), (raw) => adminTokenProblem(raw) === null);
+      : await fileSecret(
+          config.dataDir,
+          ADMIN_TOKEN_FILE,
+          () => randomBytes(32).toString('base64url'),
+          (raw) => adminTokenProblem(raw) === null,
+        );
   const master =
     config.masterKey !== null
       ? fromEnvironment(config.masterKey.toString('hex'))
-      : await fileSecret(config.dataDir, MASTER_KEY_FILE, () => randomBytes(32).toString('hex'), (raw) => decodeMasterKey(raw) !== null);
+      : await fileSecret(
+          config.dataDir,
+          MASTER_KEY_FILE,
+          () => randomBytes(32).toString('hex'),
+          (raw) => decodeMasterKey(raw) !== null,
+        );
   return {
     config: { ...config, adminToken: admin.value, masterKey: decodeMasterKey(master.value)! },
     generated: { adminToken: admin.created, masterKey: master.created },

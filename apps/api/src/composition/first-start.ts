@@ -21,16 +21,16 @@ export async function announceFirstStart(container: Container, secrets: Resolved
     // where that is a URL a project may send users to (https, or http on localhost).
     const links = { magicLinkUrl: `${config.baseUrl}/demo/magic-link`, passwordResetUrl: `${config.baseUrl}/demo/reset-password` };
     const created = await container.auth.admin.createProject({ name: 'Demo project', plan: 'FREE', ...(isAppUrl(links.magicLinkUrl) ? links : {}) });
-    const path = await writeDemoProject(config.dataDir, {
-      projectId: created.project.id,
-      apiKeys: created.apiKeys,
-      createdAt: created.project.createdAt.toISOString(),
-    }, config.database);
-    lines.push(
-      `Demo project ${created.project.id} (keys stored in ${path}):`,
-      `  production key: ${created.apiKeys.production}`,
-      `  sandbox key:    ${created.apiKeys.sandbox}`,
+    const path = await writeDemoProject(
+      config.dataDir,
+      {
+        projectId: created.project.id,
+        apiKeys: created.apiKeys,
+        createdAt: created.project.createdAt.toISOString(),
+      },
+      config.database,
     );
+    lines.push(`Demo project ${created.project.id} (keys stored in ${path}):`, `  production key: ${created.apiKeys.production}`, `  sandbox key:    ${created.apiKeys.sandbox}`);
   } else if (await readDemoProject(config.dataDir, config.database)) {
     logger.info({ file: demoProjectPath(config.dataDir, config.database) }, 'demo project keys: see file');
   }

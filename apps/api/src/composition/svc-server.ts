@@ -97,7 +97,10 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
     const port = await listen(server, where);
     server.on('error', (error) => logger.fatal({ err: error }, 'server failed'));
     // The bound port (0 picks a free one); tests and scripts read it from this line.
-    logger.info({ url: config.baseUrl, port, host: where.host ?? null, database: config.database.kind, redis: config.redisUrl !== null, changes: container.changeFeedKind }, `svc API listening on port ${port} (${config.baseUrl})`);
+    logger.info(
+      { url: config.baseUrl, port, host: where.host ?? null, database: config.database.kind, redis: config.redisUrl !== null, changes: container.changeFeedKind },
+      `svc API listening on port ${port} (${config.baseUrl})`,
+    );
     return { url: `http://${urlHost(where.host)}:${port}`, port };
   };
 

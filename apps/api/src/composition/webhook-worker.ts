@@ -29,7 +29,10 @@ export class WebhookWorker {
   private started = false;
   private wokenWhileRunning = false;
 
-  constructor(private readonly deps: WebhookDeps, private readonly options: WebhookWorkerOptions) {
+  constructor(
+    private readonly deps: WebhookDeps,
+    private readonly options: WebhookWorkerOptions,
+  ) {
     this.intervalMs = options.intervalMs ?? 1000;
     this.policy = { ...DEFAULT_WEBHOOK_POLICY, ...options.policy };
   }

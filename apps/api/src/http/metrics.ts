@@ -74,7 +74,7 @@ export function createMetrics(options: { withDefaults?: boolean } = {}): Metrics
     }),
     magicLinkUsersRefused: new Counter({
       name: 'svc_magic_link_users_refused_total',
-      help: 'Magic links for unknown addresses beyond the client address\'s sign-up budget (the signup limit): nobody created, no mail sent, success answered.',
+      help: "Magic links for unknown addresses beyond the client address's sign-up budget (the signup limit): nobody created, no mail sent, success answered.",
       registers,
     }),
     purgedRows: new Counter({ name: 'svc_purged_rows_total', help: 'Rows deleted by the janitor because nobody can use them any more, by kind.', labelNames: ['kind'], registers }),

@@ -8,16 +8,7 @@ const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 // Headless as root in CI; the network flags keep Chromium from calling home on a closed network;
 // /dev/shm is small in containers, so shared memory goes to /tmp.
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  '--disable-dev-shm-usage',
-];
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
 
 /**
  * `describe` for suites that need Chromium. Missing: with CI=true the suite fails, otherwise it

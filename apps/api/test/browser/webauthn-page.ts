@@ -43,8 +43,7 @@ type Json = Record<string, unknown>;
 /** navigator.credentials.create() through @simplewebauthn/browser on the page; the attestation JSON. */
 export function createCredential(page: Page, optionsJSON: Json): Promise<Json> {
   return page.evaluate(
-    (options) => (globalThis as unknown as { SimpleWebAuthnBrowser: { startRegistration(o: unknown): Promise<Json> } })
-      .SimpleWebAuthnBrowser.startRegistration({ optionsJSON: options }),
+    (options) => (globalThis as unknown as { SimpleWebAuthnBrowser: { startRegistration(o: unknown): Promise<Json> } }).SimpleWebAuthnBrowser.startRegistration({ optionsJSON: options }),
     optionsJSON,
   );
 }
@@ -52,8 +51,7 @@ export function createCredential(page: Page, optionsJSON: Json): Promise<Json> {
 /** navigator.credentials.get() through @simplewebauthn/browser on the page; the assertion JSON. */
 export function getAssertion(page: Page, optionsJSON: Json): Promise<Json> {
   return page.evaluate(
-    (options) => (globalThis as unknown as { SimpleWebAuthnBrowser: { startAuthentication(o: unknown): Promise<Json> } })
-      .SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: options }),
+    (options) => (globalThis as unknown as { SimpleWebAuthnBrowser: { startAuthentication(o: unknown): Promise<Json> } }).SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: options }),
     optionsJSON,
   );
 }

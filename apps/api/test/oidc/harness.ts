@@ -38,13 +38,16 @@ export async function startInstance(options: { storage?: TypeormStorage; baseUrl
   const signingKeys = stored?.signingKeys ?? new InMemorySigningKeyStore();
   // As the composition root does: the stores announce admin changes on one feed the caches hear.
   const changes = new LocalChangeFeed();
-  const deps = withChangeNotices(createInMemoryDeps({
-    clock,
-    signingKeys,
-    keyFactory: new RsaSigningKeyFactory({ encryption }),
-    tokens: new Rs256AccessTokenCodec({ signingKeys, encryption }),
-    ...(stored ? { projects: stored.projects, apiKeys: stored.apiKeys, users: stored.users, sessions: stored.sessions, oneTimeTokens: stored.oneTimeTokens } : {}),
-  }), changes);
+  const deps = withChangeNotices(
+    createInMemoryDeps({
+      clock,
+      signingKeys,
+      keyFactory: new RsaSigningKeyFactory({ encryption }),
+      tokens: new Rs256AccessTokenCodec({ signingKeys, encryption }),
+      ...(stored ? { projects: stored.projects, apiKeys: stored.apiKeys, users: stored.users, sessions: stored.sessions, oneTimeTokens: stored.oneTimeTokens } : {}),
+    }),
+    changes,
+  );
   const logs: string[] = [];
   const logger = createLogger({ level: 'warn', destination: new Writable({ write: (chunk, _e, done) => (logs.push(String(chunk)), done()) }) });
   const oidcStorage = withChangeNotices(stored ?? { oidcClients: new InMemoryOidcClientStore(), oidcArtifacts: new InMemoryOidcArtifactStore() }, changes);

@@ -48,7 +48,7 @@ describe('hosted OIDC provider: clients through the admin API', () => {
     expect((await api(instance.base).raw('GET', `/admin${path}`, {})).status).toBe(401);
   });
 
-  it('a wrong client secret is invalid_client; a deleted client\'s tokens stop working', async () => {
+  it("a wrong client secret is invalid_client; a deleted client's tokens stop working", async () => {
     const oc = await openid();
     const client = await registerClient(instance, tenant);
     const userId = await createUser(instance, tenant.live, 'del@example.test');

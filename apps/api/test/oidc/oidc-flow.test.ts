@@ -18,7 +18,16 @@ describe('hosted OIDC provider: the authorization code flow', () => {
     expect(res.status).toBe(200);
     const doc = (await res.json()) as Record<string, unknown>;
     expect(doc.issuer).toBe(`${instance.base}/api/oidc/${tenant.projectId}`);
-    for (const field of ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri', 'response_types_supported', 'subject_types_supported', 'id_token_signing_alg_values_supported', 'userinfo_endpoint']) {
+    for (const field of [
+      'issuer',
+      'authorization_endpoint',
+      'token_endpoint',
+      'jwks_uri',
+      'response_types_supported',
+      'subject_types_supported',
+      'id_token_signing_alg_values_supported',
+      'userinfo_endpoint',
+    ]) {
       expect(doc[field]).toBeDefined();
     }
     expect(doc.authorization_endpoint).toBe(`${tenant.issuer}/authorize`);
@@ -31,7 +40,7 @@ describe('hosted OIDC provider: the authorization code flow', () => {
     expect(doc.end_session_endpoint).toBe(`${tenant.issuer}/end-session`);
   });
 
-  it('publishes both environments\' public keys, and no private member', async () => {
+  it("publishes both environments' public keys, and no private member", async () => {
     const jwks = (await (await fetch(`${tenant.issuer}/jwks`)).json()) as { keys: Array<Record<string, unknown>> };
     const kids = jwks.keys.map((k) => k.kid);
     for (const environment of ['production', 'sandbox']) {

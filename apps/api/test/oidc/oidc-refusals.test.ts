@@ -67,9 +67,9 @@ describe('hosted OIDC provider: refusals', () => {
       params: { scope: 'openid email offline_access', prompt: 'consent' },
     });
     await expect(oc.fetchUserInfo(config, tokens.access_token, userId)).resolves.toMatchObject({ sub: userId });
-    await expect(
-      oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.verifier, expectedNonce: started.nonce, expectedState: started.state }),
-    ).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: started.verifier, expectedNonce: started.nonce, expectedState: started.state })).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
     expect(await oauthError(oc.fetchUserInfo(config, tokens.access_token, userId))).toBe('invalid_token');
     await expect(oc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
   }, 30_000);
@@ -88,7 +88,7 @@ describe('hosted OIDC provider: refusals', () => {
     expect([expired.status, expired.body.error]).toEqual([401, 'invalid_token']);
   }, 30_000);
 
-  it('refuses a user of the other environment, and the other environment\'s key', async () => {
+  it("refuses a user of the other environment, and the other environment's key", async () => {
     const sandboxUser = await createUser(instance, tenant.sandbox, 'ada@example.test');
     const started = await authorize(instance, config);
     const foreignUser = await grant(instance, tenant.live, { requestToken: started.requestToken, approved: true, userId: sandboxUser });

@@ -36,7 +36,10 @@ export interface RegisteredClient {
 
 export async function registerClient(instance: OidcInstance, tenant: Tenant, body: Record<string, unknown> = {}): Promise<RegisteredClient> {
   const res = await api(instance.base).admin('POST', `/projects/${tenant.projectId}/oidc-clients`, {
-    environment: 'production', name: 'Acme Notes', redirectUris: [CALLBACK], ...body,
+    environment: 'production',
+    name: 'Acme Notes',
+    redirectUris: [CALLBACK],
+    ...body,
   });
   if (res.status !== 201) throw new Error(`client: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;
@@ -109,7 +112,7 @@ export async function signIn(
 ): Promise<{ tokens: Tokens; callback: URL; started: Started }> {
   const oc = await openid();
   const started = await authorize(instance, config, options.params);
-  if (!started.requestToken) throw new Error(`no login redirect: ${started.hop.status} ${started.hop.location} ${started.hop.text} ${instance.logs.slice(-2).join(" ")}`);
+  if (!started.requestToken) throw new Error(`no login redirect: ${started.hop.status} ${started.hop.location} ${started.hop.text} ${instance.logs.slice(-2).join(' ')}`);
   const approved = await grant(instance, key, { requestToken: started.requestToken, approved: true, userId, scopes: options.scopes });
   if (approved.status !== 200) throw new Error(`grant: ${approved.status} ${JSON.stringify(approved.body)}`);
   const resumed = await started.browser.get(approved.body.data.redirectUrl);

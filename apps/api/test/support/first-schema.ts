@@ -50,11 +50,23 @@ async function seed(dataSource: ReturnType<typeof firstReleaseDataSource>, maste
   );
   const apiKey = formatApiKey('production', randomBytes(32));
   await run('INSERT INTO api_keys (id, project_id, environment, key_hash, suffix, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-    randomUUID(), scope.projectId, scope.environment, hashApiKey(apiKey), apiKeySuffix(apiKey), at, null,
+    randomUUID(),
+    scope.projectId,
+    scope.environment,
+    hashApiKey(apiKey),
+    apiKeySuffix(apiKey),
+    at,
+    null,
   ]);
   const key = await new RsaSigningKeyFactory({ encryption: new KeyEncryption({ masterKey }) }).generate(scope, now);
   await run('INSERT INTO signing_keys (kid, project_id, environment, public_key_pem, encrypted_private_key, created_at, retired_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-    key.kid, scope.projectId, scope.environment, key.publicKeyPem, key.encryptedPrivateKey, at, null,
+    key.kid,
+    scope.projectId,
+    scope.environment,
+    key.publicKeyPem,
+    key.encryptedPrivateKey,
+    at,
+    null,
   ]);
   const passwordHash = await new BcryptPasswordHasher({ cost: 4 }).hash(data.password);
   await run(
@@ -64,12 +76,24 @@ async function seed(dataSource: ReturnType<typeof firstReleaseDataSource>, maste
   );
   const sessionId = randomUUID();
   await run('INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-    sessionId, scope.projectId, scope.environment, data.userId, randomBytes(32).toString('base64url'), at, null,
+    sessionId,
+    scope.projectId,
+    scope.environment,
+    data.userId,
+    randomBytes(32).toString('base64url'),
+    at,
+    null,
   ]);
   const expires = new Date(now.getTime() + 86_400_000).toISOString();
-  await run(
-    'INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at, used_at, successor_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-    [sha256Hex(data.refreshToken), scope.projectId, scope.environment, sessionId, at, expires, null, null],
-  );
+  await run('INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at, used_at, successor_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
+    sha256Hex(data.refreshToken),
+    scope.projectId,
+    scope.environment,
+    sessionId,
+    at,
+    expires,
+    null,
+    null,
+  ]);
   return { ...data, apiKey, kid: key.kid };
 }

@@ -91,7 +91,8 @@ export function responseValidator(doc: OpenApiDocument, server: 'api' | 'proxy' 
     const content = deref<{ content?: Record<string, { schema?: Json }> }>(doc, response).content;
     // A HEAD answer has the GET's headers but never a body.
     if (answer.method.toUpperCase() === 'HEAD') return [];
-    if (!content) return answer.body === '' || answer.body === undefined || (typeof answer.body === 'object' && Object.keys(answer.body as object).length === 0) ? [] : [`${where}: documented without a body`];
+    if (!content)
+      return answer.body === '' || answer.body === undefined || (typeof answer.body === 'object' && Object.keys(answer.body as object).length === 0) ? [] : [`${where}: documented without a body`];
     const type = (answer.contentType ?? '').split(';')[0].trim();
     const media = content[type];
     if (!media) return [`${where}: content type ${type} not documented (${Object.keys(content).join(', ')})`];

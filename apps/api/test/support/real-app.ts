@@ -24,9 +24,7 @@ export interface RealApp {
 export async function startRealApp(env: Record<string, string> = {}): Promise<RealApp> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-real-app-'));
   const baseUrl = 'http://svc.example.test';
-  const { config } = await resolveSecrets(
-    loadConfig({ SVC_DATA_DIR: dir, SVC_BCRYPT_COST: '4', SVC_BASE_URL: baseUrl, SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN, SVC_MASTER_KEY: '7'.repeat(64), ...env }),
-  );
+  const { config } = await resolveSecrets(loadConfig({ SVC_DATA_DIR: dir, SVC_BCRYPT_COST: '4', SVC_BASE_URL: baseUrl, SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN, SVC_MASTER_KEY: '7'.repeat(64), ...env }));
   const container = await buildContainer(config);
   const app = createApp({ ...container, logger: createLogger({ level: 'silent' }), config });
   return {

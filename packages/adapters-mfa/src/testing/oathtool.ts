@@ -6,13 +6,16 @@ import { describeWhenAvailable } from '@svc/core/testing';
 
 /** The 6-digit TOTP (SHA-1, 30 s) of a base32 secret at `at`, computed by oathtool. */
 export function oathtoolTotp(secret: string, at: Date): string {
-  const now = at.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
+  const now = at
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, ' UTC');
   return execFileSync('oathtool', ['--totp', '--base32', '--now', now, secret], { encoding: 'utf8' }).trim();
 }
 
 function oathtoolMissing(): string | null {
   const probe = spawnSync('oathtool', ['--version'], { encoding: 'utf8' });
-  return probe.status === 0 ? null : probe.error?.message ?? `oathtool exited with ${probe.status}`;
+  return probe.status === 0 ? null : (probe.error?.message ?? `oathtool exited with ${probe.status}`);
 }
 
 /**

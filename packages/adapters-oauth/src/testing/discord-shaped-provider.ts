@@ -10,10 +10,7 @@ export interface DiscordAccount {
 
 /** Discord's OAuth2 flow on loopback: `/oauth2/authorize`, `/api/oauth2/token`, `/api/users/@me`. */
 export async function startDiscordShapedProvider(client: { clientId: string; clientSecret: string }, account: DiscordAccount) {
-  const server = new CodeGrantServer<DiscordAccount>(
-    { ...client, paths: { authorize: '/oauth2/authorize', token: '/api/oauth2/token' }, tokenErrorStatus: 400, tokenType: 'Bearer' },
-    account,
-  );
+  const server = new CodeGrantServer<DiscordAccount>({ ...client, paths: { authorize: '/oauth2/authorize', token: '/api/oauth2/token' }, tokenErrorStatus: 400, tokenType: 'Bearer' }, account);
   server.resource('/api/users/@me', (a) => ({ id: a.id, username: a.username, email: a.email, verified: a.verified }));
   await server.start();
   return Object.assign(server, {

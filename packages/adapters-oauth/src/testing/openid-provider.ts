@@ -54,7 +54,10 @@ export async function startOpenIdProvider(client: { clientId: string; clientSecr
 function secretMatches(req: { body?: Record<string, unknown>; headers: Record<string, string | undefined> }, client: { clientId: string; clientSecret: string }): boolean {
   const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
   const [id, secret] = basic
-    ? Buffer.from(basic[1], 'base64').toString('utf8').split(':').map((part) => decodeURIComponent(part))
+    ? Buffer.from(basic[1], 'base64')
+        .toString('utf8')
+        .split(':')
+        .map((part) => decodeURIComponent(part))
     : [req.body?.client_id, req.body?.client_secret];
   return id === client.clientId && secret === client.clientSecret;
 }

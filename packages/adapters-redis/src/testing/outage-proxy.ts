@@ -63,7 +63,10 @@ export class OutageProxy {
 
   private relay(client: Socket): void {
     const upstream = connect(this.target.port, this.target.host);
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       this.sockets.add(from);
       // Paused, not dropped: dropping bytes would desynchronise the protocol, which no real
       // outage does.

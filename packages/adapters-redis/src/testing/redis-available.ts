@@ -63,9 +63,7 @@ export function probeRedisSync(url: string = testRedisUrl()): string | null {
     redis.connect().then(() => redis.ping()).then(
       () => process.exit(0),
       (error) => { process.stderr.write(String((socketError || error).message)); process.exit(1); });`;
-  return probeFailure(
-    spawnSync(process.execPath, ['-e', script], { env: { ...process.env, SVC_PROBE_URL: url }, encoding: 'utf8', timeout: CONNECT_TIMEOUT_MS + 2000 }),
-  );
+  return probeFailure(spawnSync(process.execPath, ['-e', script], { env: { ...process.env, SVC_PROBE_URL: url }, encoding: 'utf8', timeout: CONNECT_TIMEOUT_MS + 2000 }));
 }
 
 /**

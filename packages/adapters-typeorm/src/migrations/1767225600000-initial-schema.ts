@@ -104,9 +104,7 @@ const POSTGRES_UP = statements({ id: 'uuid', time: 'timestamptz', json: 'jsonb',
 const SQLITE_UP = statements({ id: 'text', time: 'text', json: 'text', bool: 'integer' });
 
 /** Children first, so foreign keys never block the drop. */
-const DOWN = ['signing_keys', 'refresh_tokens', 'sessions', 'users', 'api_keys', 'projects'].map(
-  (table) => `DROP TABLE ${table}`,
-);
+const DOWN = ['signing_keys', 'refresh_tokens', 'sessions', 'users', 'api_keys', 'projects'].map((table) => `DROP TABLE ${table}`);
 
 /**
  * Creates the first release's tables (later migrations add the rest). Hand-written (never generated, never `synchronize`) so the

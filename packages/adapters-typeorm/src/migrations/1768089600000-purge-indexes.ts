@@ -15,9 +15,7 @@ const UP = [
   "CREATE INDEX IF NOT EXISTS mail_outbox_finished_idx ON mail_outbox (created_at) WHERE status IN ('sent', 'dead')",
 ];
 
-const DOWN = ['mail_outbox_finished_idx', 'one_time_tokens_expiry_idx', 'sessions_revoked_idx', 'refresh_tokens_expiry_idx'].map(
-  (index) => `DROP INDEX ${index}`,
-);
+const DOWN = ['mail_outbox_finished_idx', 'one_time_tokens_expiry_idx', 'sessions_revoked_idx', 'refresh_tokens_expiry_idx'].map((index) => `DROP INDEX ${index}`);
 
 /** Adds the janitor's indexes. Hand-written like the initial schema; never edit once shipped. */
 export class PurgeIndexes1768089600000 implements MigrationInterface {

@@ -11,9 +11,7 @@ export class SessionLifetimeAndPasswordList1768262400000 implements MigrationInt
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const postgres = queryRunner.dataSource.options.type === 'postgres';
-    await queryRunner.query(
-      `ALTER TABLE projects ADD COLUMN absolute_session_lifetime_seconds integer NOT NULL DEFAULT ${NINETY_DAYS}`,
-    );
+    await queryRunner.query(`ALTER TABLE projects ADD COLUMN absolute_session_lifetime_seconds integer NOT NULL DEFAULT ${NINETY_DAYS}`);
     // Booleans as in the earlier migrations: native on PostgreSQL, 0/1 integers on SQLite.
     await queryRunner.query(`ALTER TABLE projects ADD COLUMN reject_common_passwords ${postgres ? 'boolean NOT NULL DEFAULT false' : 'integer NOT NULL DEFAULT 0'}`);
   }

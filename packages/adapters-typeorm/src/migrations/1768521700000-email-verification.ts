@@ -9,9 +9,7 @@ export class EmailVerification1768521700000 implements MigrationInterface {
   readonly name = 'EmailVerification1768521700000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
-      "ALTER TABLE projects ADD COLUMN email_verification text NOT NULL DEFAULT 'off' CHECK (email_verification IN ('off', 'optional', 'required'))",
-    );
+    await queryRunner.query("ALTER TABLE projects ADD COLUMN email_verification text NOT NULL DEFAULT 'off' CHECK (email_verification IN ('off', 'optional', 'required'))");
     await queryRunner.query('ALTER TABLE projects ADD COLUMN email_verification_url text NULL');
   }
 

@@ -38,9 +38,7 @@ export class SecurityEvents1768608000000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const postgres = queryRunner.dataSource.options.type === 'postgres';
-    const types = postgres
-      ? { id: 'uuid', time: 'timestamptz', json: 'jsonb' }
-      : { id: 'text', time: 'text', json: 'text' };
+    const types = postgres ? { id: 'uuid', time: 'timestamptz', json: 'jsonb' } : { id: 'text', time: 'text', json: 'text' };
     for (const sql of statements(types)) await queryRunner.query(sql);
   }
 

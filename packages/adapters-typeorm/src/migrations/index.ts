@@ -13,4 +13,18 @@ import { SecurityEvents1768608000000 } from './1768608000000-security-events';
 import { Webhooks1768608100000 } from './1768608100000-webhooks';
 
 /** Every migration, oldest first. Append new ones; never edit one that has shipped. */
-export const migrations = [InitialSchema1767225600000, EmailFlows1767312000000, SecondFactor1767484800000, SocialSignIn1767657600000, OidcProvider1767916800000, PurgeIndexes1768089600000, SessionLifetimeAndPasswordList1768262400000, KnownDevices1768348800000, ProjectRateLimits1768435200000, AccountSelfService1768521600000, EmailVerification1768521700000, SecurityEvents1768608000000, Webhooks1768608100000];
+export const migrations = [
+  InitialSchema1767225600000,
+  EmailFlows1767312000000,
+  SecondFactor1767484800000,
+  SocialSignIn1767657600000,
+  OidcProvider1767916800000,
+  PurgeIndexes1768089600000,
+  SessionLifetimeAndPasswordList1768262400000,
+  KnownDevices1768348800000,
+  ProjectRateLimits1768435200000,
+  AccountSelfService1768521600000,
+  EmailVerification1768521700000,
+  SecurityEvents1768608000000,
+  Webhooks1768608100000,
+];

@@ -57,9 +57,7 @@ export function probePostgresSync(url: string = testDatabaseUrl()): string | nul
     client.connect().then(() => client.query('SELECT 1')).then(() => client.end()).then(
       () => process.exit(0),
       (error) => { process.stderr.write(String(error && error.message)); process.exit(1); });`;
-  return probeFailure(
-    spawnSync(process.execPath, ['-e', script], { env: { ...process.env, SVC_PROBE_URL: url }, encoding: 'utf8', timeout: CONNECT_TIMEOUT_MS + 2000 }),
-  );
+  return probeFailure(spawnSync(process.execPath, ['-e', script], { env: { ...process.env, SVC_PROBE_URL: url }, encoding: 'utf8', timeout: CONNECT_TIMEOUT_MS + 2000 }));
 }
 
 /**
@@ -89,4 +87,3 @@ async function withClient<T>(url: string, work: (client: Client) => Promise<T>):
     await client.end();
   }
 }
-

@@ -98,12 +98,8 @@ const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> 
   },
   password_changed: {
     subject: 'Your {{projectName}} password was changed',
-    text:
-      'Hello,\n\nthe password of your {{projectName}} account was just changed, and your other devices were signed out. ' +
-      'If it was not you, reset your password at once.\n',
-    html:
-      '<p>Hello,</p><p>the password of your {{projectName}} account was just changed, and your other devices were signed out.</p>' +
-      '<p>If it was not you, reset your password at once.</p>',
+    text: 'Hello,\n\nthe password of your {{projectName}} account was just changed, and your other devices were signed out. ' + 'If it was not you, reset your password at once.\n',
+    html: '<p>Hello,</p><p>the password of your {{projectName}} account was just changed, and your other devices were signed out.</p>' + '<p>If it was not you, reset your password at once.</p>',
   },
 };
 
@@ -119,7 +115,9 @@ export function renderEmail(template: MailTemplate, overrides: EmailTemplates | 
   const plain = stringValues(values);
   const escaped = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, escapeHtml(v)]));
   return {
-    subject: fill(parts.subject, plain).replace(/[\r\n]+/g, ' ').trim(),
+    subject: fill(parts.subject, plain)
+      .replace(/[\r\n]+/g, ' ')
+      .trim(),
     text: fill(parts.text, plain),
     html: fill(parts.html, escaped),
   };

@@ -99,13 +99,7 @@ export function identitySubject(provider: OAuthProvider, profile: { issuer: stri
  * The `error` values the callback sends to the customer's redirect URL (docs/decisions.md#social-sign-in): fixed words,
  * never text from the provider or the request, so nothing foreign is reflected.
  */
-export const OAUTH_CALLBACK_ERRORS = [
-  'access_denied',
-  'provider_error',
-  'email_not_verified',
-  'user_banned',
-  'plan_limit_reached',
-] as const;
+export const OAUTH_CALLBACK_ERRORS = ['access_denied', 'provider_error', 'email_not_verified', 'user_banned', 'plan_limit_reached'] as const;
 export type OAuthCallbackError = (typeof OAUTH_CALLBACK_ERRORS)[number];
 
 /** A sign-in the callback refuses after the state checked out: the browser goes back with `error`. */

@@ -28,10 +28,6 @@ export function commonPasswordKey(password: string): string {
  * refused wherever a password is set. Off by default, since the contract's only rule is a
  * minimum length of 8.
  */
-export function isRefusedAsCommon(
-  project: Pick<Project, 'rejectCommonPasswords'>,
-  password: string,
-  list: { has(key: string): boolean },
-): boolean {
+export function isRefusedAsCommon(project: Pick<Project, 'rejectCommonPasswords'>, password: string, list: { has(key: string): boolean }): boolean {
   return project.rejectCommonPasswords && list.has(commonPasswordKey(password));
 }

@@ -54,10 +54,8 @@ const CHECKS: Readonly<Record<keyof ProjectSettings, Check>> = {
     const { min, max } = AUDIT_RETENTION_DAYS;
     return Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? null : `${field} must be an integer from ${min} to ${max}.`;
   },
-  refreshReuseResponse: (value, field) =>
-    (REFRESH_REUSE_RESPONSES as readonly unknown[]).includes(value) ? null : `${field} must be one of ${REFRESH_REUSE_RESPONSES.join(', ')}.`,
-  emailVerification: (value, field) =>
-    (EMAIL_VERIFICATION_MODES as readonly unknown[]).includes(value) ? null : `${field} must be one of ${EMAIL_VERIFICATION_MODES.join(', ')}.`,
+  refreshReuseResponse: (value, field) => ((REFRESH_REUSE_RESPONSES as readonly unknown[]).includes(value) ? null : `${field} must be one of ${REFRESH_REUSE_RESPONSES.join(', ')}.`),
+  emailVerification: (value, field) => ((EMAIL_VERIFICATION_MODES as readonly unknown[]).includes(value) ? null : `${field} must be one of ${EMAIL_VERIFICATION_MODES.join(', ')}.`),
   emailVerificationUrl: nullable(appUrlProblem),
   recentSignInSeconds: (value, field) => {
     const { min, max } = RECENT_SIGN_IN_BOUNDS;

@@ -79,12 +79,7 @@ export function rateLimitOverridesProblem(value: unknown, field: string): string
  * the project's override of that environment, if any, laid over it. Keeps every other field of
  * `rule` (the outage policy is the service's, never a project's).
  */
-export function effectiveRateLimit<R extends { limit: number; windowSeconds: number }>(
-  rule: R,
-  overrides: RateLimitOverrides | null,
-  environment: Environment,
-  name: RateLimitName,
-): R {
+export function effectiveRateLimit<R extends { limit: number; windowSeconds: number }>(rule: R, overrides: RateLimitOverrides | null, environment: Environment, name: RateLimitName): R {
   const override = overrides?.[environment]?.[name];
   if (!override) return rule;
   return { ...rule, limit: override.limit ?? rule.limit, windowSeconds: override.windowSeconds ?? rule.windowSeconds };

@@ -19,11 +19,7 @@ export type RefreshReuseResponse = (typeof REFRESH_REUSE_RESPONSES)[number];
  * before anyone was known), the operator through the admin token, the console or the CLI, or the service
  * itself (the janitor, a replay detected).
  */
-export type Actor =
-  | { type: 'user'; userId: string }
-  | { type: 'api_key'; apiKeyId: string }
-  | { type: 'admin'; via: 'admin_token' | 'console' | 'cli'; id?: string }
-  | { type: 'system' };
+export type Actor = { type: 'user'; userId: string } | { type: 'api_key'; apiKeyId: string } | { type: 'admin'; via: 'admin_token' | 'console' | 'cli'; id?: string } | { type: 'system' };
 
 /** What the edge knows of the request behind an event; absent for work outside a request. */
 export interface EventContext {

@@ -41,11 +41,7 @@ export interface MailOutbox {
    * again, listed by `listDead`) and its payload is wiped unless `keepPayload`. A mail no longer
    * `sending` (another worker already marked it after its lease ran out) is left as it is.
    */
-  markFailed(
-    scope: TenantScope,
-    id: string,
-    failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean },
-  ): Promise<void>;
+  markFailed(scope: TenantScope, id: string, failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean }): Promise<void>;
   /** The latest mails to `to` (normalised) in the scope, newest first, payload included. */
   listForAddress(scope: TenantScope, to: string, limit: number): Promise<OutboxMail[]>;
   /** Dead mails of a project (both environments, or one), newest first. */

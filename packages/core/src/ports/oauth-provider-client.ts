@@ -44,26 +44,12 @@ export interface OAuthProviderClient {
    * `redirectUri` (the service's callback), the configured scopes and, for OpenID providers, `nonce`.
    * @throws OAuthProviderError when the provider's metadata cannot be obtained.
    */
-  authorizationUrl(request: {
-    config: OAuthClientConfig;
-    redirectUri: string;
-    state: string;
-    codeChallenge: string;
-    nonce: string;
-  }): Promise<string>;
+  authorizationUrl(request: { config: OAuthClientConfig; redirectUri: string; state: string; codeChallenge: string; nonce: string }): Promise<string>;
   /**
    * Redeems the authorization `code` (with the PKCE `codeVerifier` and the same `redirectUri`),
    * validates what comes back (OpenID: ID token signature, issuer, audience, expiry and `nonce`)
    * and reads the account. `iss` is the callback's RFC 9207 issuer parameter, when sent.
    * @throws OAuthProviderError on any refusal or malformed answer of the provider.
    */
-  exchange(request: {
-    config: OAuthClientConfig;
-    redirectUri: string;
-    code: string;
-    state: string;
-    iss?: string;
-    codeVerifier: string;
-    nonce: string;
-  }): Promise<OAuthProfile>;
+  exchange(request: { config: OAuthClientConfig; redirectUri: string; code: string; state: string; iss?: string; codeVerifier: string; nonce: string }): Promise<OAuthProfile>;
 }

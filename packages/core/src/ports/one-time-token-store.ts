@@ -25,12 +25,7 @@ export interface OneTimeTokenStore {
    * Records one wrong answer against an open token; when the count reaches `maxAttempts` the token
    * is consumed (dead). Returns the attempts left (0 when dead or unknown). Atomic per call.
    */
-  recordFailedAttempt(
-    scope: TenantScope,
-    purpose: OneTimePurpose,
-    tokenHash: string,
-    options: { maxAttempts: number; now: Date },
-  ): Promise<number>;
+  recordFailedAttempt(scope: TenantScope, purpose: OneTimePurpose, tokenHash: string, options: { maxAttempts: number; now: Date }): Promise<number>;
   /** Consumes every open token of the user with one of these purposes; returns how many. */
   revokeForUser(scope: TenantScope, userId: string, purposes: OneTimePurpose[], at: Date): Promise<number>;
   /**

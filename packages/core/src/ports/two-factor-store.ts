@@ -22,11 +22,7 @@ export interface TwoFactorStore {
    * replaces the user's recovery codes with `recoveryCodeHashes`, all in one atomic step. False
    * when there is no such pending enrollment (never started, restarted since, or already on).
    */
-  enableTotp(
-    scope: TenantScope,
-    userId: string,
-    enable: { sealedSecret: string; usedStep: number; recoveryCodeHashes: string[]; enabledAt: Date },
-  ): Promise<boolean>;
+  enableTotp(scope: TenantScope, userId: string, enable: { sealedSecret: string; usedStep: number; recoveryCodeHashes: string[]; enabledAt: Date }): Promise<boolean>;
   /**
    * The replay guard: sets `lastUsedStep = step` only if the enrollment is enabled and `step` is
    * greater than `lastUsedStep` (or none was used yet). True for the caller whose update applied;

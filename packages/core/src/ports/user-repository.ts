@@ -1,10 +1,7 @@
 import type { TenantScope } from '../domain/environment';
 import type { User, UserProfileChanges } from '../domain/user';
 
-export type CreateUserResult =
-  | { status: 'created' }
-  | { status: 'exists' }
-  | { status: 'limit_reached' };
+export type CreateUserResult = { status: 'created' } | { status: 'exists' } | { status: 'limit_reached' };
 
 export interface UserPage {
   users: User[];

@@ -2,9 +2,7 @@ import type { TenantScope } from '../domain/environment';
 import type { ClaimedWebhookMessage, WebhookAttempt, WebhookEndpoint, WebhookMessage, WebhookMessageStatus } from '../domain/webhook';
 
 /** The fields of an endpoint an update may set. */
-export type WebhookEndpointChanges = Partial<
-  Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'disabledReason' | 'sealedSecret' | 'sealedPreviousSecret' | 'previousSecretExpiresAt'>
->;
+export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'eventTypes' | 'enabled' | 'disabledReason' | 'sealedSecret' | 'sealedPreviousSecret' | 'previousSecretExpiresAt'>>;
 
 /** What a finished attempt leaves the message as. */
 export type WebhookOutcome = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: Date } | { status: 'dead' };

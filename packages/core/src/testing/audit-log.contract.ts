@@ -98,12 +98,30 @@ export function auditLogContract(label: string, factory: AuditLogFactory): void 
       const scope = await seedScope(subject.ports);
       const endpointId = newId();
       await subject.webhooks.createEndpoint(scope, {
-        id: endpointId, url: 'https://hooks.example.test/', eventTypes: [], enabled: true, disabledReason: null,
-        sealedSecret: 'sealed', sealedPreviousSecret: null, previousSecretExpiresAt: null, createdAt: T0, updatedAt: T0,
+        id: endpointId,
+        url: 'https://hooks.example.test/',
+        eventTypes: [],
+        enabled: true,
+        disabledReason: null,
+        sealedSecret: 'sealed',
+        sealedPreviousSecret: null,
+        previousSecretExpiresAt: null,
+        createdAt: T0,
+        updatedAt: T0,
       });
       const delivery = (endpoint: string) => ({
-        id: newId(), endpointId: endpoint, eventType: 'user.banned' as const, payload: '{}', status: 'pending' as const, attempts: 0,
-        nextAttemptAt: T0, leaseUntil: null, lastStatusCode: null, lastError: null, createdAt: T0, deliveredAt: null,
+        id: newId(),
+        endpointId: endpoint,
+        eventType: 'user.banned' as const,
+        payload: '{}',
+        status: 'pending' as const,
+        attempts: 0,
+        nextAttemptAt: T0,
+        leaseUntil: null,
+        lastStatusCode: null,
+        lastError: null,
+        createdAt: T0,
+        deliveredAt: null,
       });
       const kept = entry({ type: 'user.banned', userId: newId(), data: {} }, T0);
       const queued = delivery(endpointId);

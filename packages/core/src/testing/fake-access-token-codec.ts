@@ -88,9 +88,7 @@ function encodeJson(value: unknown): string {
 
 function decodeJson(segment: string): Record<string, unknown> | null {
   const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : null;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 /** Buffer's decoder skips junk; requiring the canonical form rejects look-alike tokens. */

@@ -2,8 +2,7 @@ import type { TenantScope } from '../domain/environment';
 import { compareIdentities, type OAuthIdentity, type OAuthProvider } from '../domain/oauth';
 import type { IdentityRepository } from '../ports/identity-repository';
 
-const keyOf = (scope: TenantScope, provider: OAuthProvider, subject: string) =>
-  JSON.stringify([scope.projectId, scope.environment, provider, subject]);
+const keyOf = (scope: TenantScope, provider: OAuthProvider, subject: string) => JSON.stringify([scope.projectId, scope.environment, provider, subject]);
 
 /**
  * Reference IdentityRepository kept in process memory. `link` has no await between its check and

@@ -53,11 +53,7 @@ export class InMemoryMailOutbox implements MailOutbox {
     if (!result.keepPayload) mail.sealedPayload = null;
   }
 
-  async markFailed(
-    scope: TenantScope,
-    id: string,
-    failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean },
-  ): Promise<void> {
+  async markFailed(scope: TenantScope, id: string, failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean }): Promise<void> {
     const mail = this.find(scope, id);
     if (mail?.status !== 'sending') return;
     mail.lastError = failure.error;
@@ -71,13 +67,14 @@ export class InMemoryMailOutbox implements MailOutbox {
   }
 
   async listForAddress(scope: TenantScope, to: string, limit: number): Promise<OutboxMail[]> {
-    return this.newestFirst([...this.mails.values()].filter((m) => sameScope(m, scope) && m.to === to), limit);
+    return this.newestFirst(
+      [...this.mails.values()].filter((m) => sameScope(m, scope) && m.to === to),
+      limit,
+    );
   }
 
   async listDead(query: { projectId: string; environment?: TenantScope['environment']; limit: number }): Promise<OutboxMail[]> {
-    const dead = [...this.mails.values()].filter(
-      (m) => m.status === 'dead' && m.projectId === query.projectId && (!query.environment || m.environment === query.environment),
-    );
+    const dead = [...this.mails.values()].filter((m) => m.status === 'dead' && m.projectId === query.projectId && (!query.environment || m.environment === query.environment));
     return this.newestFirst(dead, query.limit);
   }
 
@@ -88,9 +85,7 @@ export class InMemoryMailOutbox implements MailOutbox {
   }
 
   async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
-    const finished = [...this.mails.values()]
-      .filter((m) => (m.status === 'sent' || m.status === 'dead') && m.createdAt < cutoff)
-      .slice(0, limit);
+    const finished = [...this.mails.values()].filter((m) => (m.status === 'sent' || m.status === 'dead') && m.createdAt < cutoff).slice(0, limit);
     finished.forEach((m) => this.mails.delete(m.id));
     return finished.length;
   }

@@ -18,7 +18,10 @@ export class InMemoryOneTimeTokenStore implements OneTimeTokenStore {
       }
     }
     this.tokens.set(token.tokenHash, {
-      ...structuredClone(token), ...scope, consumedAt: null, failedAttempts: 0,
+      ...structuredClone(token),
+      ...scope,
+      consumedAt: null,
+      failedAttempts: 0,
     });
   }
 
@@ -42,12 +45,7 @@ export class InMemoryOneTimeTokenStore implements OneTimeTokenStore {
     return open.length ? this.strip(open[0]) : null;
   }
 
-  async recordFailedAttempt(
-    scope: TenantScope,
-    purpose: OneTimePurpose,
-    tokenHash: string,
-    options: { maxAttempts: number; now: Date },
-  ): Promise<number> {
+  async recordFailedAttempt(scope: TenantScope, purpose: OneTimePurpose, tokenHash: string, options: { maxAttempts: number; now: Date }): Promise<number> {
     const token = this.open(scope, purpose, tokenHash, options.now);
     if (!token) return 0;
     token.failedAttempts += 1;

@@ -37,12 +37,26 @@ export class InMemorySessionStore implements SessionStore {
   async create(scope: TenantScope, s: NewSession): Promise<void> {
     const { projectId, environment } = scope;
     this.sessions.set(s.id, {
-      projectId, environment, id: s.id, userId: s.userId, rotationKey: s.rotationKey, createdAt: s.createdAt, revokedAt: null,
-      authenticatedAt: s.createdAt, address: s.client?.address ?? null, userAgent: s.client?.userAgent ?? null,
+      projectId,
+      environment,
+      id: s.id,
+      userId: s.userId,
+      rotationKey: s.rotationKey,
+      createdAt: s.createdAt,
+      revokedAt: null,
+      authenticatedAt: s.createdAt,
+      address: s.client?.address ?? null,
+      userAgent: s.client?.userAgent ?? null,
     });
     this.tokens.set(s.refreshTokenHash, {
-      projectId, environment, tokenHash: s.refreshTokenHash, sessionId: s.id,
-      createdAt: s.createdAt, expiresAt: s.refreshExpiresAt, usedAt: null, successorHash: null,
+      projectId,
+      environment,
+      tokenHash: s.refreshTokenHash,
+      sessionId: s.id,
+      createdAt: s.createdAt,
+      expiresAt: s.refreshExpiresAt,
+      usedAt: null,
+      successorHash: null,
     });
   }
 
@@ -51,9 +65,16 @@ export class InMemorySessionStore implements SessionStore {
     if (!token || !sameScope(token, scope)) return null;
     const session = this.sessions.get(token.sessionId)!;
     return {
-      tokenHash: token.tokenHash, sessionId: session.id, userId: session.userId, rotationKey: session.rotationKey,
-      createdAt: token.createdAt, expiresAt: token.expiresAt, usedAt: token.usedAt,
-      successorHash: token.successorHash, sessionRevokedAt: session.revokedAt, sessionCreatedAt: session.createdAt,
+      tokenHash: token.tokenHash,
+      sessionId: session.id,
+      userId: session.userId,
+      rotationKey: session.rotationKey,
+      createdAt: token.createdAt,
+      expiresAt: token.expiresAt,
+      usedAt: token.usedAt,
+      successorHash: token.successorHash,
+      sessionRevokedAt: session.revokedAt,
+      sessionCreatedAt: session.createdAt,
     };
   }
 
@@ -74,8 +95,14 @@ export class InMemorySessionStore implements SessionStore {
     token.usedAt = r.now;
     token.successorHash = r.successorHash;
     this.tokens.set(r.successorHash, {
-      projectId: scope.projectId, environment: scope.environment, tokenHash: r.successorHash,
-      sessionId: session.id, createdAt: r.now, expiresAt: r.expiresAt, usedAt: null, successorHash: null,
+      projectId: scope.projectId,
+      environment: scope.environment,
+      tokenHash: r.successorHash,
+      sessionId: session.id,
+      createdAt: r.now,
+      expiresAt: r.expiresAt,
+      usedAt: null,
+      successorHash: null,
     });
     return { status: 'rotated' };
   }
@@ -170,8 +197,13 @@ export class InMemorySessionStore implements SessionStore {
   private summary(s: StoredSession): SessionSummary {
     const issued = [...this.tokens.values()].filter((t) => t.sessionId === s.id).map((t) => t.createdAt.getTime());
     return {
-      id: s.id, userId: s.userId, createdAt: s.createdAt, authenticatedAt: s.authenticatedAt,
-      lastUsedAt: new Date(Math.max(s.createdAt.getTime(), ...issued)), address: s.address, userAgent: s.userAgent,
+      id: s.id,
+      userId: s.userId,
+      createdAt: s.createdAt,
+      authenticatedAt: s.authenticatedAt,
+      lastUsedAt: new Date(Math.max(s.createdAt.getTime(), ...issued)),
+      address: s.address,
+      userAgent: s.userAgent,
     };
   }
 

@@ -18,21 +18,25 @@ export class InMemoryTwoFactorStore implements TwoFactorStore {
     const key = keyOf(scope, userId);
     if (this.enrollments.get(key)?.status === 'enabled') return false;
     this.enrollments.set(key, {
-      userId, sealedSecret: setup.sealedSecret, status: 'pending', lastUsedStep: null, createdAt: setup.createdAt, enabledAt: null,
+      userId,
+      sealedSecret: setup.sealedSecret,
+      status: 'pending',
+      lastUsedStep: null,
+      createdAt: setup.createdAt,
+      enabledAt: null,
     });
     return true;
   }
 
-  async enableTotp(
-    scope: TenantScope,
-    userId: string,
-    enable: { sealedSecret: string; usedStep: number; recoveryCodeHashes: string[]; enabledAt: Date },
-  ): Promise<boolean> {
+  async enableTotp(scope: TenantScope, userId: string, enable: { sealedSecret: string; usedStep: number; recoveryCodeHashes: string[]; enabledAt: Date }): Promise<boolean> {
     const key = keyOf(scope, userId);
     const enrollment = this.enrollments.get(key);
     if (enrollment?.status !== 'pending' || enrollment.sealedSecret !== enable.sealedSecret) return false;
     Object.assign(enrollment, { status: 'enabled', lastUsedStep: enable.usedStep, enabledAt: enable.enabledAt });
-    this.recoveryCodes.set(key, enable.recoveryCodeHashes.map((hash) => ({ hash, usedAt: null })));
+    this.recoveryCodes.set(
+      key,
+      enable.recoveryCodeHashes.map((hash) => ({ hash, usedAt: null })),
+    );
     return true;
   }
 

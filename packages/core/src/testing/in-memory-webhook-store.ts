@@ -122,7 +122,10 @@ export class InMemoryWebhookStore implements WebhookStore {
 
   async deleteFinishedBefore(cutoff: Date, limit: number): Promise<number> {
     const doomed = new Set(
-      this.messages.filter((m) => (m.message.status === 'delivered' || m.message.status === 'dead') && m.message.createdAt < cutoff).slice(0, limit).map((m) => m.message.id),
+      this.messages
+        .filter((m) => (m.message.status === 'delivered' || m.message.status === 'dead') && m.message.createdAt < cutoff)
+        .slice(0, limit)
+        .map((m) => m.message.id),
     );
     this.messages = this.messages.filter((m) => !doomed.has(m.message.id));
     this.attempts = this.attempts.filter((a) => !doomed.has(a.attempt.messageId));

@@ -119,7 +119,11 @@ export function knownDeviceStoreContract(label: string, factory: KnownDeviceStor
       expect(await store().deleteSeenBefore(cutoff, 2)).toBe(2);
       expect(await store().deleteSeenBefore(cutoff, 2)).toBe(1);
       expect(await store().deleteSeenBefore(cutoff, 2)).toBe(0);
-      for (const [scope, userId, f] of [[first.scope, first.userId, a], [first.scope, first.userId, b], [second.scope, second.userId, c]] as const) {
+      for (const [scope, userId, f] of [
+        [first.scope, first.userId, a],
+        [first.scope, first.userId, b],
+        [second.scope, second.userId, c],
+      ] as const) {
         expect(await store().isKnown(scope, userId, [f], { seenSince: at('2000-01-01T00:00:00.000Z') })).toBe(false);
       }
       expect(await store().isKnown(second.scope, second.userId, [fresh], { seenSince: LONG_AGO })).toBe(true);

@@ -69,8 +69,15 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
       const [claimed, ...rest] = await outbox().claimDue(plus(T0, 1), LEASE);
       expect(rest).toEqual([]);
       expect(claimed).toEqual({
-        ...m, ...scope, status: 'sending', attempts: 1, nextAttemptAt: T0, leaseUntil: plus(T0, 61),
-        lastError: null, messageId: null, sentAt: null,
+        ...m,
+        ...scope,
+        status: 'sending',
+        attempts: 1,
+        nextAttemptAt: T0,
+        leaseUntil: plus(T0, 61),
+        lastError: null,
+        messageId: null,
+        sentAt: null,
       });
       expect(await outbox().claimDue(plus(T0, 60), LEASE)).toEqual([]);
     });
@@ -146,9 +153,7 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
       expect((await outbox().stats()).sending).toBe(before.sending + 2);
       await outbox().markSent(scope, wiped.id, { messageId: '<a@svc>', sentAt: plus(T0, 2), keepPayload: false });
       await outbox().markSent(scope, kept.id, { messageId: '<b@svc>', sentAt: plus(T0, 2), keepPayload: true });
-      expect(await outbox().listForAddress(scope, wiped.to, 5)).toMatchObject([
-        { status: 'sent', sealedPayload: null, messageId: '<a@svc>', sentAt: plus(T0, 2), leaseUntil: null },
-      ]);
+      expect(await outbox().listForAddress(scope, wiped.to, 5)).toMatchObject([{ status: 'sent', sealedPayload: null, messageId: '<a@svc>', sentAt: plus(T0, 2), leaseUntil: null }]);
       expect((await outbox().listForAddress(scope, kept.to, 5))[0].sealedPayload).toBe(kept.sealedPayload);
       expect(await outbox().claimDue(FAR, LEASE)).toEqual([]);
       const after = await outbox().stats();

@@ -97,11 +97,7 @@ export function oauthStorageContract(label: string, factory: OAuthStorageFactory
       await identities().link(scope, identity(ada.id, { provider: 'discord', subject: '1001' }));
       expect(await identities().find(scope, 'github', '1001')).toEqual(github);
       expect(await identities().find(scope, 'google', '1001')).toBeNull();
-      expect((await identities().listForUser(scope, ada.id)).map((i) => `${i.provider}:${i.subject}`)).toEqual([
-        'discord:1001',
-        'github:1001',
-        'github:1002',
-      ]);
+      expect((await identities().listForUser(scope, ada.id)).map((i) => `${i.provider}:${i.subject}`)).toEqual(['discord:1001', 'github:1001', 'github:1002']);
       expect(await identities().listForUser(scope, bob.id)).toEqual([]);
     });
 

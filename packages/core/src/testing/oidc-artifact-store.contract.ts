@@ -96,7 +96,7 @@ export function oidcArtifactStoreContract(label: string, factory: OidcStorageFac
       expect(await store().find(projectId, code.model, code.id, T0)).toBeNull();
     });
 
-    it('revokes a grant\'s artifacts of one model, in the project only', async () => {
+    it("revokes a grant's artifacts of one model, in the project only", async () => {
       const projectId = await project();
       const other = await project();
       const grantId = newId();

@@ -60,7 +60,7 @@ export function oidcClientStoreContract(label: string, factory: OidcStorageFacto
       expect(await store().find(scope.projectId, newId())).toBeNull();
     });
 
-    it('lists a project\'s clients oldest first, optionally one environment only', async () => {
+    it("lists a project's clients oldest first, optionally one environment only", async () => {
       const scope = await seedScope(subject().ports);
       const other = await seedScope(subject().ports);
       const second = oidcClientFixture(scope.projectId, { createdAt: at('2026-01-02T00:00:00.000Z') });

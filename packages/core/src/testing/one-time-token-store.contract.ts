@@ -56,9 +56,7 @@ export function oneTimeTokenStoreContract(label: string, factory: OneTimeTokenSt
       const { scope, userId } = await seeded();
       const t = token(userId);
       await store().issue(scope, t);
-      const results = await Promise.all(
-        Array.from({ length: 10 }, () => store().consume(scope, 'magic_link', t.tokenHash, SOON)),
-      );
+      const results = await Promise.all(Array.from({ length: 10 }, () => store().consume(scope, 'magic_link', t.tokenHash, SOON)));
       expect(results.filter((r) => r !== null)).toHaveLength(1);
     });
 

@@ -50,7 +50,7 @@ export function passkeyStoreContract(label: string, factory: PasskeyStoreFactory
       expect(await store().listForUser(scope, other.id)).toEqual([]);
     });
 
-    it('lists a user\'s passkeys oldest first', async () => {
+    it("lists a user's passkeys oldest first", async () => {
       const { scope, userId } = await seeded();
       const later = passkeyFixture(userId, { createdAt: T1, name: 'Phone' });
       const earlier = passkeyFixture(userId, { createdAt: T0 });
@@ -82,7 +82,7 @@ export function passkeyStoreContract(label: string, factory: PasskeyStoreFactory
       expect(results.filter(Boolean)).toHaveLength(1);
     });
 
-    it('removes only the user\'s own passkey', async () => {
+    it("removes only the user's own passkey", async () => {
       const { scope, userId } = await seeded();
       const other = await seedUser(subject.ports, scope);
       const passkey = passkeyFixture(userId);

@@ -54,7 +54,13 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
     it('turns the common-password check on and off and changes the absolute session lifetime and the recent sign-in window', async () => {
       const project = projectFixture();
       await ports().projects.create(project);
-      const on = { rejectCommonPasswords: true, absoluteSessionLifetimeSeconds: 3600, recentSignInSeconds: 60, emailVerification: 'required' as const, emailVerificationUrl: 'https://app.example.test/verify' };
+      const on = {
+        rejectCommonPasswords: true,
+        absoluteSessionLifetimeSeconds: 3600,
+        recentSignInSeconds: 60,
+        emailVerification: 'required' as const,
+        emailVerificationUrl: 'https://app.example.test/verify',
+      };
       expect(await ports().projects.update(project.id, on, project.updatedAt)).toMatchObject(on);
       expect(await ports().projects.findById(project.id)).toMatchObject(on);
       expect((await ports().projects.update(project.id, { rejectCommonPasswords: false }, project.updatedAt))?.rejectCommonPasswords).toBe(false);
@@ -70,7 +76,7 @@ export function projectRepositoryContract(label: string, factory: StorageFactory
       expect((await ports().projects.findById(project.id))?.emailTemplates).toBeNull();
     });
 
-    it('sets and clears the project\'s own rate limits', async () => {
+    it("sets and clears the project's own rate limits", async () => {
       const project = projectFixture();
       await ports().projects.create(project);
       const rateLimits = { production: { refresh: { windowSeconds: 120 } }, sandbox: { signup: { limit: 1000 } } };

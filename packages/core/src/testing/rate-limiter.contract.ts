@@ -5,10 +5,7 @@ import type { FixedClock } from './fixed-clock';
  * Contract every RateLimiter passes. Stores take time from the injected clock (a fixed window is
  * named by floor(now / window)), so the suite moves the clock instead of sleeping.
  */
-export function rateLimiterContract(
-  label: string,
-  make: () => Promise<{ limiter: RateLimiter; clock: FixedClock; close?: () => Promise<void> }>,
-): void {
+export function rateLimiterContract(label: string, make: () => Promise<{ limiter: RateLimiter; clock: FixedClock; close?: () => Promise<void> }>): void {
   describe(`RateLimiter contract: ${label}`, () => {
     let subject: Awaited<ReturnType<typeof make>>;
     beforeAll(async () => {

@@ -22,7 +22,11 @@ export class ReferenceTotp implements TotpAlgorithm {
   keyUri(input: { secret: string; issuer: string; account: string }): string {
     const label = `${encodeURIComponent(input.issuer)}:${encodeURIComponent(input.account)}`;
     const query = new URLSearchParams({
-      issuer: input.issuer, secret: input.secret, algorithm: 'SHA1', digits: String(TOTP_DIGITS), period: String(TOTP_PERIOD_SECONDS),
+      issuer: input.issuer,
+      secret: input.secret,
+      algorithm: 'SHA1',
+      digits: String(TOTP_DIGITS),
+      period: String(TOTP_PERIOD_SECONDS),
     });
     return `otpauth://totp/${label}?${query}`;
   }

@@ -37,7 +37,12 @@ export function sessionDevicesContract(label: string, factory: StorageFactory): 
       const session = await start(ports(), scope, user.id, { client });
       const bare = await start(ports(), scope, user.id);
       expect(await ports().sessions.findSession(scope, session.id)).toEqual({
-        id: session.id, userId: user.id, createdAt: T0, authenticatedAt: T0, lastUsedAt: T0, ...client,
+        id: session.id,
+        userId: user.id,
+        createdAt: T0,
+        authenticatedAt: T0,
+        lastUsedAt: T0,
+        ...client,
       });
       expect(await ports().sessions.findSession(scope, bare.id)).toMatchObject({ address: null, userAgent: null });
       expect(await ports().sessions.findSession({ ...scope, environment: 'sandbox' }, session.id)).toBeNull();
@@ -52,7 +57,11 @@ export function sessionDevicesContract(label: string, factory: StorageFactory): 
       await ports().sessions.recordAuthentication(scope, session.id, T1);
       await ports().sessions.recordAuthentication({ ...scope, environment: 'sandbox' }, session.id, T2);
       const rotated = await ports().sessions.rotate(scope, {
-        presentedHash: session.refreshTokenHash, successorHash: sha256Hex(newId()), now: T2, expiresAt: EXPIRY, reuseGraceSeconds: 0,
+        presentedHash: session.refreshTokenHash,
+        successorHash: sha256Hex(newId()),
+        now: T2,
+        expiresAt: EXPIRY,
+        reuseGraceSeconds: 0,
       });
       expect(rotated.status).toBe('rotated');
       expect(await ports().sessions.findSession(scope, session.id)).toMatchObject({ authenticatedAt: T1, lastUsedAt: T2 });

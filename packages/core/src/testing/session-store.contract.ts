@@ -128,9 +128,7 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
 
     it('of many concurrent rotations of one token, exactly one wins', async () => {
       const { scope, session } = await started(ports());
-      const results = await Promise.all(
-        Array.from({ length: 10 }, () => ports().sessions.rotate(scope, rotation(session.refreshTokenHash))),
-      );
+      const results = await Promise.all(Array.from({ length: 10 }, () => ports().sessions.rotate(scope, rotation(session.refreshTokenHash))));
       expect(results.filter((r) => r.status === 'rotated')).toHaveLength(1);
       expect(results.filter((r) => r.status === 'reused')).toHaveLength(9);
     });
@@ -138,9 +136,7 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
     it('inside the grace window, every concurrent racer gets the same successor: one rotated, the rest reissued', async () => {
       const { scope, session } = await started(ports());
       const successor = sha256Hex(newId());
-      const results = await Promise.all(
-        Array.from({ length: 10 }, () => ports().sessions.rotate(scope, rotation(session.refreshTokenHash, successor, 10))),
-      );
+      const results = await Promise.all(Array.from({ length: 10 }, () => ports().sessions.rotate(scope, rotation(session.refreshTokenHash, successor, 10))));
       expect(results.filter((r) => r.status === 'rotated')).toHaveLength(1);
       expect(results.filter((r) => r.status === 'reissued')).toHaveLength(9);
       expect(await ports().sessions.findRefreshToken(scope, successor)).toMatchObject({ sessionId: session.id, usedAt: null, sessionRevokedAt: null });
@@ -151,8 +147,7 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
     it('a reuse outside the window, for another successor, after the successor was used or of a revoked session is a replay', async () => {
       const { scope, session } = await started(ports());
       const successor = sha256Hex(newId());
-      const again = (overrides: Partial<ReturnType<typeof rotation>>) =>
-        ports().sessions.rotate(scope, { ...rotation(session.refreshTokenHash, successor, 10), ...overrides });
+      const again = (overrides: Partial<ReturnType<typeof rotation>>) => ports().sessions.rotate(scope, { ...rotation(session.refreshTokenHash, successor, 10), ...overrides });
       expect(await again({})).toEqual({ status: 'rotated' });
       expect(await again({ now: secondsAfter(LATER, 10) })).toEqual({ status: 'reissued' });
       expect(await again({ now: secondsAfter(LATER, 11) })).toEqual({ status: 'reused' });

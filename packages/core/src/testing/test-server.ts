@@ -33,8 +33,7 @@ export async function reachableServerUrl(server: TestServer, caller: string): Pr
     const reason = (error as Error).message;
     if (process.env.CI === 'true') throw new Error(`CI=true: ${unreachable(server, reason)}`);
     console.warn(
-      `\n!!! ${caller}: ${server.name} suites are SKIPPED. ${unreachable(server, reason)}. ` +
-        `Start ${server.name} or set ${server.variable} to run them; with CI=true this is a failure. !!!\n`,
+      `\n!!! ${caller}: ${server.name} suites are SKIPPED. ${unreachable(server, reason)}. ` + `Start ${server.name} or set ${server.variable} to run them; with CI=true this is a failure. !!!\n`,
     );
     return null;
   }

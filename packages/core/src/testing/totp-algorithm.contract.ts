@@ -46,7 +46,11 @@ export function totpAlgorithmContract(label: string, totp: () => TotpAlgorithm, 
       expect(decodeURIComponent(url.pathname)).toBe('/Acme Inc:ada@example.com');
       expect(url.searchParams.get('secret')).toBe(RFC6238_SECRET);
       expect(url.searchParams.get('issuer')).toBe('Acme Inc');
-      for (const [name, value] of [['algorithm', 'SHA1'], ['digits', '6'], ['period', '30']]) {
+      for (const [name, value] of [
+        ['algorithm', 'SHA1'],
+        ['digits', '6'],
+        ['period', '30'],
+      ]) {
         expect(url.searchParams.get(name) ?? value).toBe(value);
       }
     });

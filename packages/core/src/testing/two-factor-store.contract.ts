@@ -36,7 +36,12 @@ export function twoFactorStoreContract(label: string, factory: TwoFactorStoreFac
       await store().beginTotp(scope, userId, { sealedSecret: 'old', createdAt: T0 });
       expect(await store().beginTotp(scope, userId, { sealedSecret: 'new', createdAt: T1 })).toBe(true);
       expect(await store().findTotp(scope, userId)).toEqual({
-        userId, sealedSecret: 'new', status: 'pending', lastUsedStep: null, createdAt: T1, enabledAt: null,
+        userId,
+        sealedSecret: 'new',
+        status: 'pending',
+        lastUsedStep: null,
+        createdAt: T1,
+        enabledAt: null,
       });
       const enable = { usedStep: 7, recoveryCodeHashes: codes(2), enabledAt: T1 };
       expect(await store().useTotpStep(scope, userId, 7)).toBe(false);

@@ -68,9 +68,7 @@ export function userRepositoryContract(label: string, factory: StorageFactory): 
     it('lets exactly one of many concurrent creates through at limit - 1', async () => {
       const scope = await seedScope(ports());
       for (let i = 0; i < 4; i += 1) await seedUser(ports(), scope);
-      const results = await Promise.all(
-        Array.from({ length: 12 }, () => ports().users.createWithinLimit(scope, userFixture(), { limit: 5 })),
-      );
+      const results = await Promise.all(Array.from({ length: 12 }, () => ports().users.createWithinLimit(scope, userFixture(), { limit: 5 })));
       expect(results.filter((r) => r.status === 'created')).toHaveLength(1);
       expect(results.filter((r) => r.status === 'limit_reached')).toHaveLength(11);
       expect(await ports().users.count(scope)).toBe(5);
@@ -79,9 +77,7 @@ export function userRepositoryContract(label: string, factory: StorageFactory): 
     it('lets exactly one of many concurrent creates with one e-mail through', async () => {
       const scope = await seedScope(ports());
       const email = `${newId()}@race.test`;
-      const results = await Promise.all(
-        Array.from({ length: 8 }, () => ports().users.createWithinLimit(scope, userFixture({ email }), { limit: null })),
-      );
+      const results = await Promise.all(Array.from({ length: 8 }, () => ports().users.createWithinLimit(scope, userFixture({ email }), { limit: null })));
       expect(results.filter((r) => r.status === 'created')).toHaveLength(1);
       expect(results.filter((r) => r.status === 'exists')).toHaveLength(7);
     });
@@ -178,8 +174,7 @@ export function userRepositoryContract(label: string, factory: StorageFactory): 
       const users = [];
       for (const email of emails) users.push(await seedUser(ports(), scope, { email }));
       await seedUser(ports(), other, { email: 'ada@example.test' });
-      const emailsOf = async (search: string, limit = 10, cursor?: string) =>
-        (await ports().users.list(scope, { search, limit, cursor })).users.map((u) => u.email).sort();
+      const emailsOf = async (search: string, limit = 10, cursor?: string) => (await ports().users.list(scope, { search, limit, cursor })).users.map((u) => u.email).sort();
       expect(await emailsOf('ada')).toEqual(['ada.lovelace@example.test', 'adaline@other.test']);
       expect(await ports().users.count(scope, { search: 'ada' })).toBe(2);
       expect(await emailsOf('_')).toEqual(['grace_hopper@example.test']);

@@ -90,7 +90,10 @@ export function webhookStoreContract(label: string, factory: WebhookStoreFactory
       await store().enqueue(scope, messages);
       const ids = new Set(messages.map((m) => m.id));
       const rounds = await Promise.all(Array.from({ length: 4 }, () => store().claimDue(seconds(100), { limit: 5, leaseSeconds: 60 })));
-      const mine = rounds.flat().filter((m) => ids.has(m.id)).map((m) => m.id);
+      const mine = rounds
+        .flat()
+        .filter((m) => ids.has(m.id))
+        .map((m) => m.id);
       expect(new Set(mine).size).toBe(mine.length);
     });
 
@@ -99,7 +102,11 @@ export function webhookStoreContract(label: string, factory: WebhookStoreFactory
       const message = messageFixture(endpoint.id, { nextAttemptAt: seconds(200) });
       await store().enqueue(scope, [message]);
       await store().claimDue(seconds(200), { limit: 100, leaseSeconds: 60 });
-      await store().finishAttempt(scope, { messageId: message.id, attempt: 1, at: seconds(201), statusCode: 503, error: 'HTTP 503', durationMs: 12 }, { status: 'pending', nextAttemptAt: seconds(206) });
+      await store().finishAttempt(
+        scope,
+        { messageId: message.id, attempt: 1, at: seconds(201), statusCode: 503, error: 'HTTP 503', durationMs: 12 },
+        { status: 'pending', nextAttemptAt: seconds(206) },
+      );
       expect(await store().findMessage(scope, message.id)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: seconds(206), lastStatusCode: 503, lastError: 'HTTP 503' });
       // Not sending: the outcome is ignored, the attempt still logged.
       await store().finishAttempt(scope, { messageId: message.id, attempt: 1, at: seconds(202), statusCode: 200, error: null, durationMs: 3 }, { status: 'delivered' });
@@ -108,7 +115,11 @@ export function webhookStoreContract(label: string, factory: WebhookStoreFactory
       await store().finishAttempt(scope, { messageId: message.id, attempt: 2, at: seconds(207), statusCode: 200, error: null, durationMs: 5 }, { status: 'delivered' });
       expect(await store().findMessage(scope, message.id)).toMatchObject({ status: 'delivered', deliveredAt: seconds(207), leaseUntil: null });
       const attempts = await store().listAttempts(scope, message.id);
-      expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, 503], [1, 200], [2, 200]]);
+      expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+        [1, 503],
+        [1, 200],
+        [2, 200],
+      ]);
       expect(await store().listAttempts({ ...scope, environment: 'sandbox' }, message.id)).toEqual([]);
     });
 

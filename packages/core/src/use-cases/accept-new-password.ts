@@ -9,12 +9,7 @@ export const NO_COMMON_PASSWORD_LIST = 'rejectCommonPasswords is on, but this se
  * Every path that sets a password calls this before it hashes or consumes anything, so a refused
  * password costs nothing and can be retried. The message names the field, never the password.
  */
-export function acceptNewPassword(
-  deps: OptionalDeps<'commonPasswords'>,
-  project: Pick<Project, 'rejectCommonPasswords'>,
-  password: string,
-  field: 'password' | 'newPassword',
-): void {
+export function acceptNewPassword(deps: OptionalDeps<'commonPasswords'>, project: Pick<Project, 'rejectCommonPasswords'>, password: string, field: 'password' | 'newPassword'): void {
   const lengthProblem = passwordLengthProblem(password, field);
   if (lengthProblem) throw new AuthError('validation_error', lengthProblem);
   if (!project.rejectCommonPasswords) return;

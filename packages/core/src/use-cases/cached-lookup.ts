@@ -16,11 +16,7 @@ interface CachedLookup<V> {
  * through `forget` (a change feed's notice); the TTL is the safety net for a notice that never
  * came (docs/decisions.md, "Changes reach every instance").
  */
-export function cachedLookup<V>(
-  clock: Clock,
-  lookup: (key: string) => Promise<V>,
-  options: { ttlSeconds: number; maxEntries: number },
-): CachedLookup<V> {
+export function cachedLookup<V>(clock: Clock, lookup: (key: string) => Promise<V>, options: { ttlSeconds: number; maxEntries: number }): CachedLookup<V> {
   const ttlMs = options.ttlSeconds * 1000;
   const cache = new Map<string, { value: V; until: number }>();
   // Bumped by every forget: a lookup that started before it does not keep its answer.

@@ -40,14 +40,7 @@ export interface SignInOptions {
  * the path (the password path refuses earlier, before any second-factor challenge, and mails the
  * link again).
  */
-export async function finishSignIn(
-  deps: SessionDeps,
-  scope: TenantScope,
-  project: Project,
-  user: User,
-  method: SignInMethod,
-  options: SignInOptions = {},
-): Promise<SignedIn> {
+export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User, method: SignInMethod, options: SignInOptions = {}): Promise<SignedIn> {
   if (mustVerifyEmail(project, user)) return refuseSignIn(deps, scope, { userId: user.id, method, reason: 'email_not_verified' });
   const now = deps.clock.now();
   await deps.users.recordLogin(scope, user.id, now);
@@ -57,11 +50,7 @@ export async function finishSignIn(
 }
 
 /** Reports a refused sign-in (never what was tried), then throws `code`. */
-export async function refuseSignIn(
-  deps: OptionalDeps<'events'>,
-  scope: TenantScope,
-  refusal: { userId?: string; method: SignInMethod; reason: SignInFailureReason },
-): Promise<never> {
+export async function refuseSignIn(deps: OptionalDeps<'events'>, scope: TenantScope, refusal: { userId?: string; method: SignInMethod; reason: SignInFailureReason }): Promise<never> {
   const { userId, method, reason } = refusal;
   await emitEvent(deps, scope, { type: 'user.sign_in_failed', userId, data: { method, reason } });
   throw new AuthError(reason);
@@ -72,14 +61,7 @@ export async function refuseSignIn(
  * sign-in): call it once the first factor has proved `user`. A banned user is refused; a user
  * with TOTP on gets the challenge and no tokens; anyone else is signed in.
  */
-export async function completeFirstFactor(
-  deps: FirstFactorDeps,
-  scope: TenantScope,
-  project: Project,
-  user: User,
-  method: SignInMethod,
-  options: SignInOptions = {},
-): Promise<SignInResult> {
+export async function completeFirstFactor(deps: FirstFactorDeps, scope: TenantScope, project: Project, user: User, method: SignInMethod, options: SignInOptions = {}): Promise<SignInResult> {
   if (isBanned(user)) return refuseSignIn(deps, scope, { userId: user.id, method, reason: 'user_banned' });
   if (hasCapability(deps, 'totp') && (await deps.twoFactor.findTotp(scope, user.id))?.status === 'enabled') {
     return issueTwoFactorChallenge(deps, scope, user);
@@ -87,11 +69,7 @@ export async function completeFirstFactor(
   return { twoFactorRequired: false, ...(await finishSignIn(deps, scope, project, user, method, options)) };
 }
 
-async function issueTwoFactorChallenge(
-  deps: Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens'>,
-  scope: TenantScope,
-  user: User,
-): Promise<TwoFactorChallenge> {
+async function issueTwoFactorChallenge(deps: Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens'>, scope: TenantScope, user: User): Promise<TwoFactorChallenge> {
   const now = deps.clock.now();
   const twoFactorToken = newBearerSecret(deps.random);
   await deps.oneTimeTokens.issue(scope, {

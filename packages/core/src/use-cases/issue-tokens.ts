@@ -9,13 +9,7 @@ import type { AuthDeps } from './deps';
 
 type SignDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'tokens'>;
 
-export async function signAccessToken(
-  deps: SignDeps,
-  scope: TenantScope,
-  project: Project,
-  user: Pick<User, 'id' | 'email' | 'role'>,
-  sessionId: string,
-): Promise<string> {
+export async function signAccessToken(deps: SignDeps, scope: TenantScope, project: Project, user: Pick<User, 'id' | 'email' | 'role'>, sessionId: string): Promise<string> {
   const iat = Math.floor(deps.clock.now().getTime() / 1000);
   const claims: AccessTokenClaims = {
     iss: deps.settings.issuer,

@@ -36,9 +36,7 @@ export async function logIn(
 ): Promise<SignInResult> {
   const user = await deps.users.findByEmail(scope, normalizeEmail(input.email));
   if (options.unknownClient && !(await isKnownClient(deps, scope, user?.id ?? null, options.client))) await options.unknownClient();
-  const matches = user?.passwordHash
-    ? await deps.passwords.verify(input.password, user.passwordHash)
-    : await deps.passwords.verifyDummy(input.password);
+  const matches = user?.passwordHash ? await deps.passwords.verify(input.password, user.passwordHash) : await deps.passwords.verifyDummy(input.password);
   if (!user || !matches) return refuseSignIn(deps, scope, { userId: user?.id, method: 'password', reason: 'invalid_credentials' });
   if (!isBanned(user) && mustVerifyEmail(project, user)) await refuseUnverified(deps, scope, project, user);
   // Banned is told only after the password matched (completeFirstFactor checks it): it reveals

@@ -4,11 +4,7 @@ import type { AuthDeps, OptionalDeps } from './deps';
 import { emitEvent } from './events/record-event';
 
 /** `POST /api/auth/logout`: revokes the token's session if there is one; always succeeds (idempotent). */
-export async function logOut(
-  deps: Pick<AuthDeps, 'clock' | 'sessions'> & OptionalDeps<'events'>,
-  scope: TenantScope,
-  refreshToken: string,
-): Promise<void> {
+export async function logOut(deps: Pick<AuthDeps, 'clock' | 'sessions'> & OptionalDeps<'events'>, scope: TenantScope, refreshToken: string): Promise<void> {
   const record = await deps.sessions.findRefreshToken(scope, sha256Hex(refreshToken));
   if (!record || record.sessionRevokedAt) return;
   await deps.sessions.revoke(scope, record.sessionId, deps.clock.now());

@@ -6,8 +6,7 @@ import type { AuthDeps, OptionalDeps } from './deps';
 import { emitEvent } from './events/record-event';
 
 /** A capability the service was built without has set nothing up, so there is nothing of it to end. */
-export type MailboxProofDeps = Pick<AuthDeps, 'clock' | 'users' | 'sessions'> &
-  OptionalDeps<'oneTimeTokens' | 'twoFactor' | 'passkeys' | 'identities' | 'knownDevices' | 'events'>;
+export type MailboxProofDeps = Pick<AuthDeps, 'clock' | 'users' | 'sessions'> & OptionalDeps<'oneTimeTokens' | 'twoFactor' | 'passkeys' | 'identities' | 'knownDevices' | 'events'>;
 
 /** Every one-time token that acts for a user: a link, a challenge, an exchange code. */
 const USER_TOKENS: OneTimePurpose[] = ['magic_link', 'password_reset', 'two_factor', 'webauthn_challenge', 'oauth_exchange'];

@@ -18,12 +18,7 @@ type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' |
  * without the raw token ever being stored. Whether a reuse falls in that window is decided by the
  * rotation on the state it saw (unclaimedRotationResult), never on the read made before it.
  */
-export async function refreshTokens(
-  deps: RefreshDeps,
-  scope: TenantScope,
-  project: Project,
-  refreshToken: string,
-): Promise<TokenBundle> {
+export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, project: Project, refreshToken: string): Promise<TokenBundle> {
   const presentedHash = sha256Hex(refreshToken);
   // The holder is read with the token (one round trip where the store can), before the rotation.
   const found = await deps.sessions.findRefreshTokenWithHolder(scope, presentedHash);
@@ -63,18 +58,9 @@ export async function refreshTokens(
  * contract's rule) or, where the project chose so, only the token's own session; the revocation
  * stands although the request fails, and the event is emitted either way. Always throws.
  */
-async function answerReplay(
-  deps: RefreshDeps,
-  scope: TenantScope,
-  project: Project,
-  record: Pick<RefreshTokenRecord, 'userId' | 'sessionId'>,
-  now: Date,
-): Promise<never> {
+async function answerReplay(deps: RefreshDeps, scope: TenantScope, project: Project, record: Pick<RefreshTokenRecord, 'userId' | 'sessionId'>, now: Date): Promise<never> {
   const response = project.refreshReuseResponse;
-  const sessionsRevoked =
-    response === 'revoke_session'
-      ? Number(await deps.sessions.revoke(scope, record.sessionId, now))
-      : await deps.sessions.revokeAllForUser(scope, record.userId, now);
+  const sessionsRevoked = response === 'revoke_session' ? Number(await deps.sessions.revoke(scope, record.sessionId, now)) : await deps.sessions.revokeAllForUser(scope, record.userId, now);
   await emitEvent(deps, scope, { type: 'refresh_token.reused', userId: record.userId, data: { sessionId: record.sessionId, response, sessionsRevoked } });
   throw new AuthError('invalid_refresh_token');
 }

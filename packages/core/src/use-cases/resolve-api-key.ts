@@ -16,10 +16,7 @@ export interface ResolvedApiKey {
  * Turns an `X-API-Key` value into its tenant. No key -> missing_api_key; a foreign prefix, an
  * unknown or revoked key, or a prefix that disagrees with the stored environment -> invalid_api_key.
  */
-export async function resolveApiKey(
-  deps: Pick<AuthDeps, 'apiKeys' | 'projects'>,
-  key: string | undefined,
-): Promise<ResolvedApiKey> {
+export async function resolveApiKey(deps: Pick<AuthDeps, 'apiKeys' | 'projects'>, key: string | undefined): Promise<ResolvedApiKey> {
   if (key === undefined || key === '') throw new AuthError('missing_api_key');
   const environment = environmentOfApiKey(key);
   if (!environment) throw new AuthError('invalid_api_key');

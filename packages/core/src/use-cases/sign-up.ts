@@ -59,12 +59,7 @@ export function userLimitFor(deps: Pick<AuthDeps, 'settings'>, scope: TenantScop
   return scope.environment === 'sandbox' ? null : effectiveUserLimit(project, deps.settings.planUserLimits);
 }
 
-async function refuseExisting(
-  deps: Pick<AuthDeps, 'users'>,
-  scope: TenantScope,
-  email: string,
-  options: { racing?: boolean } = {},
-): Promise<void> {
+async function refuseExisting(deps: Pick<AuthDeps, 'users'>, scope: TenantScope, email: string, options: { racing?: boolean } = {}): Promise<void> {
   const existing = await deps.users.findByEmail(scope, email);
   // A banned user's e-mail answers user_banned (docs/decisions.md#contract-clarifications).
   if (existing && isBanned(existing)) throw new AuthError('user_banned');

@@ -7,11 +7,7 @@ import type { AuthDeps } from './deps';
  * Verifies an access token for the tenant chosen by the API key: the codec checks algorithm and
  * signature against this scope's keys only; here every claim is checked (docs/security.md).
  */
-export async function verifyAccessToken(
-  deps: Pick<AuthDeps, 'settings' | 'clock' | 'tokens'>,
-  scope: TenantScope,
-  token: string,
-): Promise<AccessTokenClaims> {
+export async function verifyAccessToken(deps: Pick<AuthDeps, 'settings' | 'clock' | 'tokens'>, scope: TenantScope, token: string): Promise<AccessTokenClaims> {
   const payload = await deps.tokens.decode(scope, token);
   if (!payload) throw invalidToken('signature');
   const claims = readClaims(payload);

@@ -1,7 +1,20 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsDefined, IsEmail, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { isUuid, MAX_EMAIL, MAX_PAGE_SIZE, MAX_SEARCH_TEXT, type EmailVerificationMode, type Environment, type Plan, type ProjectSettings, type WebAuthnSettings, type EmailTemplates, type RateLimitOverrides, type RefreshReuseResponse } from '@svc/core';
+import {
+  isUuid,
+  MAX_EMAIL,
+  MAX_PAGE_SIZE,
+  MAX_SEARCH_TEXT,
+  type EmailVerificationMode,
+  type Environment,
+  type Plan,
+  type ProjectSettings,
+  type WebAuthnSettings,
+  type EmailTemplates,
+  type RateLimitOverrides,
+  type RefreshReuseResponse,
+} from '@svc/core';
 import { IsEnvironment, Trim } from './checks';
 
 /**

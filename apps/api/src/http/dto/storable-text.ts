@@ -10,9 +10,7 @@ export function unstorableTextProblem(value: unknown, what: string): string | nu
   const at = unstorableTextAt(value, '');
   if (at === null) return null;
   const where = at.path || what;
-  return at.inKey
-    ? `${where} has a key with a NUL character or an unpaired surrogate.`
-    : `${where} must not contain NUL characters or unpaired surrogates.`;
+  return at.inKey ? `${where} has a key with a NUL character or an unpaired surrogate.` : `${where} must not contain NUL characters or unpaired surrogates.`;
 }
 
 function unstorableTextAt(value: unknown, path: string): { path: string; inKey: boolean } | null {

@@ -14,12 +14,7 @@ type DtoClass<T> = new () => T;
  * field does not break it. Every request value is typed and checked here before it reaches core
  * or the ORM (docs/security.md).
  */
-export async function validateInput<T extends object>(
-  Dto: DtoClass<T>,
-  input: unknown,
-  what = 'The request body',
-  options: { refuseUnknown?: boolean } = {},
-): Promise<T> {
+export async function validateInput<T extends object>(Dto: DtoClass<T>, input: unknown, what = 'The request body', options: { refuseUnknown?: boolean } = {}): Promise<T> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new AuthError('validation_error', `${what} must be a JSON object.`);
   }

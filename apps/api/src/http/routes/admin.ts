@@ -21,13 +21,15 @@ import { adminWebhookRoutes } from './admin-webhooks';
  * cookie and CSRF header instead of the token (console-session.ts).
  */
 export function adminRoutes(deps: AppDeps, consoleSessions: ConsoleSessions): Router {
-  return Router()
-    .use(limited(deps, 'admin'))
-    .use(requireAdminOrConsole(deps.config.adminToken, consoleSessions))
-    // The actor of every event an admin request causes: a bearer is the admin token, else the guard accepted a console session.
-    .use((req, res, next) => actAs({ type: 'admin', via: req.get('authorization') === undefined ? 'console' : 'admin_token' })(req, res, next))
-    .use(adminProjectRoutes(deps), adminApiKeyRoutes(deps), adminSigningKeyRoutes(deps), adminUserRoutes(deps), adminOutboxRoutes(deps))
-    .use(adminOAuthProviderRoutes(deps))
-    .use(adminOidcClientRoutes(deps))
-    .use(adminAuditLogRoutes(deps), adminWebhookRoutes(deps));
+  return (
+    Router()
+      .use(limited(deps, 'admin'))
+      .use(requireAdminOrConsole(deps.config.adminToken, consoleSessions))
+      // The actor of every event an admin request causes: a bearer is the admin token, else the guard accepted a console session.
+      .use((req, res, next) => actAs({ type: 'admin', via: req.get('authorization') === undefined ? 'console' : 'admin_token' })(req, res, next))
+      .use(adminProjectRoutes(deps), adminApiKeyRoutes(deps), adminSigningKeyRoutes(deps), adminUserRoutes(deps), adminOutboxRoutes(deps))
+      .use(adminOAuthProviderRoutes(deps))
+      .use(adminOidcClientRoutes(deps))
+      .use(adminAuditLogRoutes(deps), adminWebhookRoutes(deps))
+  );
 }

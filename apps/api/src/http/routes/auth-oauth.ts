@@ -14,27 +14,29 @@ import { keyed } from './guards';
  */
 export function oauthRoutes(deps: AppDeps): Router {
   const { oauth } = deps.auth;
-  return Router()
-    .post('/api/auth/oauth/token', ...keyed(deps), validateBody(OAuthTokenDto), async (req, res) => {
-      const { provider, result } = await oauth.exchange(apiKeyOf(res), bodyOf(res, OAuthTokenDto).code, { client: signInClient(req, res) });
-      res.json({ data: presentOAuthExchange(provider, result) });
-    })
-    .post('/api/auth/oauth/:provider', ...keyed(deps), optionalBody(OAuthInitiateDto), async (req, res) => {
-      const started = await oauth.start(apiKeyOf(res), String(req.params.provider), bodyOf(res, OAuthInitiateDto));
-      res.json({ data: { provider: started.provider, authorizationUrl: started.authorizationUrl } });
-    })
-    // A link checker's HEAD must not burn the single-use state (Express answers HEAD with GET routes).
-    // `GET /api/auth/oauth/{provider}/callback`, reached by the browser from the identity provider (no API key).
-    .head(OAUTH_CALLBACK_ROUTE, () => {
-      throw new AuthError('not_found', 'No such endpoint.');
-    })
-    .get(OAUTH_CALLBACK_ROUTE, validateQuery(OAuthCallbackQuery), async (req, res) => {
-      const provider = String(req.params.provider);
-      const result = await oauth.callback(provider, queryOf(res, OAuthCallbackQuery));
-      if (result.error) logRefusal(deps, res.locals.requestId, provider, result.error, result.cause);
-      // A bare 302: no body, so nothing of the URL is ever rendered as markup.
-      res.status(302).location(result.redirectUrl).end();
-    });
+  return (
+    Router()
+      .post('/api/auth/oauth/token', ...keyed(deps), validateBody(OAuthTokenDto), async (req, res) => {
+        const { provider, result } = await oauth.exchange(apiKeyOf(res), bodyOf(res, OAuthTokenDto).code, { client: signInClient(req, res) });
+        res.json({ data: presentOAuthExchange(provider, result) });
+      })
+      .post('/api/auth/oauth/:provider', ...keyed(deps), optionalBody(OAuthInitiateDto), async (req, res) => {
+        const started = await oauth.start(apiKeyOf(res), String(req.params.provider), bodyOf(res, OAuthInitiateDto));
+        res.json({ data: { provider: started.provider, authorizationUrl: started.authorizationUrl } });
+      })
+      // A link checker's HEAD must not burn the single-use state (Express answers HEAD with GET routes).
+      // `GET /api/auth/oauth/{provider}/callback`, reached by the browser from the identity provider (no API key).
+      .head(OAUTH_CALLBACK_ROUTE, () => {
+        throw new AuthError('not_found', 'No such endpoint.');
+      })
+      .get(OAUTH_CALLBACK_ROUTE, validateQuery(OAuthCallbackQuery), async (req, res) => {
+        const provider = String(req.params.provider);
+        const result = await oauth.callback(provider, queryOf(res, OAuthCallbackQuery));
+        if (result.error) logRefusal(deps, res.locals.requestId, provider, result.error, result.cause);
+        // A bare 302: no body, so nothing of the URL is ever rendered as markup.
+        res.status(302).location(result.redirectUrl).end();
+      })
+  );
 }
 
 /** The contract's initiate body is optional: no body at all reads as `{}`. */

@@ -45,13 +45,15 @@ export function consoleRoutes(deps: AppDeps, sessions: ConsoleSessions, assets =
       throw new AuthError('not_found', 'The console is not built: run `node apps/console/build.mjs` (pnpm start does it).');
     });
   }
-  return router
-    .use('/console', noCache, express.static(assets, { index: false, fallthrough: true, redirect: false }))
-    // Every other page of the console is the app itself, which routes in the browser.
-    .get(['/console', '/console/*rest'], noCache, (req, res, next) => {
-      if (req.path.startsWith('/console/api/')) return next();
-      res.sendFile(join(assets, 'index.html'));
-    });
+  return (
+    router
+      .use('/console', noCache, express.static(assets, { index: false, fallthrough: true, redirect: false }))
+      // Every other page of the console is the app itself, which routes in the browser.
+      .get(['/console', '/console/*rest'], noCache, (req, res, next) => {
+        if (req.path.startsWith('/console/api/')) return next();
+        res.sendFile(join(assets, 'index.html'));
+      })
+  );
 }
 
 function presentSession(session: { expiresAt: Date; csrfToken: string }) {

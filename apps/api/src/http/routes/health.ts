@@ -31,7 +31,10 @@ export function healthRoutes(deps: AppDeps): Router {
     .get('/readyz', async (_req, res) => {
       res.set('Cache-Control', 'no-store');
       const notReady = (why: string) =>
-        res.status(503).set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS)).json(errorBody('service_unavailable', `The service is not ready: ${why}.`));
+        res
+          .status(503)
+          .set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
+          .json(errorBody('service_unavailable', `The service is not ready: ${why}.`));
       if (deps.stopping?.()) return void notReady('it is shutting down');
       try {
         await withTimeout(deps.ready(), timeoutMs);

@@ -31,15 +31,12 @@ export const selfServiceRoutes: ProxyRoute[] = [
   forUser('/account/logout-all', (ctx, ex, call) => thenSignedOut(ctx, ex, ctx.svc.logoutAll(call))),
   forUser('/account/passkeys', (ctx, _ex, call) => ctx.svc.passkeyList(call)),
   forUser('/account/passkeys/remove', (ctx, ex, call) => ctx.svc.passkeyRevoke(optionalString(ex.body, 'id') ?? '-', call, proofOf(ex))),
-  forUser('/account/password', (ctx, ex, call) =>
-    ctx.svc.passwordChange(pick(ex.body, ['currentPassword', 'totpCode', 'newPassword']) as unknown as ChangePasswordRequest, call)),
-  forUser('/account/email', (ctx, ex, call) =>
-    ctx.svc.emailChange(pick(ex.body, ['newEmail', 'currentPassword', 'totpCode']) as { newEmail: string }, call)),
+  forUser('/account/password', (ctx, ex, call) => ctx.svc.passwordChange(pick(ex.body, ['currentPassword', 'totpCode', 'newPassword']) as unknown as ChangePasswordRequest, call)),
+  forUser('/account/email', (ctx, ex, call) => ctx.svc.emailChange(pick(ex.body, ['newEmail', 'currentPassword', 'totpCode']) as { newEmail: string }, call)),
   forUser('/account/email/confirm', (ctx, ex, call) => ctx.svc.emailChangeConfirm(pick(ex.body, ['code']) as { code: string }, call)),
   forUser('/account/delete', (ctx, ex, call) => thenSignedOut(ctx, ex, ctx.svc.accountDelete(call, proofOf(ex)))),
   open('/email/verify', async (ctx, ex) => ex.ok(await ctx.svc.emailVerify(pick(ex.body, ['token', 'email', 'code']) as EmailVerifyRequest, ex.call()))),
   open('/email/verify/resend', async (ctx, ex) => ex.ok(await ctx.svc.emailVerifyResend(pick(ex.body, ['email']) as { email: string }, ex.call()))),
   open('/email/change/confirm', async (ctx, ex) => ex.ok(await ctx.svc.emailChangeConfirm(pick(ex.body, ['token']) as { token: string }, ex.call()))),
-  open('/magic-link/code', async (ctx, ex) =>
-    answerSignIn(ctx, ex, await ctx.svc.magicLinkVerifyCode(pick(ex.body, ['email', 'code']) as { email: string; code: string }, ex.signInCall()))),
+  open('/magic-link/code', async (ctx, ex) => answerSignIn(ctx, ex, await ctx.svc.magicLinkVerifyCode(pick(ex.body, ['email', 'code']) as { email: string; code: string }, ex.signInCall()))),
 ];

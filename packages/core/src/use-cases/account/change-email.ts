@@ -21,13 +21,7 @@ const invalid = () => new AuthError('invalid_verification', 'The confirmation li
  * becomes an account's only by proof of its mailbox: docs/security.md, "Changing the e-mail
  * address"). An address another user holds gets no mail, and the answer is the same.
  */
-export async function requestEmailChange(
-  deps: EmailChangeDeps,
-  scope: TenantScope,
-  project: Project,
-  current: CurrentSession,
-  input: { newEmail: string } & Reauthentication,
-): Promise<void> {
+export async function requestEmailChange(deps: EmailChangeDeps, scope: TenantScope, project: Project, current: CurrentSession, input: { newEmail: string } & Reauthentication): Promise<void> {
   const newEmail = normalizeEmail(input.newEmail);
   if (newEmail === current.user.email) throw new AuthError('validation_error', 'newEmail is the current address.');
   linkBaseOf(project, 'email_change');
@@ -46,9 +40,7 @@ export type EmailChangeConfirmation = { token: string } | { current: CurrentSess
  */
 export async function confirmEmailChange(deps: Pick<AuthDeps, 'clock' | 'users' | 'oneTimeTokens'> & OptionalDeps<'events'>, scope: TenantScope, input: EmailChangeConfirmation): Promise<User> {
   const now = deps.clock.now();
-  const token = 'token' in input
-    ? await consumeLink(deps, scope, input.token)
-    : await redeemUserCode(deps, scope, 'email_change', input.current.user.id, input.code, invalid);
+  const token = 'token' in input ? await consumeLink(deps, scope, input.token) : await redeemUserCode(deps, scope, 'email_change', input.current.user.id, input.code, invalid);
   const newEmail = token.data.newEmail;
   if (!token.userId || typeof newEmail !== 'string') throw invalid();
   const changed = await deps.users.changeEmail(scope, token.userId, newEmail);

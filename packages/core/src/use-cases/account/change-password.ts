@@ -21,13 +21,7 @@ export type ChangePasswordDeps = RecentSignInDeps & Pick<AuthDeps, 'users' | 'ra
  * Every other session of the user ends and open reset links die; this session stays signed in.
  * With mail, the user is sent a notice.
  */
-export async function changePassword(
-  deps: ChangePasswordDeps,
-  scope: TenantScope,
-  project: Project,
-  current: CurrentSession,
-  input: ChangePasswordInput,
-): Promise<void> {
+export async function changePassword(deps: ChangePasswordDeps, scope: TenantScope, project: Project, current: CurrentSession, input: ChangePasswordInput): Promise<void> {
   acceptNewPassword(deps, project, input.newPassword, 'newPassword');
   if (needsCurrentPassword(current.user) && input.currentPassword === undefined) {
     throw new AuthError('validation_error', 'currentPassword is required.');

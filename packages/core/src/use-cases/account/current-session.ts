@@ -15,11 +15,7 @@ export interface CurrentSession {
  * access tokens die with their session, so logout, replay revocation, password
  * changes and bans take effect at once. Every call acting for a signed-in user starts here.
  */
-export async function currentSession(
-  deps: Pick<AuthDeps, 'settings' | 'clock' | 'tokens' | 'sessions'>,
-  scope: TenantScope,
-  accessToken: string,
-): Promise<CurrentSession> {
+export async function currentSession(deps: Pick<AuthDeps, 'settings' | 'clock' | 'tokens' | 'sessions'>, scope: TenantScope, accessToken: string): Promise<CurrentSession> {
   const claims = await verifyAccessToken(deps, scope, accessToken);
   const found = await deps.sessions.findLiveSession(scope, claims.sub, claims.sid);
   if (!found) throw new AuthError('invalid_token');

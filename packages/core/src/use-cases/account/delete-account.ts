@@ -15,13 +15,7 @@ export type DeleteAccountDeps = RecentSignInDeps & Pick<AuthDeps, 'users'> & Opt
  * and their refresh tokens, TOTP and recovery codes, passkeys, linked identities, known clients;
  * the schema's foreign keys cascade). The user no longer counts toward the plan's limit.
  */
-export async function deleteAccount(
-  deps: DeleteAccountDeps,
-  scope: TenantScope,
-  project: Project,
-  current: CurrentSession,
-  proof: Reauthentication = {},
-): Promise<void> {
+export async function deleteAccount(deps: DeleteAccountDeps, scope: TenantScope, project: Project, current: CurrentSession, proof: Reauthentication = {}): Promise<void> {
   await requireRecentSignIn(deps, scope, project, current, proof);
   await deps.oneTimeTokens?.revokeForUser(scope, current.user.id, [...ONE_TIME_PURPOSES], deps.clock.now());
   if (!(await deps.users.delete(scope, current.user.id))) throw new AuthError('invalid_token');

@@ -23,13 +23,7 @@ export type RecentSignInDeps = Pick<AuthDeps, 'clock' | 'sessions' | 'passwords'
  * is `invalid_credentials`, a wrong code `invalid_totp_code`; no proof is
  * `reauthentication_required`. The route's per-user limit bounds guesses.
  */
-export async function requireRecentSignIn(
-  deps: RecentSignInDeps,
-  scope: TenantScope,
-  project: Project,
-  current: CurrentSession,
-  proof: Reauthentication = {},
-): Promise<void> {
+export async function requireRecentSignIn(deps: RecentSignInDeps, scope: TenantScope, project: Project, current: CurrentSession, proof: Reauthentication = {}): Promise<void> {
   const now = deps.clock.now();
   if (proof.currentPassword === undefined && proof.totpCode === undefined) {
     const session = await deps.sessions.findSession(scope, current.sessionId);

@@ -26,11 +26,7 @@ export async function createApiKey(
   return { id, key, environment };
 }
 
-export async function revokeApiKey(
-  deps: Pick<AuthDeps, 'clock' | 'apiKeys'> & OptionalDeps<'events'>,
-  projectId: string,
-  keyId: string,
-): Promise<void> {
+export async function revokeApiKey(deps: Pick<AuthDeps, 'clock' | 'apiKeys'> & OptionalDeps<'events'>, projectId: string, keyId: string): Promise<void> {
   if (!(await deps.apiKeys.revoke(projectId, keyId, deps.clock.now()))) {
     throw new AuthError('not_found', 'API key not found.');
   }

@@ -21,11 +21,7 @@ export interface ListUsersQuery {
 }
 
 /** A page of users, with how many match the whole query (every page, not just this one). */
-export async function listUsers(
-  deps: Pick<AuthDeps, 'users'>,
-  scope: TenantScope,
-  query: ListUsersQuery,
-): Promise<UserPage & { total: number }> {
+export async function listUsers(deps: Pick<AuthDeps, 'users'>, scope: TenantScope, query: ListUsersQuery): Promise<UserPage & { total: number }> {
   const email = query.email === undefined ? undefined : normalizeEmail(query.email);
   const search = query.q === undefined ? undefined : checkedSearch(query.q, 'q');
   const listed = deps.users.list(scope, { email, search, limit: pageSize(query.limit), cursor: query.cursor });
@@ -99,8 +95,7 @@ export async function updateUser(deps: Pick<AuthDeps, 'users'> & OptionalDeps<'e
 }
 
 function assertProfile(changes: { role?: unknown; meta?: unknown }): void {
-  const problem =
-    (changes.role === undefined ? null : userRoleProblem(changes.role)) ?? (changes.meta === undefined ? null : userMetaProblem(changes.meta, 'meta'));
+  const problem = (changes.role === undefined ? null : userRoleProblem(changes.role)) ?? (changes.meta === undefined ? null : userMetaProblem(changes.meta, 'meta'));
   if (problem) throw new AuthError('validation_error', problem);
 }
 

@@ -6,10 +6,7 @@ import type { AuthDeps, OptionalDeps } from '../deps';
 import { emitEvent } from '../events/record-event';
 
 /** Makes a fresh key pair current; the old public key stays published (see publishedKeys). */
-export async function rotateSigningKey(
-  deps: Pick<AuthDeps, 'clock' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'events'>,
-  scope: TenantScope,
-): Promise<{ kid: string; publicKey: string }> {
+export async function rotateSigningKey(deps: Pick<AuthDeps, 'clock' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'events'>, scope: TenantScope): Promise<{ kid: string; publicKey: string }> {
   const key = await deps.keyFactory.generate(scope, deps.clock.now());
   await deps.signingKeys.rotate(scope, key);
   await emitEvent(deps, scope, { type: 'signing_key.rotated', data: { kid: key.kid } });
@@ -20,10 +17,7 @@ export async function rotateSigningKey(
  * Keys a verifier must still accept: the current one and every key retired less than the longest
  * access-token lifetime (plus leeway) ago, so tokens signed before a rotation verify until they expire.
  */
-export async function publishedJwks(
-  deps: Pick<AuthDeps, 'clock' | 'projects' | 'signingKeys' | 'tokens'>,
-  scope: TenantScope,
-): Promise<{ keys: PublicJwk[] }> {
+export async function publishedJwks(deps: Pick<AuthDeps, 'clock' | 'projects' | 'signingKeys' | 'tokens'>, scope: TenantScope): Promise<{ keys: PublicJwk[] }> {
   const project = await deps.projects.findById(scope.projectId);
   if (!project) throw new AuthError('not_found', 'Project not found.');
   const horizonMs = (project.accessTokenTtlSeconds + CLOCK_LEEWAY_SECONDS) * 1000;
@@ -33,10 +27,7 @@ export async function publishedJwks(
 }
 
 /** The current public key in PEM form (what the dashboard shows for local verification). */
-export async function currentPublicKey(
-  deps: Pick<AuthDeps, 'signingKeys'>,
-  scope: TenantScope,
-): Promise<{ kid: string; publicKey: string }> {
+export async function currentPublicKey(deps: Pick<AuthDeps, 'signingKeys'>, scope: TenantScope): Promise<{ kid: string; publicKey: string }> {
   const key = await deps.signingKeys.current(scope);
   if (!key) throw new AuthError('not_found', 'No signing key for this environment.');
   return { kid: key.kid, publicKey: key.publicKeyPem };

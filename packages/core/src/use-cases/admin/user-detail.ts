@@ -20,11 +20,7 @@ export interface UserDetail {
   sessions: SessionHistoryEntry[];
 }
 
-export async function getUserDetail(
-  deps: Pick<AuthDeps, 'users' | 'sessions'> & OptionalDeps<'twoFactor' | 'passkeys' | 'identities'>,
-  scope: TenantScope,
-  userId: string,
-): Promise<UserDetail> {
+export async function getUserDetail(deps: Pick<AuthDeps, 'users' | 'sessions'> & OptionalDeps<'twoFactor' | 'passkeys' | 'identities'>, scope: TenantScope, userId: string): Promise<UserDetail> {
   const user = await deps.users.findById(scope, userId);
   if (!user) throw userNotFound();
   const [totp, passkeys, identities, sessions] = await Promise.all([

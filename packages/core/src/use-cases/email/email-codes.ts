@@ -14,13 +14,7 @@ type CodeDeps = Pick<AuthDeps, 'clock' | 'users' | 'oneTimeTokens'>;
  * too). An unknown address, no open mail and a wrong code all throw `invalid()`. Answers the
  * user id the token acts for.
  */
-export async function redeemEmailCode(
-  deps: CodeDeps,
-  scope: TenantScope,
-  purpose: OneTimePurpose,
-  input: { email: string; code: string },
-  invalid: () => AuthError,
-): Promise<string> {
+export async function redeemEmailCode(deps: CodeDeps, scope: TenantScope, purpose: OneTimePurpose, input: { email: string; code: string }, invalid: () => AuthError): Promise<string> {
   const user = await deps.users.findByEmail(scope, normalizeEmail(input.email));
   if (!user) throw invalid();
   const token = await redeemUserCode(deps, scope, purpose, user.id, input.code, invalid);
@@ -28,14 +22,7 @@ export async function redeemEmailCode(
 }
 
 /** The same for a user already known (a signed-in one): answers the consumed token, its data included. */
-export async function redeemUserCode(
-  deps: CodeDeps,
-  scope: TenantScope,
-  purpose: OneTimePurpose,
-  userId: string,
-  code: string,
-  invalid: () => AuthError,
-): Promise<OneTimeToken> {
+export async function redeemUserCode(deps: CodeDeps, scope: TenantScope, purpose: OneTimePurpose, userId: string, code: string, invalid: () => AuthError): Promise<OneTimeToken> {
   const now = deps.clock.now();
   const open = await deps.oneTimeTokens.findOpenForUser(scope, purpose, userId, now);
   if (!open) throw invalid();

@@ -49,7 +49,12 @@ export async function enqueueLinkMail(
   await deps.outbox.enqueue(
     scope,
     { id, to: user.email, template, sealedPayload, createdAt: now, expiresAt },
-    { token: { token: { tokenHash, purpose: template, userId: user.id, data: { ...options.data, ...(code ? { codeHash: emailCodeHash(tokenHash, code) } : {}) }, createdAt: now, expiresAt }, supersede: true } },
+    {
+      token: {
+        token: { tokenHash, purpose: template, userId: user.id, data: { ...options.data, ...(code ? { codeHash: emailCodeHash(tokenHash, code) } : {}) }, createdAt: now, expiresAt },
+        supersede: true,
+      },
+    },
   );
 }
 

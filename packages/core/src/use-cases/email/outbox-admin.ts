@@ -17,11 +17,7 @@ export interface SandboxMailView {
  * here instead of running a mail server. Sandbox only: its payloads are kept (sealed) after
  * sending for this purpose, production payloads are wiped and never shown.
  */
-export async function listSandboxOutbox(
-  deps: Pick<AuthDeps, 'projects' | 'outbox' | 'secretBox'>,
-  projectId: string,
-  query: { email: string; limit?: number },
-): Promise<SandboxMailView[]> {
+export async function listSandboxOutbox(deps: Pick<AuthDeps, 'projects' | 'outbox' | 'secretBox'>, projectId: string, query: { email: string; limit?: number }): Promise<SandboxMailView[]> {
   const project = await getProject(deps, projectId);
   const limit = Math.min(Math.max(query.limit ?? 10, 1), 50);
   const mails = await deps.outbox.listForAddress({ projectId: project.id, environment: 'sandbox' }, normalizeEmail(query.email), limit);

@@ -29,13 +29,7 @@ type MagicLinkDeps = LinkMailDeps & Pick<AuthDeps, 'settings' | 'users'>;
  * new users the client may not create simply get no mail. Only a project without
  * `magicLinkUrl` is refused, before any lookup.
  */
-export async function requestMagicLink(
-  deps: MagicLinkDeps,
-  scope: TenantScope,
-  project: Project,
-  input: MagicLinkRequestInput,
-  options: MagicLinkRequestOptions = {},
-): Promise<void> {
+export async function requestMagicLink(deps: MagicLinkDeps, scope: TenantScope, project: Project, input: MagicLinkRequestInput, options: MagicLinkRequestOptions = {}): Promise<void> {
   await acceptMagicLinkRequest(deps, scope, project, input, options)();
 }
 
@@ -45,13 +39,7 @@ export async function requestMagicLink(
  * returned work (lookup, user created, mail queued) is run after the success answer, so the
  * answer takes the same time for every address (docs/decisions.md, "Mail requests answer first").
  */
-export function acceptMagicLinkRequest(
-  deps: MagicLinkDeps,
-  scope: TenantScope,
-  project: Project,
-  input: MagicLinkRequestInput,
-  options: MagicLinkRequestOptions = {},
-): () => Promise<void> {
+export function acceptMagicLinkRequest(deps: MagicLinkDeps, scope: TenantScope, project: Project, input: MagicLinkRequestInput, options: MagicLinkRequestOptions = {}): () => Promise<void> {
   linkBaseOf(project, 'magic_link');
   return async () => {
     const email = normalizeEmail(input.email);
@@ -67,13 +55,7 @@ export function acceptMagicLinkRequest(
  * first, toward the client's creation budget. At either limit nobody is created and no mail goes
  * out, yet the caller still hears success.
  */
-async function createPasswordless(
-  deps: MagicLinkDeps,
-  scope: TenantScope,
-  project: Project,
-  email: string,
-  options: MagicLinkRequestOptions,
-): Promise<User | null> {
+async function createPasswordless(deps: MagicLinkDeps, scope: TenantScope, project: Project, email: string, options: MagicLinkRequestOptions): Promise<User | null> {
   if (options.mayCreateUser && !(await options.mayCreateUser())) return null;
   const user = newUser({ id: deps.random.uuid(), email, passwordHash: null, emailVerified: false, defaultMeta: project.defaultMeta, createdAt: deps.clock.now() });
   const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });

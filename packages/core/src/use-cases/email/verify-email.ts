@@ -18,11 +18,7 @@ const invalid = () => new AuthError('invalid_verification');
  * the address (a sign-up confirmation; see mailboxClaim). Wrong, used, expired or another
  * environment's tokens, and wrong codes, are `invalid_verification`; five wrong codes end the mail.
  */
-export async function verifyEmail(
-  deps: MailboxProofDeps & Pick<AuthDeps, 'oneTimeTokens'>,
-  scope: TenantScope,
-  input: EmailVerificationInput,
-): Promise<User> {
+export async function verifyEmail(deps: MailboxProofDeps & Pick<AuthDeps, 'oneTimeTokens'>, scope: TenantScope, input: EmailVerificationInput): Promise<User> {
   const userId = 'token' in input ? await consumeLink(deps, scope, input.token) : await redeemEmailCode(deps, scope, 'email_verification', input, invalid);
   const user = await deps.users.findById(scope, userId);
   if (!user) throw invalid();
@@ -47,12 +43,7 @@ export function sendEmailVerification(deps: LinkMailDeps, scope: TenantScope, pr
  * returned work mails an unconfirmed, unbanned user of that address and does nothing otherwise,
  * after the answer, so the answer does not tell whether the account exists.
  */
-export function acceptEmailVerificationResend(
-  deps: LinkMailDeps & Pick<AuthDeps, 'users'>,
-  scope: TenantScope,
-  project: Project,
-  input: { email: string },
-): () => Promise<void> {
+export function acceptEmailVerificationResend(deps: LinkMailDeps & Pick<AuthDeps, 'users'>, scope: TenantScope, project: Project, input: { email: string }): () => Promise<void> {
   if (!sendsEmailVerification(project)) throw new AuthError('validation_error', 'E-mail verification is off for this project (emailVerification).');
   linkBaseOf(project, 'email_verification');
   return async () => {

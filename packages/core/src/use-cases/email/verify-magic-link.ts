@@ -36,12 +36,7 @@ export async function magicLinkOrigins(deps: Pick<AuthDeps, 'projects'>, project
  * whatever was set up before (password, TOTP, sessions...; see proveMailbox) and verifies the
  * address. Then the rule of every password-equivalent path applies: TOTP on -> the challenge.
  */
-export async function verifyMagicLink(
-  deps: MagicLinkSignInDeps,
-  project: Project,
-  token: string,
-  options: SignInOptions = {},
-): Promise<SignInResult> {
+export async function verifyMagicLink(deps: MagicLinkSignInDeps, project: Project, token: string, options: SignInOptions = {}): Promise<SignInResult> {
   const environment = environmentOfLinkToken(token, 'magic_link');
   if (!environment) throw new AuthError('invalid_magic_link');
   const scope = { projectId: project.id, environment };
@@ -58,13 +53,7 @@ export type MagicLinkSignInDeps = FirstFactorDeps & MailboxProofDeps & Pick<Auth
  * unknown address, no open mail and a wrong code all answer `invalid_magic_link`; then it goes
  * on as the link does.
  */
-export async function verifyMagicLinkCode(
-  deps: MagicLinkSignInDeps,
-  scope: TenantScope,
-  project: Project,
-  input: { email: string; code: string },
-  options: SignInOptions = {},
-): Promise<SignInResult> {
+export async function verifyMagicLinkCode(deps: MagicLinkSignInDeps, scope: TenantScope, project: Project, input: { email: string; code: string }, options: SignInOptions = {}): Promise<SignInResult> {
   const userId = await redeemEmailCode(deps, scope, 'magic_link', input, () => new AuthError('invalid_magic_link'));
   return signInByMailbox(deps, scope, project, userId, options);
 }

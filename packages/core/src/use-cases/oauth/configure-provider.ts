@@ -1,14 +1,6 @@
 import { AuthError } from '../../errors';
 import type { Environment, TenantScope } from '../../domain/environment';
-import {
-  DEFAULT_OAUTH_SCOPES,
-  isOAuthProvider,
-  isOpenIdProvider,
-  OAUTH_PROVIDERS,
-  oauthSecretContext,
-  type OAuthProvider,
-  type OAuthProviderConfig,
-} from '../../domain/oauth';
+import { DEFAULT_OAUTH_SCOPES, isOAuthProvider, isOpenIdProvider, OAUTH_PROVIDERS, oauthSecretContext, type OAuthProvider, type OAuthProviderConfig } from '../../domain/oauth';
 import { appUrlMessage, isAppUrl, matchRedirectUrl } from '../../domain/redirect-url';
 import type { AuthDeps } from '../deps';
 import { getProject } from '../admin/update-project';
@@ -43,8 +35,7 @@ export async function configureOAuthProvider(deps: Deps, projectId: string, prov
   const existing = await deps.oauthProviders.find(scope, slug);
   if (input.clientSecret === undefined && !existing) throw new AuthError('validation_error', 'clientSecret is required.');
   const now = deps.clock.now();
-  const sealedClientSecret =
-    input.clientSecret === undefined ? existing!.sealedClientSecret : deps.secretBox.seal(input.clientSecret, oauthSecretContext(scope, slug));
+  const sealedClientSecret = input.clientSecret === undefined ? existing!.sealedClientSecret : deps.secretBox.seal(input.clientSecret, oauthSecretContext(scope, slug));
   const config: OAuthProviderConfig = {
     provider: slug,
     enabled: input.enabled,

@@ -8,12 +8,7 @@ import { completeFirstFactor, type FirstFactorDeps, type SignInOptions, type Sig
 import type { AuthDeps } from '../deps';
 
 /** Stores a single-use exchange code for the user (60 s) and returns the raw code. */
-export async function issueExchangeCode(
-  deps: Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens'>,
-  scope: TenantScope,
-  userId: string,
-  provider: OAuthProvider,
-): Promise<string> {
+export async function issueExchangeCode(deps: Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens'>, scope: TenantScope, userId: string, provider: OAuthProvider): Promise<string> {
   const code = newBearerSecret(deps.random);
   const now = deps.clock.now();
   await deps.oneTimeTokens.issue(scope, {

@@ -61,11 +61,7 @@ export async function issueOAuthState(
  * past). Missing, malformed, tampered, expired, replayed, or issued for another provider:
  * `400 validation_error`, as nothing in it can be trusted, not even where to send the browser.
  */
-export async function consumeOAuthState(
-  deps: Pick<AuthDeps, 'clock' | 'projects' | 'oneTimeTokens'>,
-  provider: OAuthProvider,
-  token: string | undefined,
-): Promise<OpenedOAuthState> {
+export async function consumeOAuthState(deps: Pick<AuthDeps, 'clock' | 'projects' | 'oneTimeTokens'>, provider: OAuthProvider, token: string | undefined): Promise<OpenedOAuthState> {
   const scope = token === undefined ? null : stateScope(token);
   if (!scope || !token) throw invalidState();
   const consumed = await deps.oneTimeTokens.consume(scope, 'oauth_state', sha256Hex(token), deps.clock.now());

@@ -15,11 +15,7 @@ interface ProviderSettings {
  * The settings that apply to sign-ins with `provider` in `scope`: the scope's own, else those it
  * falls back to (oauthSettingsEnvironments); null when there are none.
  */
-export async function providerSettings(
-  deps: Pick<AuthDeps, 'oauthProviders'>,
-  scope: TenantScope,
-  provider: OAuthProvider,
-): Promise<ProviderSettings | null> {
+export async function providerSettings(deps: Pick<AuthDeps, 'oauthProviders'>, scope: TenantScope, provider: OAuthProvider): Promise<ProviderSettings | null> {
   for (const environment of oauthSettingsEnvironments(scope.environment)) {
     const storedIn: TenantScope = { projectId: scope.projectId, environment };
     const config = await deps.oauthProviders.find(storedIn, provider);
@@ -33,11 +29,7 @@ export async function providerSettings(
  * and enabled for the key's scope. Anything else (unknown slug, never configured, disabled) is
  * `400 validation_error`.
  */
-export async function enabledProvider(
-  deps: Pick<AuthDeps, 'oauthProviders'>,
-  scope: TenantScope,
-  provider: string,
-): Promise<ProviderSettings> {
+export async function enabledProvider(deps: Pick<AuthDeps, 'oauthProviders'>, scope: TenantScope, provider: string): Promise<ProviderSettings> {
   const settings = isOAuthProvider(provider) ? await providerSettings(deps, scope, provider) : null;
   if (!settings?.config.enabled) {
     throw new AuthError('validation_error', 'This sign-in provider is not configured or not enabled for the project environment.');

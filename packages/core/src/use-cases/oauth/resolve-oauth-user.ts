@@ -18,13 +18,7 @@ export type ResolveDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'user
  * else a new user (within the plan's limit). Refusals become error redirects: a profile with text
  * that cannot be stored is `provider_error`.
  */
-export async function resolveOAuthUser(
-  deps: ResolveDeps,
-  scope: TenantScope,
-  project: Project,
-  provider: OAuthProvider,
-  profile: OAuthProfile,
-): Promise<User> {
+export async function resolveOAuthUser(deps: ResolveDeps, scope: TenantScope, project: Project, provider: OAuthProvider, profile: OAuthProfile): Promise<User> {
   // Text no database holds (a NUL, a lone surrogate) is the provider's fault, like a malformed answer.
   if (![profile.issuer, profile.subject, profile.email ?? ''].every(isStorableText)) throw new OAuthCallbackFailure('provider_error');
   const subject = identitySubject(provider, profile);

@@ -45,11 +45,7 @@ export async function grantOidcRequest(
 }
 
 /** The open request token's authorization, still waiting, of a client of the key's environment. */
-async function pendingAuthorization(
-  deps: Pick<OidcDeps, 'clock' | 'oneTimeTokens' | 'oidcClients' | 'oidcInteractions'>,
-  scope: TenantScope,
-  tokenHash: string,
-): Promise<PendingOidcAuthorization> {
+async function pendingAuthorization(deps: Pick<OidcDeps, 'clock' | 'oneTimeTokens' | 'oidcClients' | 'oidcInteractions'>, scope: TenantScope, tokenHash: string): Promise<PendingOidcAuthorization> {
   const token = await deps.oneTimeTokens.find(scope, 'oidc_request', tokenHash);
   if (!token || token.consumedAt || token.expiresAt <= deps.clock.now() || typeof token.data.uid !== 'string') throw invalidToken();
   const pending = await deps.oidcInteractions.pending(scope.projectId, token.data.uid);

@@ -51,11 +51,7 @@ export async function registerOidcClient(
   return { client, clientSecret };
 }
 
-export async function listOidcClients(
-  deps: Pick<OidcDeps, 'projects' | 'oidcClients'>,
-  projectId: string,
-  environment?: Environment,
-): Promise<OidcClient[]> {
+export async function listOidcClients(deps: Pick<OidcDeps, 'projects' | 'oidcClients'>, projectId: string, environment?: Environment): Promise<OidcClient[]> {
   if (!(await deps.projects.findById(projectId))) throw new AuthError('not_found', 'Project not found.');
   return deps.oidcClients.listForProject(projectId, environment);
 }

@@ -29,8 +29,7 @@ export async function passkeyLoginOptions(
   return { challengeId, options: await deps.webauthn.authenticationOptions({ rp, challenge }) };
 }
 
-type LoginDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'passkeys' | 'webauthn'> &
-  OptionalDeps<'knownDevices' | 'events'>;
+type LoginDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'passkeys' | 'webauthn'> & OptionalDeps<'knownDevices' | 'events'>;
 
 /**
  * POST /api/auth/passkeys/login/verify: the assertion must answer this challenge (single use),

@@ -11,12 +11,7 @@ import { echoedChallenge, requireRelyingParty, storeChallenge, takeChallenge } f
 type RegisterDeps = Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens' | 'passkeys' | 'webauthn'> & OptionalDeps<'events'>;
 
 /** POST /api/auth/passkeys/register/options: creation options for the signed-in user. */
-export async function passkeyRegistrationOptions(
-  deps: RegisterDeps,
-  scope: TenantScope,
-  project: Project,
-  user: User,
-): Promise<Record<string, unknown>> {
+export async function passkeyRegistrationOptions(deps: RegisterDeps, scope: TenantScope, project: Project, user: User): Promise<Record<string, unknown>> {
   const rp = requireRelyingParty(project);
   const challenge = newBearerSecret(deps.random);
   await storeChallenge(deps, scope, challenge, { userId: user.id, kind: 'registration', challenge });
@@ -29,13 +24,7 @@ export async function passkeyRegistrationOptions(
  * this same user, from an allowed origin for the project's RP ID, with user verification. Every
  * failure is `invalid_passkey`. The challenge is consumed by the first attempt, right or wrong.
  */
-export async function registerPasskey(
-  deps: RegisterDeps,
-  scope: TenantScope,
-  project: Project,
-  user: User,
-  input: { response: unknown; name?: string },
-): Promise<Passkey> {
+export async function registerPasskey(deps: RegisterDeps, scope: TenantScope, project: Project, user: User, input: { response: unknown; name?: string }): Promise<Passkey> {
   const rp = requireRelyingParty(project);
   const challenge = echoedChallenge(input.response);
   const stored = challenge && (await takeChallenge(deps, scope, challenge, 'registration'));

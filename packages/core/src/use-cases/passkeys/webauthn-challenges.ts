@@ -14,7 +14,7 @@ export type CeremonyKind = 'registration' | 'authentication';
 export function requireRelyingParty(project: Project): RelyingParty {
   const rp = relyingPartyOf(project);
   if (!rp || rp.origins.length === 0) {
-    throw new AuthError('validation_error', 'Passkeys need the project\'s webauthn settings or allowedOrigins.');
+    throw new AuthError('validation_error', "Passkeys need the project's webauthn settings or allowedOrigins.");
   }
   return rp;
 }

@@ -1,14 +1,7 @@
 import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
 import type { Project } from '../../domain/project';
-import {
-  RECOVERY_CODE_COUNT,
-  TOTP_SECRET_BYTES,
-  hashRecoveryCode,
-  newRecoveryCode,
-  toBase32,
-  totpSecretContext,
-} from '../../domain/two-factor';
+import { RECOVERY_CODE_COUNT, TOTP_SECRET_BYTES, hashRecoveryCode, newRecoveryCode, toBase32, totpSecretContext } from '../../domain/two-factor';
 import type { User } from '../../domain/user';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { emitEvent } from '../events/record-event';
@@ -20,12 +13,7 @@ type TotpDeps = Pick<AuthDeps, 'clock' | 'random' | 'secretBox' | 'totp' | 'twoF
  * POST /api/auth/2fa/totp/start: a new secret, sealed at rest, pending until confirmed. Starting
  * again before confirming replaces the pending secret; with TOTP already on it is refused.
  */
-export async function startTotp(
-  deps: TotpDeps,
-  scope: TenantScope,
-  project: Project,
-  user: User,
-): Promise<{ secret: string; otpauthUrl: string }> {
+export async function startTotp(deps: TotpDeps, scope: TenantScope, project: Project, user: User): Promise<{ secret: string; otpauthUrl: string }> {
   const secret = toBase32(deps.random.bytes(TOTP_SECRET_BYTES));
   const sealedSecret = deps.secretBox.seal(secret, totpSecretContext(scope, user.id));
   if (!(await deps.twoFactor.beginTotp(scope, user.id, { sealedSecret, createdAt: deps.clock.now() }))) {

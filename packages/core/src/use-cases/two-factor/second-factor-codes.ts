@@ -1,11 +1,5 @@
 import type { TenantScope } from '../../domain/environment';
-import {
-  TOTP_DRIFT_STEPS,
-  hashRecoveryCode,
-  looksLikeTotpCode,
-  totpSecretContext,
-  type TotpEnrollment,
-} from '../../domain/two-factor';
+import { TOTP_DRIFT_STEPS, hashRecoveryCode, looksLikeTotpCode, totpSecretContext, type TotpEnrollment } from '../../domain/two-factor';
 import type { AuthDeps } from '../deps';
 
 type CodeDeps = Pick<AuthDeps, 'clock' | 'secretBox' | 'totp' | 'twoFactor'>;
@@ -33,12 +27,7 @@ export async function acceptTotpCode(deps: CodeDeps, scope: TenantScope, enrollm
 }
 
 /** A TOTP code, or else one of the user's unused recovery codes (single use, atomic). */
-export async function acceptSecondFactorCode(
-  deps: CodeDeps,
-  scope: TenantScope,
-  enrollment: TotpEnrollment,
-  code: string,
-): Promise<boolean> {
+export async function acceptSecondFactorCode(deps: CodeDeps, scope: TenantScope, enrollment: TotpEnrollment, code: string): Promise<boolean> {
   if (looksLikeTotpCode(code)) return acceptTotpCode(deps, scope, enrollment, code);
   return deps.twoFactor.useRecoveryCode(scope, enrollment.userId, hashRecoveryCode(code), deps.clock.now());
 }

@@ -16,8 +16,7 @@ export interface VerifyTwoFactorInput {
   code: string;
 }
 
-type VerifyDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'twoFactor' | 'secretBox' | 'totp'> &
-  OptionalDeps<'knownDevices' | 'events'>;
+type VerifyDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'oneTimeTokens' | 'twoFactor' | 'secretBox' | 'totp'> & OptionalDeps<'knownDevices' | 'events'>;
 
 const invalidToken = () => new AuthError('invalid_two_factor_token');
 
@@ -29,13 +28,7 @@ const invalidToken = () => new AuthError('invalid_two_factor_token');
  * and the fifth wrong one kills it. A right code then consumes the challenge atomically, so it
  * signs in once.
  */
-export async function verifyTwoFactor(
-  deps: VerifyDeps,
-  scope: TenantScope,
-  project: Project,
-  input: VerifyTwoFactorInput,
-  options: { client?: SignInClient } = {},
-): Promise<SignedIn> {
+export async function verifyTwoFactor(deps: VerifyDeps, scope: TenantScope, project: Project, input: VerifyTwoFactorInput, options: { client?: SignInClient } = {}): Promise<SignedIn> {
   const tokenHash = sha256Hex(input.twoFactorToken);
   const now = deps.clock.now();
   const challenge = await deps.oneTimeTokens.find(scope, 'two_factor', tokenHash);

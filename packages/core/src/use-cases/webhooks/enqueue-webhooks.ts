@@ -26,12 +26,7 @@ export function webhookMessagesFor(deps: Pick<WebhookDeps, 'clock' | 'random'>, 
 }
 
 /** Queues `entry` for the endpoints that subscribe to it (a test delivery); answers the messages. */
-export async function enqueueFor(
-  deps: Pick<WebhookDeps, 'clock' | 'random' | 'webhooks'>,
-  scope: TenantScope,
-  entry: AuditEntry,
-  endpoints: WebhookEndpoint[],
-): Promise<WebhookMessage[]> {
+export async function enqueueFor(deps: Pick<WebhookDeps, 'clock' | 'random' | 'webhooks'>, scope: TenantScope, entry: AuditEntry, endpoints: WebhookEndpoint[]): Promise<WebhookMessage[]> {
   const messages = webhookMessagesFor(deps, entry, endpoints);
   if (messages.length > 0) await deps.webhooks.enqueue(scope, messages);
   return messages;

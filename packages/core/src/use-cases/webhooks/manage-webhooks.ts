@@ -2,14 +2,7 @@ import { AuthError } from '../../errors';
 import type { TenantScope } from '../../domain/environment';
 import { isUuid } from '../../domain/ids';
 import { isSecurityEventType, type SecurityEventType } from '../../domain/security-event';
-import {
-  WEBHOOK_SECRET_OVERLAP_SECONDS,
-  webhookSecretContext,
-  webhookUrlProblem,
-  type WebhookAttempt,
-  type WebhookEndpoint,
-  type WebhookMessage,
-} from '../../domain/webhook';
+import { WEBHOOK_SECRET_OVERLAP_SECONDS, webhookSecretContext, webhookUrlProblem, type WebhookAttempt, type WebhookEndpoint, type WebhookMessage } from '../../domain/webhook';
 import type { WebhookEndpointChanges } from '../../ports/webhook-store';
 import type { WebhookDeps } from './webhook-deps';
 import { enqueueFor } from './enqueue-webhooks';
@@ -55,12 +48,7 @@ export async function createWebhookEndpoint(
 }
 
 /** Changes the URL, the event types or `enabled` (turning it on again clears why it was off). */
-export async function updateWebhookEndpoint(
-  deps: Pick<WebhookDeps, 'clock' | 'webhooks'>,
-  scope: TenantScope,
-  id: string,
-  input: WebhookEndpointInput,
-): Promise<WebhookEndpoint> {
+export async function updateWebhookEndpoint(deps: Pick<WebhookDeps, 'clock' | 'webhooks'>, scope: TenantScope, id: string, input: WebhookEndpointInput): Promise<WebhookEndpoint> {
   const changes: WebhookEndpointChanges = {};
   if (input.url !== undefined) changes.url = checkedUrl(input.url);
   if (input.eventTypes !== undefined) changes.eventTypes = checkedTypes(input.eventTypes);
@@ -77,11 +65,7 @@ export async function updateWebhookEndpoint(
  * A new secret, answered once. The old one keeps signing beside it for a day (each delivery
  * carries both signatures), so receivers can switch without missing an event.
  */
-export async function rotateWebhookSecret(
-  deps: Pick<WebhookDeps, 'clock' | 'random' | 'secretBox' | 'webhooks'>,
-  scope: TenantScope,
-  id: string,
-): Promise<{ secret: string }> {
+export async function rotateWebhookSecret(deps: Pick<WebhookDeps, 'clock' | 'random' | 'secretBox' | 'webhooks'>, scope: TenantScope, id: string): Promise<{ secret: string }> {
   const endpoint = await findEndpoint(deps, scope, id);
   const now = deps.clock.now();
   const previous = deps.secretBox.open(endpoint.sealedSecret, webhookSecretContext(id));
@@ -113,7 +97,18 @@ export async function findEndpoint(deps: Pick<WebhookDeps, 'webhooks'>, scope: T
 export async function sendTestWebhook(deps: Pick<WebhookDeps, 'clock' | 'random' | 'webhooks'>, scope: TenantScope, id: string): Promise<WebhookMessage> {
   const endpoint = await findEndpoint(deps, scope, id);
   const at = deps.clock.now();
-  const entry = { id: deps.random.uuid(), type: 'webhook.test' as const, at, userId: null, actor: { type: 'system' as const }, clientAddress: null, userAgent: null, requestId: null, data: {}, expiresAt: at };
+  const entry = {
+    id: deps.random.uuid(),
+    type: 'webhook.test' as const,
+    at,
+    userId: null,
+    actor: { type: 'system' as const },
+    clientAddress: null,
+    userAgent: null,
+    requestId: null,
+    data: {},
+    expiresAt: at,
+  };
   const [message] = await enqueueFor(deps, scope, entry, [{ ...endpoint, enabled: true, eventTypes: [] }]);
   return message;
 }
@@ -125,11 +120,7 @@ export async function listWebhookMessages(deps: Pick<WebhookDeps, 'webhooks'>, s
 }
 
 /** One message with every attempt at it. */
-export async function webhookMessageWithAttempts(
-  deps: Pick<WebhookDeps, 'webhooks'>,
-  scope: TenantScope,
-  messageId: string,
-): Promise<{ message: WebhookMessage; attempts: WebhookAttempt[] }> {
+export async function webhookMessageWithAttempts(deps: Pick<WebhookDeps, 'webhooks'>, scope: TenantScope, messageId: string): Promise<{ message: WebhookMessage; attempts: WebhookAttempt[] }> {
   const message = isUuid(messageId) ? await deps.webhooks.findMessage(scope, messageId) : null;
   if (!message) throw new AuthError('not_found', 'Webhook message not found.');
   return { message, attempts: await deps.webhooks.listAttempts(scope, messageId) };
@@ -144,12 +135,7 @@ export async function redeliverWebhook(deps: Pick<WebhookDeps, 'clock' | 'webhoo
 }
 
 /** Redelivery of a time range: the endpoint's delivered and dead messages created in [from, to), at most 1000. */
-export async function redeliverWebhookRange(
-  deps: Pick<WebhookDeps, 'clock' | 'webhooks'>,
-  scope: TenantScope,
-  id: string,
-  range: { from: Date; to: Date },
-): Promise<{ requeued: number }> {
+export async function redeliverWebhookRange(deps: Pick<WebhookDeps, 'clock' | 'webhooks'>, scope: TenantScope, id: string, range: { from: Date; to: Date }): Promise<{ requeued: number }> {
   await findEndpoint(deps, scope, id);
   if (!(range.from < range.to)) throw new AuthError('validation_error', 'from must be before to.');
   return { requeued: await deps.webhooks.requeueRange(scope, id, { ...range, limit: 1000 }, deps.clock.now()) };
