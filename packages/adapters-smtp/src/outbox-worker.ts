@@ -1,4 +1,4 @@
-import { deliverOutbox, DEFAULT_DELIVERY_POLICY, maskEmail, type DeliveryDeps, type DeliveryPolicy, type DeliveryReport, type MailOutbox } from '@svc/core';
+import { deliverOutbox, DEFAULT_DELIVERY_POLICY, maskEmail, RoundLoop, type DeliveryDeps, type DeliveryPolicy, type DeliveryReport, type MailOutbox } from '@svc/core';
 
 /** What the worker logs with; pino's logger fits. */
 export interface WorkerLogger {
@@ -26,33 +26,28 @@ const ADDRESS = /[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g;
  * `unref`'d, so it never keeps a process alive; `stop()` waits for the round in flight.
  */
 export class OutboxWorker {
-  private readonly intervalMs: number;
   private readonly policy: DeliveryPolicy;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<DeliveryReport> | null = null;
-  private started = false;
-  /** A wake() arrived during a round, whose claim may have missed the new mail: go again at once. */
-  private wokenWhileRunning = false;
+  private readonly loop: RoundLoop<DeliveryReport>;
 
   constructor(
     private readonly deps: DeliveryDeps,
     private readonly options: OutboxWorkerOptions,
   ) {
-    this.intervalMs = options.intervalMs ?? 2000;
     this.policy = { ...DEFAULT_DELIVERY_POLICY, ...options.policy };
+    this.loop = new RoundLoop(() => this.drain(), {
+      intervalMs: options.intervalMs ?? 2000,
+      // The database may be away for a moment; the next round tries again.
+      onError: (error) => options.logger.warn({ err: error }, 'outbox round failed'),
+    });
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Asks for a round soon (a mail was just enqueued); a no-op when stopped. */
   wake(): void {
-    if (!this.started) return;
-    if (this.running) this.wokenWhileRunning = true;
-    else this.schedule(0);
+    this.loop.wake();
   }
 
   /**
@@ -60,18 +55,12 @@ export class OutboxWorker {
    * share the round in flight. Tests call this directly, with a fixed clock, instead of waiting.
    */
   runOnce(): Promise<DeliveryReport> {
-    this.running ??= this.drain().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.loop.runOnce();
   }
 
   /** Stops scheduling and waits for the round in flight. */
-  async stop(): Promise<void> {
-    this.started = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async drain(): Promise<DeliveryReport> {
@@ -88,25 +77,6 @@ export class OutboxWorker {
     if (total.retried || total.dead) this.options.logger.warn({ ...total, reasons: [...reasons] }, `outbox: some mails failed (retried later or dead-lettered): ${[...reasons].join('; ')}`);
     else if (total.sent) this.options.logger.info({ ...total }, 'outbox: mails sent');
     return total;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    this.timer = null;
-    try {
-      await this.runOnce();
-    } catch (error) {
-      // The database may be away for a moment; the next round tries again.
-      this.options.logger.warn({ err: error }, 'outbox round failed');
-    }
-    const again = this.wokenWhileRunning;
-    this.wokenWhileRunning = false;
-    if (this.started) this.schedule(again ? 0 : this.intervalMs);
   }
 }
 

@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './round-loop';
 export * from './domain/environment';
 export * from './domain/ids';
 export * from './domain/plain-json';

@@ -1,4 +1,4 @@
-import { deliverWebhooks, DEFAULT_WEBHOOK_POLICY, type WebhookDeliveryPolicy, type WebhookDeliveryReport, type WebhookDeps } from '@svc/core';
+import { deliverWebhooks, DEFAULT_WEBHOOK_POLICY, RoundLoop, type WebhookDeliveryPolicy, type WebhookDeliveryReport, type WebhookDeps } from '@svc/core';
 import type { Metrics } from '../http/metrics';
 
 /** What the worker logs with; pino's logger fits. */
@@ -22,47 +22,36 @@ export interface WebhookWorkerOptions {
  * be taken over, so a message is delivered at least once, always under its one `webhook-id`.
  */
 export class WebhookWorker {
-  private readonly intervalMs: number;
   private readonly policy: WebhookDeliveryPolicy;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private started = false;
-  private wokenWhileRunning = false;
+  private readonly loop: RoundLoop<void>;
 
   constructor(
     private readonly deps: WebhookDeps,
     private readonly options: WebhookWorkerOptions,
   ) {
-    this.intervalMs = options.intervalMs ?? 1000;
     this.policy = { ...DEFAULT_WEBHOOK_POLICY, ...options.policy };
+    this.loop = new RoundLoop(() => this.drain(), {
+      intervalMs: options.intervalMs ?? 1000,
+      onError: (error) => options.logger.warn({ err: error }, 'webhooks: a delivery round failed; the next one tries again'),
+    });
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Asks for a round soon; a no-op when stopped. */
   wake(): void {
-    if (!this.started) return;
-    if (this.running) this.wokenWhileRunning = true;
-    else this.schedule(0);
+    this.loop.wake();
   }
 
   /** Delivers until a round comes back short; concurrent calls share the round in flight. */
   runOnce(): Promise<void> {
-    this.running ??= this.drain().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.loop.runOnce();
   }
 
-  async stop(): Promise<void> {
-    this.started = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async drain(): Promise<void> {
@@ -80,21 +69,5 @@ export class WebhookWorker {
     metrics?.webhookDeliveries.inc({ result: 'dead' }, round.dead);
     for (const seconds of round.lagSeconds) metrics?.webhookLag.observe(seconds);
     if (round.retried || round.dead) logger.warn({ delivered: round.delivered, retried: round.retried, dead: round.dead }, 'webhooks: some deliveries failed');
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.runOnce()
-        .catch((error) => this.options.logger.warn({ err: error }, 'webhooks: a delivery round failed; the next one tries again'))
-        .finally(() => {
-          if (!this.started) return;
-          const again = this.wokenWhileRunning;
-          this.wokenWhileRunning = false;
-          this.schedule(again ? 0 : this.intervalMs);
-        });
-    }, delayMs);
-    this.timer.unref();
   }
 }
