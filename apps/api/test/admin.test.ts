@@ -21,6 +21,7 @@ const PROJECT_KEYS = [
   'recentSignInSeconds',
   'redirectUrls',
   'refreshReuseGraceSeconds',
+  'refreshReuseNotice',
   'refreshReuseResponse',
   'refreshTokenTtlSeconds',
   'rejectCommonPasswords',

@@ -130,6 +130,42 @@ function auditCases(start: () => Promise<RealApp>) {
     secrets.push(still.body.data.refreshToken);
   });
 
+  it('with refreshReuseNotice, a replay also mails the user a notice without a link; without it, none', async () => {
+    // A project of its own: the other cases count this project's entries.
+    const created = await request(real.app).post('/admin/projects').set(adminAuth).send({ name: 'Noticed' }).expect(201);
+    const own = { id: created.body.data.project.id as string, sandbox: created.body.data.apiKeys.sandbox as string };
+    secrets.push(created.body.data.apiKeys.production, own.sandbox);
+    const sandboxOutbox = async (email: string) =>
+      (await request(real.app).get(`/admin/projects/${own.id}/environments/sandbox/outbox`).query({ email }).set(adminAuth).expect(200)).body.data.mails as {
+        template: string;
+        subject: string;
+        links: string[];
+      }[];
+    const notices = async (email: string) => (await sandboxOutbox(email)).filter((m) => m.template === 'refresh_token_reused');
+    const replay = async (email: string) => {
+      const signedUp = await request(real.app).post('/api/auth/signup').set('X-API-Key', own.sandbox).send({ email, password: 'dee horse battery' }).expect(201);
+      const rotated = await request(real.app).post('/api/auth/refresh').set('X-API-Key', own.sandbox).send({ refreshToken: signedUp.body.data.refreshToken }).expect(200);
+      secrets.push(signedUp.body.data.refreshToken, rotated.body.data.refreshToken, signedUp.body.data.accessToken, rotated.body.data.accessToken);
+      await request(real.app).post('/api/auth/refresh').set('X-API-Key', own.sandbox).send({ refreshToken: signedUp.body.data.refreshToken }).expect(401);
+      return signedUp.body.data as { refreshToken: string };
+    };
+    await replay('dee@example.test');
+    expect(await notices('dee@example.test')).toEqual([]);
+
+    const patched = await request(real.app).patch(`/admin/projects/${own.id}`).set(adminAuth).send({ refreshReuseNotice: true }).expect(200);
+    expect(patched.body.data.project.refreshReuseNotice).toBe(true);
+    // A key resolved before the change keeps the project it read for a few seconds (its cache): a fresh one.
+    own.sandbox = (await request(real.app).post(`/admin/projects/${own.id}/api-keys`).set(adminAuth).send({ environment: 'sandbox' }).expect(201)).body.data.key;
+    secrets.push(own.sandbox);
+    const replayed = await replay('eve@example.test');
+    expect(await notices('eve@example.test')).toEqual([expect.objectContaining({ subject: 'Your Noticed account was signed out as a precaution', links: [] })]);
+    // A token of a session the replay already ended is dead, not a second replay: no second mail.
+    await request(real.app).post('/api/auth/refresh').set('X-API-Key', own.sandbox).send({ refreshToken: replayed.refreshToken }).expect(401);
+    expect(await notices('eve@example.test')).toHaveLength(1);
+    const refused = await request(real.app).patch(`/admin/projects/${own.id}`).set(adminAuth).send({ refreshReuseNotice: 'yes' }).expect(400);
+    expect(refused.body).toMatchObject({ error: 'validation_error', message: 'refreshReuseNotice must be true or false.' });
+  });
+
   it('records log-out and the admin moves on users, keys and signing keys with the admin as actor', async () => {
     const dee = await signUp('dee@example.test', 'dee horse battery');
     await post('/api/auth/logout', { refreshToken: dee.refreshToken }).expect(200);

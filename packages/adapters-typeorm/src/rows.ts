@@ -26,6 +26,7 @@ export type ProjectRow = {
   reject_common_passwords: unknown;
   audit_retention_days: number;
   refresh_reuse_response: string;
+  refresh_reuse_notice: unknown;
   recent_sign_in_seconds: number;
   email_verification: string;
   email_verification_url: string | null;

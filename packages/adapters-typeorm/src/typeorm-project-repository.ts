@@ -9,7 +9,7 @@ const COLUMNS = `id, name, plan, allowed_origins, default_meta, redirect_urls, m
   password_reset_url, oidc_login_url, user_limit, access_token_ttl_seconds,
   refresh_token_ttl_seconds, refresh_reuse_grace_seconds, created_at, updated_at, email_templates, webauthn,
   absolute_session_lifetime_seconds, reject_common_passwords, rate_limits, audit_retention_days, refresh_reuse_response,
-  recent_sign_in_seconds, email_verification, email_verification_url`;
+  recent_sign_in_seconds, email_verification, email_verification_url, refresh_reuse_notice`;
 
 /**
  * The settings an update may touch and the column each one lives in. Updates iterate over this
@@ -32,6 +32,7 @@ const SETTING_COLUMNS: { [K in keyof Required<ProjectSettings>]: { column: strin
   rejectCommonPasswords: { column: 'reject_common_passwords' },
   auditRetentionDays: { column: 'audit_retention_days' },
   refreshReuseResponse: { column: 'refresh_reuse_response' },
+  refreshReuseNotice: { column: 'refresh_reuse_notice' },
   recentSignInSeconds: { column: 'recent_sign_in_seconds' },
   emailVerification: { column: 'email_verification' },
   emailVerificationUrl: { column: 'email_verification_url' },
@@ -52,7 +53,7 @@ export class TypeormProjectRepository implements ProjectRepository {
     assertDate(project.updatedAt, 'updatedAt');
     await this.db.query(
       `INSERT INTO projects (${COLUMNS})
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`,
       [
         project.id,
         project.name,
@@ -79,6 +80,7 @@ export class TypeormProjectRepository implements ProjectRepository {
         project.recentSignInSeconds,
         project.emailVerification,
         project.emailVerificationUrl,
+        project.refreshReuseNotice,
       ],
     );
   }
@@ -159,6 +161,7 @@ function toProject(row: ProjectRow): Project {
     rateLimits: row.rate_limits === null || row.rate_limits === undefined ? null : readJson<RateLimitOverrides>(row.rate_limits),
     auditRetentionDays: Number(row.audit_retention_days),
     refreshReuseResponse: row.refresh_reuse_response as RefreshReuseResponse,
+    refreshReuseNotice: readBoolean(row.refresh_reuse_notice),
     recentSignInSeconds: Number(row.recent_sign_in_seconds),
     emailVerification: row.email_verification as EmailVerificationMode,
     emailVerificationUrl: row.email_verification_url,

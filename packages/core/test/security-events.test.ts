@@ -77,5 +77,6 @@ describe('security events', () => {
     const { service } = await started();
     await expect(service.admin.createProject({ name: 'x', auditRetentionDays: 0 })).rejects.toMatchObject({ code: 'validation_error' });
     await expect(service.admin.createProject({ name: 'x', refreshReuseResponse: 'shrug' as never })).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(service.admin.createProject({ name: 'x', refreshReuseNotice: 'yes' as never })).rejects.toMatchObject({ code: 'validation_error' });
   });
 });

@@ -61,6 +61,7 @@ export function presentProject(project: Project) {
     rateLimits: project.rateLimits,
     auditRetentionDays: project.auditRetentionDays,
     refreshReuseResponse: project.refreshReuseResponse,
+    refreshReuseNotice: project.refreshReuseNotice,
     recentSignInSeconds: project.recentSignInSeconds,
     emailVerification: project.emailVerification,
     emailVerificationUrl: project.emailVerificationUrl,

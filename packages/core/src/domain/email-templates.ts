@@ -96,6 +96,15 @@ const DEFAULTS: Readonly<Record<MailTemplate, Required<EmailTemplateOverride>>> 
       '<p>Hello,</p><p>someone signed in to your {{projectName}} account asked to move it to another e-mail address. ' +
       'It changes once that address is confirmed.</p><p>If it was not you, sign in, change your password and sign out your other devices.</p>',
   },
+  refresh_token_reused: {
+    subject: 'Your {{projectName}} account was signed out as a precaution',
+    text:
+      'Hello,\n\nan old sign-in token of your {{projectName}} account was used again, which can mean that someone else holds a copy of it. ' +
+      'As a precaution we signed the account out. Sign in again; if you do not recognise this, change your password.\n',
+    html:
+      '<p>Hello,</p><p>an old sign-in token of your {{projectName}} account was used again, which can mean that someone else holds a copy of it.</p>' +
+      '<p>As a precaution we signed the account out. Sign in again; if you do not recognise this, change your password.</p>',
+  },
   password_changed: {
     subject: 'Your {{projectName}} password was changed',
     text: 'Hello,\n\nthe password of your {{projectName}} account was just changed, and your other devices were signed out. ' + 'If it was not you, reset your password at once.\n',

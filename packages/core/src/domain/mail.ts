@@ -5,7 +5,7 @@ export const LINK_TEMPLATES = ['magic_link', 'password_reset', 'email_verificati
 export type LinkTemplate = (typeof LINK_TEMPLATES)[number];
 
 /** Notices: mails that carry no link, telling the user of a change to the account. */
-export const NOTICE_TEMPLATES = ['email_change_notice', 'password_changed'] as const;
+export const NOTICE_TEMPLATES = ['email_change_notice', 'password_changed', 'refresh_token_reused'] as const;
 export type NoticeTemplate = (typeof NOTICE_TEMPLATES)[number];
 
 /** Every mail the service sends. */

@@ -55,6 +55,7 @@ const CHECKS: Readonly<Record<keyof ProjectSettings, Check>> = {
     return Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? null : `${field} must be an integer from ${min} to ${max}.`;
   },
   refreshReuseResponse: (value, field) => ((REFRESH_REUSE_RESPONSES as readonly unknown[]).includes(value) ? null : `${field} must be one of ${REFRESH_REUSE_RESPONSES.join(', ')}.`),
+  refreshReuseNotice: booleanProblem,
   emailVerification: (value, field) => ((EMAIL_VERIFICATION_MODES as readonly unknown[]).includes(value) ? null : `${field} must be one of ${EMAIL_VERIFICATION_MODES.join(', ')}.`),
   emailVerificationUrl: nullable(appUrlProblem),
   recentSignInSeconds: (value, field) => {

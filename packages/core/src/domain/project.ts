@@ -27,9 +27,10 @@ export interface TokenLifetimes {
 const DAY_SECONDS = 24 * 60 * 60;
 
 /** The security settings of a new project, when its creator sets none. */
-export const DEFAULT_SECURITY_SETTINGS: Pick<Project, 'auditRetentionDays' | 'refreshReuseResponse'> = {
+export const DEFAULT_SECURITY_SETTINGS: Pick<Project, 'auditRetentionDays' | 'refreshReuseResponse' | 'refreshReuseNotice'> = {
   auditRetentionDays: 90,
   refreshReuseResponse: 'revoke_all_sessions',
+  refreshReuseNotice: false,
 };
 
 export const DEFAULT_TOKEN_LIFETIMES: TokenLifetimes = {
@@ -72,6 +73,8 @@ export interface Project extends TokenLifetimes {
    * the default) or only the session it belongs to. The event is emitted either way.
    */
   refreshReuseResponse: RefreshReuseResponse;
+  /** Whether the user is also mailed (the `refresh_token_reused` notice) when a replay ended sessions. */
+  refreshReuseNotice: boolean;
   /**
    * How long after a sign-in its session may make sensitive changes (passkeys, TOTP, password,
    * e-mail, deleting the account) without proving a factor again (see isRecentSignIn).
@@ -108,6 +111,7 @@ export type ProjectSettings = Partial<
     | 'rateLimits'
     | 'auditRetentionDays'
     | 'refreshReuseResponse'
+    | 'refreshReuseNotice'
     | 'recentSignInSeconds'
     | 'emailVerification'
     | 'emailVerificationUrl'

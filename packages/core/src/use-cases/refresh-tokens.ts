@@ -5,11 +5,13 @@ import { hmacBase64Url, sha256Hex } from '../domain/secrets';
 import { refreshTokenExpiry, sessionEndsAt, type RefreshTokenRecord } from '../domain/session';
 import type { TokenBundle } from '../domain/tokens';
 import { isBanned } from '../domain/user';
+import type { User } from '../domain/user';
 import type { AuthDeps, OptionalDeps } from './deps';
+import { enqueueNotice } from './email/enqueue-link-mail';
 import { emitEvent } from './events/record-event';
 import { signAccessToken } from './issue-tokens';
 
-type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' | 'tokens'> & OptionalDeps<'events'>;
+type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' | 'tokens'> & OptionalDeps<'events' | 'outbox' | 'secretBox'>;
 
 /**
  * `POST /api/auth/refresh`. The presented token is consumed by the store's atomic rotation primitive.
@@ -46,7 +48,7 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
     reuseGraceSeconds: project.refreshReuseGraceSeconds,
   });
   if (result.status === 'unknown') throw new AuthError('invalid_refresh_token');
-  if (result.status === 'reused') await answerReplay(deps, scope, project, record, now);
+  if (result.status === 'reused') await answerReplay(deps, scope, project, record, user, now);
   // Checked after the rotation, as before: a banned user's token is used up, not left to retry.
   if (isBanned(user)) throw new AuthError('invalid_refresh_token');
   const accessToken = await signAccessToken(deps, scope, project, user, record.sessionId);
@@ -56,11 +58,16 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
 /**
  * A used token presented again: someone holds a copy. Ends every session of the user (the
  * contract's rule) or, where the project chose so, only the token's own session; the revocation
- * stands although the request fails, and the event is emitted either way. Always throws.
+ * stands although the request fails, and the event is emitted either way. Where the project asks
+ * for it (and the service has mail), the user is told by a notice. Always throws.
  */
-async function answerReplay(deps: RefreshDeps, scope: TenantScope, project: Project, record: Pick<RefreshTokenRecord, 'userId' | 'sessionId'>, now: Date): Promise<never> {
+async function answerReplay(deps: RefreshDeps, scope: TenantScope, project: Project, record: Pick<RefreshTokenRecord, 'userId' | 'sessionId'>, user: User, now: Date): Promise<never> {
   const response = project.refreshReuseResponse;
   const sessionsRevoked = response === 'revoke_session' ? Number(await deps.sessions.revoke(scope, record.sessionId, now)) : await deps.sessions.revokeAllForUser(scope, record.userId, now);
   await emitEvent(deps, scope, { type: 'refresh_token.reused', userId: record.userId, data: { sessionId: record.sessionId, response, sessionsRevoked } });
+  const { clock, random, outbox, secretBox } = deps;
+  if (project.refreshReuseNotice && sessionsRevoked > 0 && outbox && secretBox) {
+    await enqueueNotice({ clock, random, outbox, secretBox }, scope, project, user.email, 'refresh_token_reused');
+  }
   throw new AuthError('invalid_refresh_token');
 }

@@ -47,6 +47,8 @@ class ProjectFieldsDto {
   @Allow() auditRetentionDays?: number;
   /** `revoke_all_sessions` (default) or `revoke_session`: what a replayed refresh token ends. */
   @Allow() refreshReuseResponse?: RefreshReuseResponse;
+  /** Also mail the user when a replayed refresh token ended sessions (default false). */
+  @Allow() refreshReuseNotice?: boolean;
   @Allow() recentSignInSeconds?: number;
   @Allow() emailVerification?: EmailVerificationMode;
   @Allow() emailVerificationUrl?: string | null;

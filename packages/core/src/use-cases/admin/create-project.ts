@@ -39,6 +39,7 @@ export async function createProject(
     rateLimits: settings.rateLimits ?? null,
     auditRetentionDays: settings.auditRetentionDays ?? DEFAULT_SECURITY_SETTINGS.auditRetentionDays,
     refreshReuseResponse: settings.refreshReuseResponse ?? DEFAULT_SECURITY_SETTINGS.refreshReuseResponse,
+    refreshReuseNotice: settings.refreshReuseNotice ?? DEFAULT_SECURITY_SETTINGS.refreshReuseNotice,
     recentSignInSeconds: settings.recentSignInSeconds ?? DEFAULT_RECENT_SIGN_IN_SECONDS,
     emailVerification: settings.emailVerification ?? 'off',
     emailVerificationUrl: settings.emailVerificationUrl ?? null,
