@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { UnitOfWork } from '@svc/core';
 import type { Pool } from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { servingPool, type PoolSettings } from './connection-options';
@@ -13,12 +15,27 @@ export type StorageKind = 'postgres' | 'sqlite';
 // Row and Sql have their own file so pg-statements.ts, which this file uses, need not import it.
 export type { Row, Sql } from './sql';
 
+/** The transaction of one open unit of work, and what waits for its commit. */
+interface OpenUnit {
+  tx: Sql;
+  /** False once the unit has committed or rolled back: work it started and left running goes on its own. */
+  open: boolean;
+  effects: (() => Promise<void> | void)[];
+  /** Savepoints taken so far (their names are numbered). */
+  savepoints: number;
+}
+
 /**
  * Thin layer over a TypeORM DataSource: plain parameterised SQL, one placeholder style, and
  * transactions that are safe under concurrency on both databases. Repositories use only this.
+ *
+ * It is also the stores' UnitOfWork: inside `run`, every `query` and `transaction` of every
+ * store on this Database joins one transaction (found through AsyncLocalStorage, so no store
+ * signature carries it; docs/decisions.md, "One transaction for a change and its record").
  */
-export class Database implements Sql {
+export class Database implements Sql, UnitOfWork {
   private readonly mutex = new SqliteMutex();
+  private readonly units = new AsyncLocalStorage<OpenUnit>();
   /**
    * PostgreSQL statements go straight to a pg pool of this Database's own when it is given
    * `pool` settings (openStorage gives the DataSource's, search_path and timeouts included). A
@@ -46,6 +63,8 @@ export class Database implements Sql {
   }
 
   async query<T extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    const unit = this.openUnit();
+    if (unit) return unit.tx.query<T>(sql, params);
     if (this.kind === 'sqlite') {
       // Even single statements queue behind open transactions: on the one shared connection they
       // would otherwise read uncommitted rows or become part of someone else's transaction.
@@ -82,7 +101,58 @@ export class Database implements Sql {
    * with another instance of the API. On SQLite every transaction is already exclusive.
    */
   async transaction<T>(work: (tx: Sql) => Promise<T>, options: { lock?: string } = {}): Promise<T> {
+    const unit = this.openUnit();
+    if (unit) return this.joined(unit, work, options.lock);
     return this.kind === 'sqlite' ? this.sqliteTransaction(work) : this.postgresTransaction(work, options.lock);
+  }
+
+  /** UnitOfWork.run: one transaction for every store call `work` makes; a nested run joins. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.openUnit()) return work();
+    const unit: OpenUnit = { tx: { query: () => Promise.reject(new Error('unit of work not open')) }, open: false, effects: [], savepoints: 0 };
+    const result = await this.transaction(async (tx) => {
+      unit.tx = tx;
+      unit.open = true;
+      try {
+        return await this.units.run(unit, work);
+      } finally {
+        unit.open = false;
+      }
+    });
+    for (const effect of unit.effects) await effect();
+    return result;
+  }
+
+  /**
+   * A transaction inside a unit of work: a savepoint in the unit's, so that it still commits or
+   * rolls back as a whole (a failed statement a store expects and handles does not abort the
+   * unit on PostgreSQL); its lock is taken in the unit's transaction and held until its end.
+   */
+  private async joined<T>(unit: OpenUnit, work: (tx: Sql) => Promise<T>, lock: string | undefined): Promise<T> {
+    const savepoint = `svc_${++unit.savepoints}`;
+    await unit.tx.query(`SAVEPOINT ${savepoint}`);
+    try {
+      if (lock !== undefined && this.kind === 'postgres') await unit.tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
+      const result = await work(unit.tx);
+      await unit.tx.query(`RELEASE SAVEPOINT ${savepoint}`);
+      return result;
+    } catch (error) {
+      await unit.tx.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
+      throw error;
+    }
+  }
+
+  /** UnitOfWork.afterCommit. */
+  afterCommit(effect: () => Promise<void> | void): boolean {
+    const unit = this.openUnit();
+    if (!unit) return false;
+    unit.effects.push(effect);
+    return true;
+  }
+
+  private openUnit(): OpenUnit | undefined {
+    const unit = this.units.getStore();
+    return unit?.open ? unit : undefined;
   }
 
   /** Waits for queued SQLite work, then closes the connection (pools) for good. */

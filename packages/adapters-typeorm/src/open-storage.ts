@@ -1,6 +1,6 @@
 import { statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { AuthDeps } from '@svc/core';
+import type { AuthDeps, UnitOfWork } from '@svc/core';
 import { DataSource } from 'typeorm';
 import { Database, type StorageKind } from './database';
 import { MIGRATION_TIMEOUTS } from './database-timeouts';
@@ -51,6 +51,8 @@ export type TypeormStorage = StoragePorts &
     dataSource: DataSource;
     /** Plain SQL with this adapter's transaction rules (SQLite write queue, PostgreSQL advisory locks). */
     database: Database;
+    /** `database` as core's UnitOfWork: a change and its audit entry in one transaction across these stores. */
+    unitOfWork: UnitOfWork;
     kind: StorageKind;
     /** Resolves when the database answers `SELECT 1`. */
     ping(): Promise<void>;
@@ -94,6 +96,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
   return {
     dataSource,
     database: db,
+    unitOfWork: db,
     kind,
     projects: new TypeormProjectRepository(db),
     apiKeys: new TypeormApiKeyRepository(db),

@@ -103,7 +103,8 @@ export class TypeormUserRepository implements UserRepository {
     assertText(email, 'email');
     const params = [scope.projectId, scope.environment, id, email];
     try {
-      const rows = await this.db.query('UPDATE users SET email = $4, email_verified = TRUE WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id', params);
+      // A transaction of its own, so that the refusal stays inside it (a savepoint within a unit of work).
+      const rows = await this.db.transaction((tx) => tx.query('UPDATE users SET email = $4, email_verified = TRUE WHERE project_id = $1 AND environment = $2 AND id = $3 RETURNING id', params));
       return rows.length === 1 ? 'changed' : 'not_found';
     } catch (error) {
       const holder = await this.db.query('SELECT id FROM users WHERE project_id = $1 AND environment = $2 AND email = $3', [scope.projectId, scope.environment, email]);

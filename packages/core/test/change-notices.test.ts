@@ -2,6 +2,8 @@ import { LocalChangeFeed } from '../src/changes/local-change-feed';
 import { withChangeNotices } from '../src/changes/publishing-stores';
 import { createAuthService } from '../src/create-auth-service';
 import { parseChangeNotice, type ChangeNotice } from '../src/ports/change-feed';
+import type { SecurityEventSink } from '../src/ports/security-event-sink';
+import type { UnitOfWork } from '../src/ports/unit-of-work';
 import { FixedClock } from '../src/testing/fixed-clock';
 import { createInMemoryDeps } from '../src/testing/in-memory-deps';
 import { cachedLookup } from '../src/use-cases/cached-lookup';
@@ -116,5 +118,72 @@ describe('parseChangeNotice', () => {
     for (const bad of [null, 'project', {}, { kind: 'project' }, { kind: 'later-kind', projectId: 'p' }, { kind: 'project', projectId: 7 }]) {
       expect(parseChangeNotice(bad)).toBeNull();
     }
+  });
+});
+
+describe('inside a unit of work', () => {
+  /** A unit of work that logs its moves (the in-memory stores cannot roll back; the order is what is checked). */
+  function recordingUnit(log: string[]): UnitOfWork {
+    let effects: (() => Promise<void> | void)[] | null = null;
+    return {
+      async run(work) {
+        if (effects) return work();
+        effects = [];
+        const mine = effects;
+        log.push('begin');
+        try {
+          const result = await work();
+          log.push('commit');
+          effects = null;
+          for (const effect of mine) await effect();
+          return result;
+        } catch (error) {
+          log.push('rollback');
+          effects = null;
+          throw error;
+        }
+      },
+      afterCommit(effect) {
+        if (!effects) return false;
+        effects.push(effect);
+        return true;
+      },
+    };
+  }
+
+  function serviceWith(log: string[], events?: SecurityEventSink) {
+    const feed = new LocalChangeFeed();
+    const publishing = { ...feed, publish: async (notice: ChangeNotice) => void log.push(`notice:${notice.kind}`), subscribe: feed.subscribe.bind(feed), close: async () => undefined };
+    const deps = withChangeNotices({ ...createInMemoryDeps(), unitOfWork: recordingUnit(log), ...(events ? { events } : {}) }, publishing);
+    return createAuthService(deps, { changes: publishing });
+  }
+
+  it('a change notice goes out after the commit, not between the write and its record', async () => {
+    const log: string[] = [];
+    const service = serviceWith(log, { emit: async (_scope, event) => void log.push(`event:${event.type}`) });
+    const created = await service.admin.createProject({ name: 'Ordered' });
+    const key = await service.resolveApiKey(created.apiKeys.production);
+    const { user } = await service.signUp(key, { email: 'ada@example.test', password: 'correct horse battery' });
+    log.length = 0;
+    await service.admin.banUser(key.scope, user.id);
+    expect(log).toEqual(['begin', 'event:user.banned', 'event:session.revoked', 'commit', 'notice:users']);
+  });
+
+  it('a unit whose record fails is rolled back and announces nothing', async () => {
+    const log: string[] = [];
+    let failing = false;
+    const service = serviceWith(log, {
+      emit: async (_scope, event) => {
+        if (failing) throw new Error('audit log unavailable');
+        log.push(`event:${event.type}`);
+      },
+    });
+    const created = await service.admin.createProject({ name: 'Refused' });
+    const key = await service.resolveApiKey(created.apiKeys.production);
+    const { user } = await service.signUp(key, { email: 'ada@example.test', password: 'correct horse battery' });
+    log.length = 0;
+    failing = true;
+    await expect(service.admin.banUser(key.scope, user.id)).rejects.toThrow('audit log unavailable');
+    expect(log).toEqual(['begin', 'rollback']);
   });
 });

@@ -103,7 +103,11 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
   const secretBox = new MasterKeySecretBox({ masterKey: config.masterKey });
   // A request's enqueue wakes the worker, so mail leaves at once rather than at the next poll.
   let outboxWorker: OutboxWorker | undefined;
-  const outbox = withEnqueueHook(storage.outbox, () => outboxWorker?.wake());
+  // Inside a unit of work the mail is not there to claim before the commit: the wake waits for it.
+  const outbox = withEnqueueHook(storage.outbox, () => {
+    const wake = () => outboxWorker?.wake();
+    if (!storage.unitOfWork.afterCommit(wake)) wake();
+  });
   const deps: AuthDeps = {
     settings: { issuer: config.baseUrl, planUserLimits: config.planUserLimits },
     clock: systemClock,
@@ -133,6 +137,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     auditLog: storage.auditLog,
     webhooks: storage.webhooks,
     webhookTransport: new HttpWebhookTransport({ allowPrivate: config.webhooksAllowPrivate }),
+    unitOfWork: storage.unitOfWork,
   };
   const webhookWorker = new WebhookWorker(deps, { logger, metrics: options.metrics });
   // Every security event into the audit log with the context of the request it happened in, and

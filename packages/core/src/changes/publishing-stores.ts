@@ -5,7 +5,9 @@ import type { OAuthProviderStore } from '../ports/oauth-provider-store';
 import type { OidcClientStore } from '../ports/oidc-client-store';
 import type { ProjectRepository } from '../ports/project-repository';
 import type { SigningKeyStore } from '../ports/signing-key-store';
+import type { UnitOfWork } from '../ports/unit-of-work';
 import type { UserRepository } from '../ports/user-repository';
+import { afterCommit } from '../use-cases/atomically';
 
 /** The stores whose writes change what some cache holds. */
 export interface ChangeableStores {
@@ -61,18 +63,19 @@ const WRITES: { [S in keyof ChangeableStores]-?: Partial<Record<keyof NonNullabl
  * store publishes a notice on `feed` (and waits for its local delivery), so this process's caches
  * have dropped the old state before the write's caller goes on, and other instances' soon after.
  * Wrapping the stores, not the use cases, covers every path that writes: the admin API, the CLI,
- * the janitor. Everything else in `deps` is passed through as it is.
+ * the janitor. Inside a unit of work of `deps.unitOfWork`, the notice goes after the commit.
+ * Everything else in `deps` is passed through as it is.
  */
-export function withChangeNotices<D extends ChangeableStores>(deps: D, feed: ChangeFeed): D {
+export function withChangeNotices<D extends ChangeableStores & { unitOfWork?: UnitOfWork }>(deps: D, feed: ChangeFeed): D {
   const wrapped: ChangeableStores = { ...deps };
   for (const name of Object.keys(WRITES) as (keyof ChangeableStores)[]) {
     const store = deps[name];
-    if (store) (wrapped as Record<string, unknown>)[name] = publishing(store, WRITES[name] as Record<string, Write>, feed);
+    if (store) (wrapped as Record<string, unknown>)[name] = publishing(store, WRITES[name] as Record<string, Write>, feed, deps);
   }
   return wrapped as D;
 }
 
-function publishing<T extends object>(store: T, writes: Record<string, Write>, feed: ChangeFeed): T {
+function publishing<T extends object>(store: T, writes: Record<string, Write>, feed: ChangeFeed, units: { unitOfWork?: UnitOfWork }): T {
   // Methods are bound once per function (class methods may use private state), not on every
   // access; a method replaced on the store later (a test's spy) is bound anew.
   const bound = new Map<PropertyKey, { original: unknown; method: unknown }>();
@@ -87,7 +90,9 @@ function publishing<T extends object>(store: T, writes: Record<string, Write>, f
       const method = write
         ? async (...args: unknown[]) => {
             const result = await call(...args);
-            if (write.changed?.(result) ?? true) await feed.publish({ kind: write.kind, projectId: write.project(args) });
+            // Inside a unit of work the notice waits for the commit: sent before it, another
+            // instance (or this one) could read the old state again and keep it.
+            if (write.changed?.(result) ?? true) await afterCommit(units, () => feed.publish({ kind: write.kind, projectId: write.project(args) }));
             return result;
           }
         : call;

@@ -9,6 +9,7 @@ import { isBanned, type User } from '../domain/user';
 import type { SignInClient } from '../domain/known-device';
 import { hasCapability, type AuthDeps, type OptionalDeps } from './deps';
 import { emitEvent } from './events/record-event';
+import { atomically } from './atomically';
 import { openSession } from './issue-tokens';
 
 /** A finished sign-in: the user as signed in and the first token bundle of a new session. */
@@ -25,7 +26,7 @@ export interface TwoFactorChallenge {
 /** What every password-equivalent sign-in path answers: tokens, or a second-factor challenge. */
 export type SignInResult = ({ twoFactorRequired: false } & SignedIn) | TwoFactorChallenge;
 
-type SessionDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens'> & OptionalDeps<'events'>;
+type SessionDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens'> & OptionalDeps<'events' | 'unitOfWork'>;
 /** Without the TOTP capability no user has a second factor to ask for. */
 export type FirstFactorDeps = SessionDeps & OptionalDeps<'twoFactor' | 'totp' | 'secretBox' | 'oneTimeTokens'>;
 
@@ -43,9 +44,12 @@ export interface SignInOptions {
 export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User, method: SignInMethod, options: SignInOptions = {}): Promise<SignedIn> {
   if (mustVerifyEmail(project, user)) return refuseSignIn(deps, scope, { userId: user.id, method, reason: 'email_not_verified' });
   const now = deps.clock.now();
-  await deps.users.recordLogin(scope, user.id, now);
-  const { sessionId, bundle } = await openSession(deps, scope, project, user, options);
-  await emitEvent(deps, scope, { type: 'user.signed_in', userId: user.id, actor: { type: 'user', userId: user.id }, data: { sessionId, method } });
+  const { bundle } = await atomically(deps, async () => {
+    await deps.users.recordLogin(scope, user.id, now);
+    const opened = await openSession(deps, scope, project, user, options);
+    await emitEvent(deps, scope, { type: 'user.signed_in', userId: user.id, actor: { type: 'user', userId: user.id }, data: { sessionId: opened.sessionId, method } });
+    return opened;
+  });
   return { user: { ...user, lastLoginAt: now }, ...bundle };
 }
 

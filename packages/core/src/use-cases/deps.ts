@@ -1,3 +1,4 @@
+import type { UnitOfWork } from '../ports/unit-of-work';
 import type { PlanUserLimits } from '../domain/project';
 import type { AccessTokenCodec, SigningKeyFactory } from '../ports/access-token-codec';
 import type { ApiKeyRepository } from '../ports/api-key-repository';
@@ -52,6 +53,11 @@ export interface CoreDeps {
    * service records nothing, as before events existed.
    */
   events?: SecurityEventSink;
+  /**
+   * Makes a change and the events recording it one transaction (the SQL adapter's Database).
+   * Without one, each store writes on its own, as before.
+   */
+  unitOfWork?: UnitOfWork;
 }
 
 /** TOTP second factor: enrolment, and the challenge a password-equivalent sign-in then asks for. */

@@ -4,9 +4,10 @@ import type { OneTimePurpose } from '../domain/one-time-token';
 import type { User } from '../domain/user';
 import type { AuthDeps, OptionalDeps } from './deps';
 import { emitEvent } from './events/record-event';
+import { atomically } from './atomically';
 
 /** A capability the service was built without has set nothing up, so there is nothing of it to end. */
-export type MailboxProofDeps = Pick<AuthDeps, 'clock' | 'users' | 'sessions'> & OptionalDeps<'oneTimeTokens' | 'twoFactor' | 'passkeys' | 'identities' | 'knownDevices' | 'events'>;
+export type MailboxProofDeps = Pick<AuthDeps, 'clock' | 'users' | 'sessions'> & OptionalDeps<'oneTimeTokens' | 'twoFactor' | 'passkeys' | 'identities' | 'knownDevices' | 'events' | 'unitOfWork'>;
 
 /** Every one-time token that acts for a user: a link, a challenge, an exchange code. */
 const USER_TOKENS: OneTimePurpose[] = ['magic_link', 'password_reset', 'two_factor', 'webauthn_challenge', 'oauth_exchange'];
@@ -21,9 +22,11 @@ const USER_TOKENS: OneTimePurpose[] = ['magic_link', 'password_reset', 'two_fact
 export async function proveMailbox(deps: MailboxProofDeps, scope: TenantScope, user: User, proof: MailboxProof): Promise<User> {
   const claim = mailboxClaim(user, proof);
   if (!claim) return user;
-  for (const setup of claim.ends) await end(deps, scope, user.id, setup);
-  await deps.users.markEmailVerified(scope, user.id);
-  if (!user.emailVerified) await emitEvent(deps, scope, { type: 'email.verified', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
+  await atomically(deps, async () => {
+    for (const setup of claim.ends) await end(deps, scope, user.id, setup);
+    await deps.users.markEmailVerified(scope, user.id);
+    if (!user.emailVerified) await emitEvent(deps, scope, { type: 'email.verified', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
+  });
   return { ...user, emailVerified: true, passwordHash: claim.ends.includes('password') ? null : user.passwordHash };
 }
 

@@ -8,10 +8,11 @@ import { isBanned } from '../domain/user';
 import type { User } from '../domain/user';
 import type { AuthDeps, OptionalDeps } from './deps';
 import { enqueueNotice } from './email/enqueue-link-mail';
+import { atomically } from './atomically';
 import { emitEvent } from './events/record-event';
 import { signAccessToken } from './issue-tokens';
 
-type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' | 'tokens'> & OptionalDeps<'events' | 'outbox' | 'secretBox'>;
+type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' | 'tokens'> & OptionalDeps<'events' | 'outbox' | 'secretBox' | 'unitOfWork'>;
 
 /**
  * `POST /api/auth/refresh`. The presented token is consumed by the store's atomic rotation primitive.
@@ -63,11 +64,14 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
  */
 async function answerReplay(deps: RefreshDeps, scope: TenantScope, project: Project, record: Pick<RefreshTokenRecord, 'userId' | 'sessionId'>, user: User, now: Date): Promise<never> {
   const response = project.refreshReuseResponse;
-  const sessionsRevoked = response === 'revoke_session' ? Number(await deps.sessions.revoke(scope, record.sessionId, now)) : await deps.sessions.revokeAllForUser(scope, record.userId, now);
-  await emitEvent(deps, scope, { type: 'refresh_token.reused', userId: record.userId, data: { sessionId: record.sessionId, response, sessionsRevoked } });
-  const { clock, random, outbox, secretBox } = deps;
-  if (project.refreshReuseNotice && sessionsRevoked > 0 && outbox && secretBox) {
-    await enqueueNotice({ clock, random, outbox, secretBox }, scope, project, user.email, 'refresh_token_reused');
-  }
+  // The revocation, its record and the mail are one unit of work, committed before the refusal.
+  await atomically(deps, async () => {
+    const sessionsRevoked = response === 'revoke_session' ? Number(await deps.sessions.revoke(scope, record.sessionId, now)) : await deps.sessions.revokeAllForUser(scope, record.userId, now);
+    await emitEvent(deps, scope, { type: 'refresh_token.reused', userId: record.userId, data: { sessionId: record.sessionId, response, sessionsRevoked } });
+    const { clock, random, outbox, secretBox } = deps;
+    if (project.refreshReuseNotice && sessionsRevoked > 0 && outbox && secretBox) {
+      await enqueueNotice({ clock, random, outbox, secretBox }, scope, project, user.email, 'refresh_token_reused');
+    }
+  });
   throw new AuthError('invalid_refresh_token');
 }

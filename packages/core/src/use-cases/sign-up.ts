@@ -9,6 +9,7 @@ import { linkBaseOf } from './email/link-tokens';
 import { startSession } from './issue-tokens';
 import { acceptNewPassword } from './accept-new-password';
 import { emitEvent } from './events/record-event';
+import { atomically } from './atomically';
 import type { SignInOptions } from './complete-first-factor';
 
 export interface SignUpInput {
@@ -23,7 +24,8 @@ export interface SignUpInput {
  * the user is created but not signed in: 403 email_not_verified until the address is confirmed.
  */
 export async function signUp(
-  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'> & OptionalDeps<'commonPasswords' | 'events' | 'outbox' | 'secretBox' | 'oneTimeTokens'>,
+  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens' | 'passwords'> &
+    OptionalDeps<'commonPasswords' | 'events' | 'outbox' | 'secretBox' | 'oneTimeTokens' | 'unitOfWork'>,
   scope: TenantScope,
   project: Project,
   input: SignUpInput,
@@ -45,11 +47,14 @@ export async function signUp(
     meta: input.meta,
     createdAt: deps.clock.now(),
   });
-  const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
-  if (created.status === 'limit_reached') throw new AuthError('plan_limit_reached');
-  if (created.status === 'exists') await refuseExisting(deps, scope, email, { racing: true });
-  await emitEvent(deps, scope, { type: 'user.created', userId: user.id, actor: { type: 'user', userId: user.id }, data: { method: 'password' } });
-  if (sendsEmailVerification(project) && hasCapability(deps, 'mail')) await sendEmailVerification(deps, scope, project, user);
+  // The account, its record and its verification mail are one unit of work (the hash is made above, outside it).
+  await atomically(deps, async () => {
+    const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
+    if (created.status === 'limit_reached') throw new AuthError('plan_limit_reached');
+    if (created.status === 'exists') await refuseExisting(deps, scope, email, { racing: true });
+    await emitEvent(deps, scope, { type: 'user.created', userId: user.id, actor: { type: 'user', userId: user.id }, data: { method: 'password' } });
+    if (sendsEmailVerification(project) && hasCapability(deps, 'mail')) await sendEmailVerification(deps, scope, project, user);
+  });
   if (mustVerifyEmail(project, user)) throw new AuthError('email_not_verified', 'The account was created; confirm the e-mail address (a link and a code were sent to it), then sign in.');
   return { user, ...(await startSession(deps, scope, project, user, options)) };
 }

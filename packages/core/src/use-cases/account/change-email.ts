@@ -8,6 +8,7 @@ import { redeemUserCode } from '../email/email-codes';
 import { enqueueLinkMail, enqueueNotice, type LinkMailDeps } from '../email/enqueue-link-mail';
 import { environmentOfLinkToken, linkBaseOf } from '../email/link-tokens';
 import { emitEvent } from '../events/record-event';
+import { atomically } from '../atomically';
 import type { CurrentSession } from './current-session';
 import { requireRecentSignIn, type Reauthentication, type RecentSignInDeps } from './recent-sign-in';
 
@@ -38,19 +39,26 @@ export type EmailChangeConfirmation = { token: string } | { current: CurrentSess
  * POST /api/auth/email/change/confirm: the new address becomes the user's, verified. Open links
  * mailed to the old address die. `user_already_exists` when another user took the address since.
  */
-export async function confirmEmailChange(deps: Pick<AuthDeps, 'clock' | 'users' | 'oneTimeTokens'> & OptionalDeps<'events'>, scope: TenantScope, input: EmailChangeConfirmation): Promise<User> {
+export async function confirmEmailChange(
+  deps: Pick<AuthDeps, 'clock' | 'users' | 'oneTimeTokens'> & OptionalDeps<'events' | 'unitOfWork'>,
+  scope: TenantScope,
+  input: EmailChangeConfirmation,
+): Promise<User> {
   const now = deps.clock.now();
   const token = 'token' in input ? await consumeLink(deps, scope, input.token) : await redeemUserCode(deps, scope, 'email_change', input.current.user.id, input.code, invalid);
   const newEmail = token.data.newEmail;
-  if (!token.userId || typeof newEmail !== 'string') throw invalid();
-  const changed = await deps.users.changeEmail(scope, token.userId, newEmail);
-  if (changed === 'exists') throw new AuthError('user_already_exists');
-  if (changed === 'not_found') throw invalid();
-  await deps.oneTimeTokens.revokeForUser(scope, token.userId, ['magic_link', 'password_reset', 'email_verification', 'email_change'], now);
-  const user = await deps.users.findById(scope, token.userId);
-  if (!user) throw invalid();
-  await emitEvent(deps, scope, { type: 'email.changed', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
-  return user;
+  const userId = token.userId;
+  if (!userId || typeof newEmail !== 'string') throw invalid();
+  return atomically(deps, async () => {
+    const changed = await deps.users.changeEmail(scope, userId, newEmail);
+    if (changed === 'exists') throw new AuthError('user_already_exists');
+    if (changed === 'not_found') throw invalid();
+    await deps.oneTimeTokens.revokeForUser(scope, userId, ['magic_link', 'password_reset', 'email_verification', 'email_change'], now);
+    const user = await deps.users.findById(scope, userId);
+    if (!user) throw invalid();
+    await emitEvent(deps, scope, { type: 'email.changed', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
+    return user;
+  });
 }
 
 async function consumeLink(deps: Pick<AuthDeps, 'clock' | 'oneTimeTokens'>, scope: TenantScope, token: string) {

@@ -4,10 +4,11 @@ import { ONE_TIME_PURPOSES } from '../../domain/one-time-token';
 import type { Project } from '../../domain/project';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { emitEvent } from '../events/record-event';
+import { atomically } from '../atomically';
 import type { CurrentSession } from './current-session';
 import { requireRecentSignIn, type Reauthentication, type RecentSignInDeps } from './recent-sign-in';
 
-export type DeleteAccountDeps = RecentSignInDeps & Pick<AuthDeps, 'users'> & OptionalDeps<'oneTimeTokens' | 'events'>;
+export type DeleteAccountDeps = RecentSignInDeps & Pick<AuthDeps, 'users'> & OptionalDeps<'oneTimeTokens' | 'events' | 'unitOfWork'>;
 
 /**
  * DELETE /api/auth/account (recent sign-in): the user's open single-use tokens die, then the
@@ -17,7 +18,9 @@ export type DeleteAccountDeps = RecentSignInDeps & Pick<AuthDeps, 'users'> & Opt
  */
 export async function deleteAccount(deps: DeleteAccountDeps, scope: TenantScope, project: Project, current: CurrentSession, proof: Reauthentication = {}): Promise<void> {
   await requireRecentSignIn(deps, scope, project, current, proof);
-  await deps.oneTimeTokens?.revokeForUser(scope, current.user.id, [...ONE_TIME_PURPOSES], deps.clock.now());
-  if (!(await deps.users.delete(scope, current.user.id))) throw new AuthError('invalid_token');
-  await emitEvent(deps, scope, { type: 'user.deleted', userId: current.user.id, actor: { type: 'user', userId: current.user.id }, data: {} });
+  await atomically(deps, async () => {
+    await deps.oneTimeTokens?.revokeForUser(scope, current.user.id, [...ONE_TIME_PURPOSES], deps.clock.now());
+    if (!(await deps.users.delete(scope, current.user.id))) throw new AuthError('invalid_token');
+    await emitEvent(deps, scope, { type: 'user.deleted', userId: current.user.id, actor: { type: 'user', userId: current.user.id }, data: {} });
+  });
 }

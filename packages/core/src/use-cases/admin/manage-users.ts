@@ -7,6 +7,7 @@ import type { UserPage } from '../../ports/user-repository';
 import { acceptNewPassword } from '../accept-new-password';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { emitEvent } from '../events/record-event';
+import { atomically } from '../atomically';
 import { userLimitFor } from '../sign-up';
 
 export const MAX_USER_PAGE = MAX_PAGE_SIZE;
@@ -57,7 +58,7 @@ export interface CreateUserInput {
  * limit in Production) without signing anyone in. The project's default meta applies as at sign-up.
  */
 export async function createUser(
-  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'passwords'> & OptionalDeps<'commonPasswords' | 'events'>,
+  deps: Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'passwords'> & OptionalDeps<'commonPasswords' | 'events' | 'unitOfWork'>,
   scope: TenantScope,
   project: Project,
   input: CreateUserInput,
@@ -74,10 +75,13 @@ export async function createUser(
     createdAt: deps.clock.now(),
   });
   if (input.role !== undefined) user.role = input.role;
-  const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
-  if (created.status === 'limit_reached') throw new AuthError('plan_limit_reached');
-  if (created.status === 'exists') throw new AuthError('user_already_exists');
-  await emitEvent(deps, scope, { type: 'user.created', userId: user.id, data: { method: 'admin' } });
+  // The hash is made above, outside the unit of work: its transaction stays short.
+  await atomically(deps, async () => {
+    const created = await deps.users.createWithinLimit(scope, user, { limit: userLimitFor(deps, scope, project) });
+    if (created.status === 'limit_reached') throw new AuthError('plan_limit_reached');
+    if (created.status === 'exists') throw new AuthError('user_already_exists');
+    await emitEvent(deps, scope, { type: 'user.created', userId: user.id, data: { method: 'admin' } });
+  });
   return user;
 }
 
@@ -85,13 +89,15 @@ export async function createUser(
  * Changes role, meta or the verified flag. The new role is in the user's next access token (at
  * sign-in or refresh); tokens already issued keep the old one until they expire.
  */
-export async function updateUser(deps: Pick<AuthDeps, 'users'> & OptionalDeps<'events'>, scope: TenantScope, userId: string, changes: UserProfileChanges): Promise<User> {
+export async function updateUser(deps: Pick<AuthDeps, 'users'> & OptionalDeps<'events' | 'unitOfWork'>, scope: TenantScope, userId: string, changes: UserProfileChanges): Promise<User> {
   assertProfile(changes);
-  const user = await deps.users.updateProfile(scope, userId, changes);
-  if (!user) throw userNotFound();
-  const fields = Object.keys(changes).filter((field) => changes[field as keyof UserProfileChanges] !== undefined);
-  await emitEvent(deps, scope, { type: 'user.updated', userId, data: { fields } });
-  return user;
+  return atomically(deps, async () => {
+    const user = await deps.users.updateProfile(scope, userId, changes);
+    if (!user) throw userNotFound();
+    const fields = Object.keys(changes).filter((field) => changes[field as keyof UserProfileChanges] !== undefined);
+    await emitEvent(deps, scope, { type: 'user.updated', userId, data: { fields } });
+    return user;
+  });
 }
 
 function assertProfile(changes: { role?: unknown; meta?: unknown }): void {
@@ -100,24 +106,30 @@ function assertProfile(changes: { role?: unknown; meta?: unknown }): void {
 }
 
 /** Bans the user and revokes every session, so refresh fails and /me answers user_banned at once. */
-export async function banUser(deps: Pick<AuthDeps, 'clock' | 'users' | 'sessions'> & OptionalDeps<'events'>, scope: TenantScope, userId: string) {
+export async function banUser(deps: Pick<AuthDeps, 'clock' | 'users' | 'sessions'> & OptionalDeps<'events' | 'unitOfWork'>, scope: TenantScope, userId: string) {
   const now = deps.clock.now();
-  if (!(await deps.users.setBanned(scope, userId, now))) throw userNotFound();
-  const count = await deps.sessions.revokeAllForUser(scope, userId, now);
-  await emitEvent(deps, scope, { type: 'user.banned', userId, data: {} });
-  if (count > 0) await emitEvent(deps, scope, { type: 'session.revoked', userId, data: { why: 'user_banned', count } });
+  await atomically(deps, async () => {
+    if (!(await deps.users.setBanned(scope, userId, now))) throw userNotFound();
+    const count = await deps.sessions.revokeAllForUser(scope, userId, now);
+    await emitEvent(deps, scope, { type: 'user.banned', userId, data: {} });
+    if (count > 0) await emitEvent(deps, scope, { type: 'session.revoked', userId, data: { why: 'user_banned', count } });
+  });
 }
 
-export async function unbanUser(deps: Pick<AuthDeps, 'users'> & OptionalDeps<'events'>, scope: TenantScope, userId: string) {
-  if (!(await deps.users.setBanned(scope, userId, null))) throw userNotFound();
-  await emitEvent(deps, scope, { type: 'user.unbanned', userId, data: {} });
+export async function unbanUser(deps: Pick<AuthDeps, 'users'> & OptionalDeps<'events' | 'unitOfWork'>, scope: TenantScope, userId: string) {
+  await atomically(deps, async () => {
+    if (!(await deps.users.setBanned(scope, userId, null))) throw userNotFound();
+    await emitEvent(deps, scope, { type: 'user.unbanned', userId, data: {} });
+  });
 }
 
 /** Deletes the user after revoking their sessions (their access tokens die at /me). */
-export async function deleteUser(deps: Pick<AuthDeps, 'clock' | 'users' | 'sessions'> & OptionalDeps<'events'>, scope: TenantScope, userId: string) {
-  await deps.sessions.revokeAllForUser(scope, userId, deps.clock.now());
-  if (!(await deps.users.delete(scope, userId))) throw userNotFound();
-  await emitEvent(deps, scope, { type: 'user.deleted', userId, data: {} });
+export async function deleteUser(deps: Pick<AuthDeps, 'clock' | 'users' | 'sessions'> & OptionalDeps<'events' | 'unitOfWork'>, scope: TenantScope, userId: string) {
+  await atomically(deps, async () => {
+    await deps.sessions.revokeAllForUser(scope, userId, deps.clock.now());
+    if (!(await deps.users.delete(scope, userId))) throw userNotFound();
+    await emitEvent(deps, scope, { type: 'user.deleted', userId, data: {} });
+  });
 }
 
 export function userNotFound(): AuthError {

@@ -4,12 +4,19 @@ import { CLOCK_LEEWAY_SECONDS } from '../../domain/tokens';
 import type { PublicJwk } from '../../ports/access-token-codec';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { emitEvent } from '../events/record-event';
+import { atomically } from '../atomically';
 
 /** Makes a fresh key pair current; the old public key stays published (see publishedKeys). */
-export async function rotateSigningKey(deps: Pick<AuthDeps, 'clock' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'events'>, scope: TenantScope): Promise<{ kid: string; publicKey: string }> {
+export async function rotateSigningKey(
+  deps: Pick<AuthDeps, 'clock' | 'signingKeys' | 'keyFactory'> & OptionalDeps<'events' | 'unitOfWork'>,
+  scope: TenantScope,
+): Promise<{ kid: string; publicKey: string }> {
+  // The key pair is generated before the unit of work: its transaction stays short.
   const key = await deps.keyFactory.generate(scope, deps.clock.now());
-  await deps.signingKeys.rotate(scope, key);
-  await emitEvent(deps, scope, { type: 'signing_key.rotated', data: { kid: key.kid } });
+  await atomically(deps, async () => {
+    await deps.signingKeys.rotate(scope, key);
+    await emitEvent(deps, scope, { type: 'signing_key.rotated', data: { kid: key.kid } });
+  });
   return { kid: key.kid, publicKey: key.publicKeyPem };
 }
 

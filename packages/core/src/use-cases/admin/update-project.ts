@@ -5,6 +5,7 @@ import type { AuthDeps, OptionalDeps } from '../deps';
 import { ENVIRONMENTS } from '../../domain/environment';
 import { settingsChange } from '../../domain/security-event';
 import { emitEvent } from '../events/record-event';
+import { atomically } from '../atomically';
 
 export async function getProject(deps: Pick<AuthDeps, 'projects'>, projectId: string): Promise<Project> {
   const project = await deps.projects.findById(projectId);
@@ -13,18 +14,20 @@ export async function getProject(deps: Pick<AuthDeps, 'projects'>, projectId: st
 }
 
 export async function updateProject(
-  deps: Pick<AuthDeps, 'clock' | 'projects'> & OptionalDeps<'commonPasswords' | 'events' | 'outbox'>,
+  deps: Pick<AuthDeps, 'clock' | 'projects'> & OptionalDeps<'commonPasswords' | 'events' | 'outbox' | 'unitOfWork'>,
   projectId: string,
   settings: ProjectSettings,
 ): Promise<Project> {
   assertProjectSettings(deps, settings, { creating: false });
-  const before = await deps.projects.findById(projectId);
-  const project = before && (await deps.projects.update(projectId, settings, deps.clock.now()));
-  if (!before || !project) throw new AuthError('not_found', 'Project not found.');
-  // A project's settings hold both environments: the change is in each environment's log.
-  const change = settingsChange(before, project, Object.keys(settings));
-  for (const environment of ENVIRONMENTS) await emitEvent(deps, { projectId, environment }, { type: 'project.updated', data: change });
-  return project;
+  return atomically(deps, async () => {
+    const before = await deps.projects.findById(projectId);
+    const project = before && (await deps.projects.update(projectId, settings, deps.clock.now()));
+    if (!before || !project) throw new AuthError('not_found', 'Project not found.');
+    // A project's settings hold both environments: the change is in each environment's log.
+    const change = settingsChange(before, project, Object.keys(settings));
+    for (const environment of ENVIRONMENTS) await emitEvent(deps, { projectId, environment }, { type: 'project.updated', data: change });
+    return project;
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import type { User } from '../../domain/user';
 import type { SessionHistoryEntry } from '../../ports/session-store';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { emitEvent } from '../events/record-event';
+import { atomically } from '../atomically';
 import { userNotFound } from './manage-users';
 
 /** Sessions shown with a user: the newest ones. Older ones are still revoked by revoke-all. */
@@ -33,17 +34,21 @@ export async function getUserDetail(deps: Pick<AuthDeps, 'users' | 'sessions'> &
 }
 
 /** Revokes one session of the user; 404 not_found when the user has no such session. */
-export async function revokeUserSession(deps: Pick<AuthDeps, 'clock' | 'sessions'> & OptionalDeps<'events'>, scope: TenantScope, userId: string, sessionId: string) {
+export async function revokeUserSession(deps: Pick<AuthDeps, 'clock' | 'sessions'> & OptionalDeps<'events' | 'unitOfWork'>, scope: TenantScope, userId: string, sessionId: string) {
   const session = await deps.sessions.findInHistory(scope, userId, sessionId);
   if (!session) throw new AuthError('not_found', 'Session not found.');
-  await deps.sessions.revoke(scope, sessionId, deps.clock.now());
-  await emitEvent(deps, scope, { type: 'session.revoked', userId, data: { sessionId, why: 'session_ended' } });
+  await atomically(deps, async () => {
+    await deps.sessions.revoke(scope, sessionId, deps.clock.now());
+    await emitEvent(deps, scope, { type: 'session.revoked', userId, data: { sessionId, why: 'session_ended' } });
+  });
 }
 
 /** Revokes every session of the user (signs them out everywhere); answers how many were active. */
-export async function revokeAllUserSessions(deps: Pick<AuthDeps, 'clock' | 'users' | 'sessions'> & OptionalDeps<'events'>, scope: TenantScope, userId: string) {
+export async function revokeAllUserSessions(deps: Pick<AuthDeps, 'clock' | 'users' | 'sessions'> & OptionalDeps<'events' | 'unitOfWork'>, scope: TenantScope, userId: string) {
   if (!(await deps.users.findById(scope, userId))) throw userNotFound();
-  const revoked = await deps.sessions.revokeAllForUser(scope, userId, deps.clock.now());
-  if (revoked > 0) await emitEvent(deps, scope, { type: 'session.revoked', userId, data: { why: 'session_ended', count: revoked } });
-  return { revoked };
+  return atomically(deps, async () => {
+    const revoked = await deps.sessions.revokeAllForUser(scope, userId, deps.clock.now());
+    if (revoked > 0) await emitEvent(deps, scope, { type: 'session.revoked', userId, data: { why: 'session_ended', count: revoked } });
+    return { revoked };
+  });
 }

@@ -6,8 +6,9 @@ import type { SecurityEventSink } from '../../ports/security-event-sink';
 import type { WebhookStore } from '../../ports/webhook-store';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { webhookMessagesFor } from '../webhooks/enqueue-webhooks';
+import { afterCommit } from '../atomically';
 
-export type EventRecorderDeps = Pick<AuthDeps, 'clock' | 'random' | 'projects'> & {
+export type EventRecorderDeps = Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'unitOfWork'> & {
   auditLog: AuditLog;
   /** Where the scope's endpoints are read; without it no webhook is queued. */
   webhooks?: Pick<WebhookStore, 'listEndpoints'>;
@@ -18,7 +19,8 @@ export type EventRecorderDeps = Pick<AuthDeps, 'clock' | 'random' | 'projects'> 
 /**
  * The sink behind the audit log and the webhooks: each event becomes an entry kept for its
  * project's retention, stored together with one delivery per subscribed endpoint (one
- * transaction: the outbox pattern), then the worker is told.
+ * transaction: the outbox pattern), then the worker is told. Emitted inside a use case's unit of
+ * work (atomically), that transaction is the change's own.
  */
 export function createEventRecorder(deps: EventRecorderDeps): SecurityEventSink {
   return {
@@ -29,7 +31,8 @@ export function createEventRecorder(deps: EventRecorderDeps): SecurityEventSink 
       const endpoints = deps.webhooks ? await deps.webhooks.listEndpoints(scope) : [];
       const deliveries = webhookMessagesFor(deps, entry, endpoints);
       await deps.auditLog.append(scope, entry, { deliveries });
-      if (deliveries.length > 0) deps.onDeliveries?.();
+      // Inside a unit of work the worker is woken after the commit: before it, the deliveries are not there to claim.
+      if (deliveries.length > 0 && deps.onDeliveries) await afterCommit(deps, deps.onDeliveries);
     },
   };
 }

@@ -9,6 +9,7 @@ import type { MailboxProofDeps } from '../prove-mailbox';
 import { userLimitFor } from '../sign-up';
 import { proveMailbox } from '../prove-mailbox';
 import { emitEvent } from '../events/record-event';
+import { atomically } from '../atomically';
 
 export type ResolveDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'identities' | 'sessions'> & MailboxProofDeps;
 
@@ -31,10 +32,13 @@ export async function resolveOAuthUser(deps: ResolveDeps, scope: TenantScope, pr
   // The provider vouches for the address: a proof of the mailbox like a magic link (no pre-account
   // takeover). It runs before the link, so the identity linked now is the only one left.
   const owner = await proveMailbox(deps, scope, user, 'verified_provider_email');
-  const link = await deps.identities.link(scope, { provider, subject, userId: user.id, email, createdAt: deps.clock.now() });
+  const linkedNow = await atomically(deps, async () => {
+    if ((await deps.identities.link(scope, { provider, subject, userId: user.id, email, createdAt: deps.clock.now() })) === 'exists') return false;
+    await emitEvent(deps, scope, { type: 'identity.linked', userId: user.id, actor: { type: 'user', userId: user.id }, data: { provider } });
+    return true;
+  });
   // A concurrent callback of the same account linked it first: sign in as whoever it linked.
-  if (link === 'exists') return refuseBanned((await linkedUser(deps, scope, provider, subject)) ?? owner);
-  await emitEvent(deps, scope, { type: 'identity.linked', userId: user.id, actor: { type: 'user', userId: user.id }, data: { provider } });
+  if (!linkedNow) return refuseBanned((await linkedUser(deps, scope, provider, subject)) ?? owner);
   return owner;
 }
 

@@ -5,10 +5,11 @@ import type { Project } from '../../domain/project';
 import type { User } from '../../domain/user';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { emitEvent } from '../events/record-event';
+import { atomically } from '../atomically';
 import { newBearerSecret } from '../../domain/secrets';
 import { echoedChallenge, requireRelyingParty, storeChallenge, takeChallenge } from './webauthn-challenges';
 
-type RegisterDeps = Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens' | 'passkeys' | 'webauthn'> & OptionalDeps<'events'>;
+type RegisterDeps = Pick<AuthDeps, 'clock' | 'random' | 'oneTimeTokens' | 'passkeys' | 'webauthn'> & OptionalDeps<'events' | 'unitOfWork'>;
 
 /** POST /api/auth/passkeys/register/options: creation options for the signed-in user. */
 export async function passkeyRegistrationOptions(deps: RegisterDeps, scope: TenantScope, project: Project, user: User): Promise<Record<string, unknown>> {
@@ -39,8 +40,10 @@ export async function registerPasskey(deps: RegisterDeps, scope: TenantScope, pr
     createdAt: deps.clock.now(),
     lastUsedAt: null,
   };
-  if ((await deps.passkeys.add(scope, passkey)) === 'exists') throw new AuthError('invalid_passkey');
-  await emitEvent(deps, scope, { type: 'passkey.added', userId: user.id, actor: { type: 'user', userId: user.id }, data: { passkeyId: passkey.id } });
+  await atomically(deps, async () => {
+    if ((await deps.passkeys.add(scope, passkey)) === 'exists') throw new AuthError('invalid_passkey');
+    await emitEvent(deps, scope, { type: 'passkey.added', userId: user.id, actor: { type: 'user', userId: user.id }, data: { passkeyId: passkey.id } });
+  });
   return passkey;
 }
 
@@ -50,7 +53,9 @@ export function listPasskeys(deps: Pick<AuthDeps, 'passkeys'>, scope: TenantScop
 }
 
 /** DELETE /api/auth/passkeys/{id}: 404 not_found unless the passkey is the user's own. */
-export async function removePasskey(deps: Pick<AuthDeps, 'passkeys'> & OptionalDeps<'events'>, scope: TenantScope, user: User, id: string): Promise<void> {
-  if (!(await deps.passkeys.remove(scope, user.id, id))) throw new AuthError('not_found', 'Passkey not found.');
-  await emitEvent(deps, scope, { type: 'passkey.removed', userId: user.id, actor: { type: 'user', userId: user.id }, data: { passkeyId: id } });
+export async function removePasskey(deps: Pick<AuthDeps, 'passkeys'> & OptionalDeps<'events' | 'unitOfWork'>, scope: TenantScope, user: User, id: string): Promise<void> {
+  await atomically(deps, async () => {
+    if (!(await deps.passkeys.remove(scope, user.id, id))) throw new AuthError('not_found', 'Passkey not found.');
+    await emitEvent(deps, scope, { type: 'passkey.removed', userId: user.id, actor: { type: 'user', userId: user.id }, data: { passkeyId: id } });
+  });
 }

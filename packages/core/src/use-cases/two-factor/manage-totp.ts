@@ -5,9 +5,10 @@ import { RECOVERY_CODE_COUNT, TOTP_SECRET_BYTES, hashRecoveryCode, newRecoveryCo
 import type { User } from '../../domain/user';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { emitEvent } from '../events/record-event';
+import { atomically } from '../atomically';
 import { acceptTotpCode, matchTotpStep } from './second-factor-codes';
 
-type TotpDeps = Pick<AuthDeps, 'clock' | 'random' | 'secretBox' | 'totp' | 'twoFactor'> & OptionalDeps<'events'>;
+type TotpDeps = Pick<AuthDeps, 'clock' | 'random' | 'secretBox' | 'totp' | 'twoFactor'> & OptionalDeps<'events' | 'unitOfWork'>;
 
 /**
  * POST /api/auth/2fa/totp/start: a new secret, sealed at rest, pending until confirmed. Starting
@@ -34,15 +35,17 @@ export async function confirmTotp(deps: TotpDeps, scope: TenantScope, user: User
   const usedStep = matchTotpStep(deps, scope, enrollment, code);
   if (usedStep === null) throw new AuthError('invalid_totp_code');
   const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, () => newRecoveryCode(deps.random.bytes(7)));
-  const enabled = await deps.twoFactor.enableTotp(scope, user.id, {
-    sealedSecret: enrollment.sealedSecret,
-    usedStep,
-    recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode),
-    enabledAt: deps.clock.now(),
+  await atomically(deps, async () => {
+    const enabled = await deps.twoFactor.enableTotp(scope, user.id, {
+      sealedSecret: enrollment.sealedSecret,
+      usedStep,
+      recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode),
+      enabledAt: deps.clock.now(),
+    });
+    // Lost a race with a restart (new secret) or another confirm: this code proved the old secret.
+    if (!enabled) throw new AuthError('validation_error', 'TOTP setup changed meanwhile; start it again.');
+    await emitEvent(deps, scope, { type: 'totp.enabled', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
   });
-  // Lost a race with a restart (new secret) or another confirm: this code proved the old secret.
-  if (!enabled) throw new AuthError('validation_error', 'TOTP setup changed meanwhile; start it again.');
-  await emitEvent(deps, scope, { type: 'totp.enabled', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
   return { recoveryCodes };
 }
 
@@ -54,6 +57,8 @@ export async function disableTotp(deps: TotpDeps, scope: TenantScope, user: User
   const enrollment = await deps.twoFactor.findTotp(scope, user.id);
   if (enrollment?.status !== 'enabled') throw new AuthError('validation_error', 'TOTP is not enabled.');
   if (!(await acceptTotpCode(deps, scope, enrollment, code))) throw new AuthError('invalid_totp_code');
-  await deps.twoFactor.removeTotp(scope, user.id);
-  await emitEvent(deps, scope, { type: 'totp.disabled', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
+  await atomically(deps, async () => {
+    await deps.twoFactor.removeTotp(scope, user.id);
+    await emitEvent(deps, scope, { type: 'totp.disabled', userId: user.id, actor: { type: 'user', userId: user.id }, data: {} });
+  });
 }
