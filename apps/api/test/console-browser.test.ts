@@ -187,6 +187,9 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByLabel('Passkeys: relying party id').fill('acme.example');
     await page.getByLabel('Passkeys: name shown').fill('Acme');
     await page.getByLabel('Passkeys: origins').fill('https://acme.example');
+    await page.getByLabel('A replayed refresh token ends').selectOption('revoke_session');
+    await page.getByLabel('Mail the user when a replay ends their sessions').check();
+    await page.getByLabel('Audit log retention (days)').fill('30');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
     // Mail templates: the preview renders as the service will (core's renderer), then saved.
@@ -198,6 +201,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await check(page, '07-settings');
     const settings = (await adminCall('GET', `/admin/projects/${project.id}`)).body.data.project;
     expect(settings.allowedOrigins).toEqual(['https://acme.example', 'http://localhost:5173']);
+    expect(settings).toMatchObject({ refreshReuseResponse: 'revoke_session', refreshReuseNotice: true, auditRetentionDays: 30 });
     expect(settings).toMatchObject({ defaultMeta: { tier: 'gold' }, webauthn: { rpId: 'acme.example', rpName: 'Acme', origins: ['https://acme.example'] } });
     expect(settings.emailTemplates).toEqual({ passwordReset: { subject: 'Reset for {{projectName}} ({{expiresInMinutes}} min)' } });
 

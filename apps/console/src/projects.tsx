@@ -95,6 +95,9 @@ export function ProjectSettings({ project, onChange, children }: { project: Proj
     accessTokenTtlSeconds: String(project.accessTokenTtlSeconds),
     refreshTokenTtlSeconds: String(project.refreshTokenTtlSeconds),
     refreshReuseGraceSeconds: String(project.refreshReuseGraceSeconds),
+    refreshReuseResponse: String(project.refreshReuseResponse ?? 'revoke_all_sessions'),
+    refreshReuseNotice: project.refreshReuseNotice === true,
+    auditRetentionDays: String(project.auditRetentionDays ?? 90),
     defaultMeta: JSON.stringify(project.defaultMeta, null, 2),
     rpId: webauthnOf(project)?.rpId ?? '',
     rpName: webauthnOf(project)?.rpName ?? '',
@@ -125,6 +128,9 @@ export function ProjectSettings({ project, onChange, children }: { project: Proj
                 accessTokenTtlSeconds: Number(form.accessTokenTtlSeconds),
                 refreshTokenTtlSeconds: Number(form.refreshTokenTtlSeconds),
                 refreshReuseGraceSeconds: Number(form.refreshReuseGraceSeconds),
+                refreshReuseResponse: form.refreshReuseResponse,
+                refreshReuseNotice: form.refreshReuseNotice,
+                auditRetentionDays: Number(form.auditRetentionDays),
                 defaultMeta: defaultMeta.value,
                 // All three empty: the relying party is derived from the allowed origins again.
                 webauthn: form.rpId || form.rpName || form.rpOrigins.trim() ? { rpId: form.rpId.trim(), rpName: form.rpName.trim(), origins: lines(form.rpOrigins) } : null,
@@ -164,6 +170,24 @@ export function ProjectSettings({ project, onChange, children }: { project: Proj
           </Field>
           <Field id="s-grace" label="Refresh reuse grace window (seconds)" hint="0 treats every reuse as a replay.">
             <input id="s-grace" type="number" min={0} max={60} aria-describedby="s-grace-hint" value={form.refreshReuseGraceSeconds} onInput={set('refreshReuseGraceSeconds')} />
+          </Field>
+          <Field id="s-replay" label="A replayed refresh token ends" hint="Someone presented a refresh token that was already used.">
+            <select id="s-replay" aria-describedby="s-replay-hint" value={form.refreshReuseResponse} onChange={set('refreshReuseResponse')}>
+              <option value="revoke_all_sessions">every session of the user</option>
+              <option value="revoke_session">only that session</option>
+            </select>
+          </Field>
+          <div class="field field-check">
+            <input
+              id="s-replay-notice"
+              type="checkbox"
+              checked={form.refreshReuseNotice}
+              onChange={(e) => setForm({ ...form, refreshReuseNotice: e.currentTarget.checked })}
+            />
+            <label for="s-replay-notice">Mail the user when a replay ends their sessions</label>
+          </div>
+          <Field id="s-retention" label="Audit log retention (days)">
+            <input id="s-retention" type="number" min={1} max={3650} value={form.auditRetentionDays} onInput={set('auditRetentionDays')} />
           </Field>
           <Field id="s-meta" label="Default meta (JSON object)" hint="Merged into the meta of every new user.">
             <textarea
