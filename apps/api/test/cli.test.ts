@@ -153,9 +153,13 @@ describe('pnpm svc', () => {
       const out: string[] = [];
       const run = () => runCli(['purge'], { stdout: (t) => out.push(t), stderr: (t) => out.push(t) }, () => buildContainer(config));
       expect(await run()).toBe(0);
-      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1, knownDevices: 1, auditEntries: 0, webhookMessages: 0 } });
+      expect(JSON.parse(out.pop()!)).toEqual({
+        purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1, knownDevices: 1, auditEntries: 0, webhookMessages: 0, consoleSignOuts: 1 },
+      });
       expect(await run()).toBe(0);
-      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0 } });
+      expect(JSON.parse(out.pop()!)).toEqual({
+        purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0, consoleSignOuts: 0 },
+      });
       const storage = await openStorage(storageOptionsOf(config));
       try {
         expect(await storage.sessions.isActive(ids.scope, ids.liveSession)).toBe(true);
@@ -181,6 +185,8 @@ async function seedExpiredRows(where: Parameters<typeof openStorage>[0]): Promis
     const [expired, revoked, live] = [session(new Date('2001-01-02T00:00:00.000Z')), session(new Date('2999-01-01T00:00:00.000Z')), session(new Date('2999-01-01T00:00:00.000Z'))];
     for (const s of [expired, revoked, live]) await storage.sessions.create(scope, s);
     await storage.sessions.revoke(scope, revoked.id, old);
+    await storage.consoleSignOuts.add('signed-out-long-ago', new Date('2001-01-01T08:00:00.000Z'));
+    await storage.consoleSignOuts.add('signed-out-today', new Date('2999-01-01T00:00:00.000Z'));
     await storage.oneTimeTokens.issue(scope, { tokenHash: sha256Hex(newId()), purpose: 'magic_link', userId: user.id, data: {}, createdAt: old, expiresAt: new Date('2001-01-01T00:15:00.000Z') });
     await storage.outbox.enqueue(scope, { id: newId(), to: 'a@example.test', template: 'magic_link', sealedPayload: 's', createdAt: old, expiresAt: new Date('2001-01-01T00:15:00.000Z') });
     const [mail] = await storage.outbox.claimDue(old, { limit: 1, leaseSeconds: 60 });

@@ -276,6 +276,21 @@ describeWithChromium('the admin console in Chromium', () => {
     expect((await fetch(`${origin}/admin/projects`, { headers: { Cookie: forged, 'X-Svc-Csrf': csrfToken } })).status).toBe(401);
   });
 
+  it('signing out ends the session for good: a copy of the cookie kept from before is refused', async () => {
+    const signIn = await fetch(`${origin}/console/api/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: REAL_ADMIN_TOKEN }) });
+    const copied = signIn.headers.get('set-cookie')!.split(';')[0];
+    const { csrfToken } = ((await signIn.json()) as Json).data;
+    const headers = { Cookie: copied, 'X-Svc-Csrf': csrfToken };
+    expect((await fetch(`${origin}/admin/projects`, { headers })).status).toBe(200);
+    const signOut = await fetch(`${origin}/console/api/session`, { method: 'DELETE', headers });
+    expect(signOut.status).toBe(200);
+    expect(signOut.headers.get('set-cookie')).toMatch(/^svc_console=; .*Max-Age=0/);
+    expect((await fetch(`${origin}/admin/projects`, { headers })).status).toBe(401);
+    expect((await fetch(`${origin}/console/api/session`, { headers: { Cookie: copied } })).status).toBe(401);
+    // The janitor forgets the sign-out only once the cookie has expired anyway.
+    expect((await service.container.purge()).consoleSignOuts).toBe(0);
+  });
+
   it('is not sent by another site: a cross-site form post and a cross-site link both arrive signed out', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

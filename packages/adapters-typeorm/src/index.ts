@@ -20,6 +20,7 @@ export { TypeormOidcClientStore } from './typeorm-oidc-client-store';
 export { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
 export { TypeormAuditLog } from './typeorm-audit-log';
 export { TypeormWebhookStore } from './typeorm-webhook-store';
+export { TypeormConsoleSignOutStore } from './typeorm-console-sign-out-store';
 export { migrations } from './migrations';
 export { DEFAULT_DATABASE_TIMEOUTS, MIGRATION_TIMEOUTS, type DatabaseTimeouts } from './database-timeouts';
 export { fromPostgresError, fromSqliteError, unavailableReason, type UnavailableReason } from './unavailable';

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { AuthDeps, UnitOfWork } from '@svc/core';
 import { DataSource } from 'typeorm';
 import { Database, type StorageKind } from './database';
+import { TypeormConsoleSignOutStore } from './typeorm-console-sign-out-store';
 import { MIGRATION_TIMEOUTS } from './database-timeouts';
 import { postgresOptions, sqliteOptions, type OpenStorageOptions } from './connection-options';
 
@@ -43,6 +44,8 @@ export type TypeormStorage = StoragePorts &
     auditLog: TypeormAuditLog;
     /** Webhook endpoints, their delivery queue and log. */
     webhooks: TypeormWebhookStore;
+    /** Console sessions signed out before their expiry. */
+    consoleSignOuts: TypeormConsoleSignOutStore;
     /**
      * The underlying DataSource (migrations, tooling, inspection). On SQLite, statements sent
      * through it bypass the write queue below; on PostgreSQL its pool is a small one of its own.
@@ -114,6 +117,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
     oidcArtifacts: new TypeormOidcArtifactStore(db),
     auditLog: new TypeormAuditLog(db),
     webhooks: new TypeormWebhookStore(db),
+    consoleSignOuts: new TypeormConsoleSignOutStore(db),
     ping: async () => {
       await db.query('SELECT 1 AS ok');
     },

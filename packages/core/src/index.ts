@@ -27,6 +27,7 @@ export * from './ports/access-token-codec';
 export * from './ports/rate-limiter';
 export * from './ports/change-feed';
 export * from './ports/unit-of-work';
+export * from './ports/console-sign-out-store';
 export * from './changes/local-change-feed';
 export * from './changes/publishing-stores';
 export * from './use-cases/deps';

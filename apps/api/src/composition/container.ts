@@ -13,6 +13,7 @@ import {
   withChangeNotices,
   type AuthDeps,
   type ChangeFeed,
+  type ConsoleSignOutStore,
   type AuthService,
   type PurgeCounts,
   type RateLimiter,
@@ -51,6 +52,8 @@ export interface Container {
   /** Where admin changes are announced to this instance's caches and the other instances'. */
   changes: ChangeFeed;
   changeFeedKind: ChangeFeedKind;
+  /** Console sessions signed out before their expiry. */
+  consoleSignOuts: ConsoleSignOutStore;
   /** The hosted OIDC provider for Pro projects. */
   oidc: AppOidc;
   /** Runs what magic-link and reset requests do after answering; `close()` waits for it. */
@@ -145,7 +148,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
   const recorder = withRequestContext(createEventRecorder({ ...deps, auditLog: storage.auditLog, webhooks: storage.webhooks, onDeliveries: () => webhookWorker.wake() }));
   deps.events = options.metrics ? countEvents(recorder, options.metrics) : recorder;
   outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
-  const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts });
+  const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts, consoleSignOuts: storage.consoleSignOuts });
   const janitor = new Janitor({
     purge,
     intervalMs: config.purgeIntervalSeconds * 1000,
@@ -158,6 +161,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     auth: createAuthService(deps, { changes: changes.feed }),
     changes: changes.feed,
     changeFeedKind: changes.kind,
+    consoleSignOuts: storage.consoleSignOuts,
     oidc,
     rateLimiter: limits.limiter,
     ready: () => storage.probe(config.readyTimeoutMs),

@@ -28,6 +28,7 @@ const KIND_LABELS: Record<keyof PurgeCounts, string> = {
   knownDevices: 'known_device',
   auditEntries: 'audit_entry',
   webhookMessages: 'webhook_message',
+  consoleSignOuts: 'console_sign_out',
 };
 
 const MINUTE_MS = 60_000;

@@ -1,5 +1,5 @@
 import type { OidcProviderHost } from '@svc/adapters-oidc-provider';
-import type { AuthService, OidcService, RateLimiter } from '@svc/core';
+import type { AuthService, ConsoleSignOutStore, OidcService, RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import type { AfterAnswer } from './after-answer';
 import type { Metrics } from './metrics';
@@ -38,6 +38,8 @@ export interface AppDeps {
   afterAnswer?: AfterAnswer;
   /** The hosted OIDC provider; without it, /api/oidc and `POST /api/auth/oidc/grant` are not mounted. */
   oidc?: AppOidc;
+  /** Console sessions signed out before their expiry (the database's); without it a sign-out only clears the cookie. */
+  consoleSignOuts?: ConsoleSignOutStore;
 }
 
 /** What the mail-sending routes need beyond AppDeps (createApp fills both in). */

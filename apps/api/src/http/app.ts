@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps), emailVerifyRoutes(mailDeps));
   app.use(oauthRoutes(deps));
   app.use(oidcGrantRoutes(deps));
-  const consoleSessions = new ConsoleSessions(deps.config.adminToken);
+  const consoleSessions = new ConsoleSessions(deps.config.adminToken, deps.consoleSignOuts);
   app.use('/admin', adminRoutes(mailDeps, consoleSessions));
   app.use(consoleRoutes(deps, consoleSessions));
   // Unknown paths, and known paths with another method (405 is answered as 404, as the OpenAPI document says).

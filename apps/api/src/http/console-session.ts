@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ConsoleSignOutStore } from '@svc/core';
 import type { Request, Response } from 'express';
 
 /**
@@ -8,15 +9,19 @@ import type { Request, Response } from 'express';
  * made with it must also carry the session's CSRF token in `X-Svc-Csrf`, which only a page of
  * this origin can read (from the sign-in answer or GET /console/api/session).
  *
- * The session is stateless: `v1.<expiry ms>.<nonce>.<mac>`, the MAC keyed by a key derived from
- * the admin token. Changing the admin token ends every console session at once; signing out clears
- * the browser's cookie, and a copied cookie dies at its expiry.
+ * The cookie carries the session: `v1.<expiry ms>.<nonce>.<mac>`, the MAC keyed by a key derived
+ * from the admin token, so no row is written per sign-in. Changing the admin token ends every
+ * console session at once. Signing out clears the browser's cookie and records the session (by
+ * a hash of its nonce) in the ConsoleSignOutStore until its expiry, so a copied cookie dies at
+ * sign-out too, on every instance sharing the database.
  */
 const CONSOLE_COOKIE = 'svc_console';
 export const CSRF_HEADER = 'x-svc-csrf';
 export const CONSOLE_SESSION_SECONDS = 8 * 60 * 60;
 
 export interface ConsoleSession {
+  /** A hash of the cookie's nonce: what a sign-out records. */
+  id: string;
   expiresAt: Date;
   csrfToken: string;
 }
@@ -24,7 +29,11 @@ export interface ConsoleSession {
 export class ConsoleSessions {
   private readonly key: Buffer;
 
-  constructor(adminToken: string) {
+  /** Without `signOuts` (a bare createApp) a sign-out only clears the browser's cookie. */
+  constructor(
+    adminToken: string,
+    private readonly signOuts?: Pick<ConsoleSignOutStore, 'add' | 'has'>,
+  ) {
     this.key = createHmac('sha256', adminToken).update('svc console session v1').digest();
   }
 
@@ -33,18 +42,24 @@ export class ConsoleSessions {
     const expires = now.getTime() + CONSOLE_SESSION_SECONDS * 1000;
     const nonce = randomBytes(18).toString('base64url');
     const body = `v1.${expires}.${nonce}`;
-    return { cookie: `${body}.${this.mac(body)}`, session: { expiresAt: new Date(expires), csrfToken: this.csrf(nonce) } };
+    return { cookie: `${body}.${this.mac(body)}`, session: { id: sessionIdOf(nonce), expiresAt: new Date(expires), csrfToken: this.csrf(nonce) } };
   }
 
-  /** The session of a cookie value: null when forged, malformed or expired at `now`. */
-  read(cookie: string | undefined, now: Date): ConsoleSession | null {
+  /** The session of a cookie value: null when forged, malformed, expired at `now` or signed out. */
+  async read(cookie: string | undefined, now: Date): Promise<ConsoleSession | null> {
     const parts = cookie?.split('.') ?? [];
     if (parts.length !== 4 || parts[0] !== 'v1' || !/^\d{1,15}$/.test(parts[1])) return null;
     const body = parts.slice(0, 3).join('.');
     if (!sameText(parts[3], this.mac(body))) return null;
     const expires = Number(parts[1]);
     if (expires <= now.getTime()) return null;
-    return { expiresAt: new Date(expires), csrfToken: this.csrf(parts[2]) };
+    const session = { id: sessionIdOf(parts[2]), expiresAt: new Date(expires), csrfToken: this.csrf(parts[2]) };
+    return (await this.signOuts?.has(session.id)) ? null : session;
+  }
+
+  /** Ends `session` for good: its cookie, wherever a copy is, is refused from now on. */
+  async end(session: ConsoleSession): Promise<void> {
+    await this.signOuts?.add(session.id, session.expiresAt);
   }
 
   private mac(body: string): string {
@@ -54,6 +69,10 @@ export class ConsoleSessions {
   private csrf(nonce: string): string {
     return createHmac('sha256', this.key).update(`csrf.${nonce}`).digest('base64url');
   }
+}
+
+function sessionIdOf(nonce: string): string {
+  return createHash('sha256').update(nonce).digest('base64url');
 }
 
 /** Constant-time comparison of two texts of any length (both are hashed first). */

@@ -12,6 +12,7 @@ import { EmailVerification1768521700000 } from './1768521700000-email-verificati
 import { SecurityEvents1768608000000 } from './1768608000000-security-events';
 import { Webhooks1768608100000 } from './1768608100000-webhooks';
 import { RefreshReuseNotice1768867200000 } from './1768867200000-refresh-reuse-notice';
+import { ConsoleSignOuts1768867300000 } from './1768867300000-console-sign-outs';
 
 /** Every migration, oldest first. Append new ones; never edit one that has shipped. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   SecurityEvents1768608000000,
   Webhooks1768608100000,
   RefreshReuseNotice1768867200000,
+  ConsoleSignOuts1768867300000,
 ];

@@ -9,6 +9,7 @@ import { InMemoryAuditLog } from './in-memory-audit-log';
 import { InMemoryWebhookStore } from './in-memory-webhook-store';
 import { InMemoryIdentityRepository } from './in-memory-identity-repository';
 import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
+import { InMemoryConsoleSignOutStore } from './in-memory-console-sign-out-store';
 import { InMemoryMailOutbox } from './in-memory-mail-outbox';
 import { InMemoryOAuthProviderStore } from './in-memory-oauth-provider-store';
 import { InMemoryOidcArtifactStore } from './in-memory-oidc-artifact-store';
@@ -38,6 +39,7 @@ function memory(): AllStoragePorts {
     twoFactor: new InMemoryTwoFactorStore(),
     passkeys: new InMemoryPasskeyStore(),
     knownDevices: new InMemoryKnownDeviceStore(),
+    consoleSignOuts: new InMemoryConsoleSignOutStore(),
     oauthProviders: new InMemoryOAuthProviderStore(),
     identities: new InMemoryIdentityRepository(),
     oidcClients: new InMemoryOidcClientStore(),

@@ -29,6 +29,8 @@ export * from './in-memory-two-factor-store';
 export * from './in-memory-passkey-store';
 export * from './in-memory-known-device-store';
 export * from './known-device-store.contract';
+export * from './in-memory-console-sign-out-store';
+export * from './console-sign-out-store.contract';
 export * from './in-memory-audit-log';
 export * from './audit-log.contract';
 export * from './in-memory-webhook-store';

@@ -8,6 +8,8 @@ import type { OneTimeTokenStore } from '../ports/one-time-token-store';
 import type { PasskeyStore } from '../ports/passkey-store';
 import type { TwoFactorStore } from '../ports/two-factor-store';
 import type { AuditLog } from '../ports/audit-log';
+import type { ConsoleSignOutStore } from '../ports/console-sign-out-store';
+import { consoleSignOutStoreContract } from './console-sign-out-store.contract';
 import { apiKeyRepositoryContract } from './api-key-repository.contract';
 import { auditLogContract } from './audit-log.contract';
 import { webhookStoreContract } from './webhook-store.contract';
@@ -41,6 +43,7 @@ export interface AllStoragePorts extends StoragePorts {
   oidcArtifacts: OidcArtifactStore;
   auditLog: AuditLog;
   webhooks: WebhookStore;
+  consoleSignOuts: ConsoleSignOutStore;
 }
 
 /** Opens a fresh storage (every port over one database) for one suite; `close` drops it. */
@@ -66,6 +69,7 @@ export function storageContracts(label: string, factory: AllStorageFactory): voi
   twoFactorStoreContract(label, withPorts);
   passkeyStoreContract(label, withPorts);
   knownDeviceStoreContract(label, withPorts);
+  consoleSignOutStoreContract(label, withPorts);
   oauthStorageContract(label, withPorts);
   oidcClientStoreContract(label, withPorts);
   oidcArtifactStoreContract(label, withPorts);

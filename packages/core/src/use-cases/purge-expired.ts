@@ -1,4 +1,5 @@
 import { knownSince } from '../domain/known-device';
+import type { ConsoleSignOutStore } from '../ports/console-sign-out-store';
 import type { OidcArtifactStore } from '../ports/oidc-artifact-store';
 import type { AuthDeps, OptionalDeps } from './deps';
 
@@ -17,6 +18,8 @@ export interface PurgeCounts {
   auditEntries: number;
   /** Delivered and dead webhook messages (with their delivery log) older than the outbox retention. */
   webhookMessages: number;
+  /** Console sign-outs whose session would have expired by now (0 without the store). */
+  consoleSignOuts: number;
 }
 
 export interface PurgeOptions {
@@ -31,7 +34,10 @@ export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
 /** Stores of capabilities a host left out, and the OIDC provider's (docs/decisions.md#hosted-oidc-provider), are optional: nothing to purge. */
 type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions'> &
-  OptionalDeps<'oneTimeTokens' | 'outbox' | 'knownDevices' | 'auditLog' | 'webhooks'> & { oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'> };
+  OptionalDeps<'oneTimeTokens' | 'outbox' | 'knownDevices' | 'auditLog' | 'webhooks'> & {
+    oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'>;
+    consoleSignOuts?: Pick<ConsoleSignOutStore, 'deleteExpired'>;
+  };
 
 /**
  * Deletes what nobody can use any more, over every tenant: revoked sessions, expired refresh
@@ -44,14 +50,14 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}):
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError('batchSize must be a positive integer');
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - (options.outboxRetentionSeconds ?? DEFAULT_OUTBOX_RETENTION_SECONDS) * 1000);
-  const counts: PurgeCounts = { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0 };
+  const counts: PurgeCounts = { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0, consoleSignOuts: 0 };
   counts.sessions += await inBatches(limit, () => deps.sessions.deleteRevoked(now, limit));
   counts.refreshTokens = await inBatches(limit, async () => {
     const batch = await deps.sessions.deleteExpired(now, limit);
     counts.sessions += batch.sessions;
     return batch.refreshTokens;
   });
-  const { oneTimeTokens, outbox, knownDevices, oidcArtifacts, auditLog, webhooks } = deps;
+  const { oneTimeTokens, outbox, knownDevices, oidcArtifacts, auditLog, webhooks, consoleSignOuts } = deps;
   if (webhooks) counts.webhookMessages = await inBatches(limit, () => webhooks.deleteFinishedBefore(cutoff, limit));
   if (auditLog) counts.auditEntries = await inBatches(limit, () => auditLog.deleteExpired(now, limit));
   if (oneTimeTokens) counts.oneTimeTokens = await inBatches(limit, () => oneTimeTokens.deleteExpired(now, limit));
@@ -59,6 +65,7 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}):
   const unknownFrom = knownSince(now);
   if (knownDevices) counts.knownDevices = await inBatches(limit, () => knownDevices.deleteSeenBefore(unknownFrom, limit));
   if (oidcArtifacts) counts.oidcArtifacts = await inBatches(limit, () => oidcArtifacts.deleteExpired(now, limit));
+  if (consoleSignOuts) counts.consoleSignOuts = await inBatches(limit, () => consoleSignOuts.deleteExpired(now, limit));
   return counts;
 }
 

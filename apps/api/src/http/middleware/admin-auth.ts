@@ -34,14 +34,15 @@ function digest(value: string): Buffer {
  */
 export function requireAdminOrConsole(adminToken: string, sessions: ConsoleSessions): RequestHandler {
   const bearer = requireAdmin(adminToken);
-  return (req, res, next) => {
+  return async (req, res, next) => {
     if (req.get('authorization') !== undefined) return bearer(req, res, next);
-    const session = sessions.read(consoleCookieOf(req), new Date());
+    const session = await sessions.read(consoleCookieOf(req), new Date());
     if (!session) throw new AuthError('unauthorized');
     const presented = req.get(CSRF_HEADER);
     if (presented === undefined || !sameText(presented, session.csrfToken)) {
       throw new AuthError('unauthorized', 'The console session needs its CSRF token (X-Svc-Csrf).');
     }
+    res.locals.consoleSession = session;
     next();
   };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import express, { Router, type RequestHandler } from 'express';
 import { AuthError } from '@svc/core';
 import type { AppDeps } from '../app-deps';
-import { consoleCookieOf, sameText, setConsoleCookie, type ConsoleSessions } from '../console-session';
+import { consoleCookieOf, sameText, setConsoleCookie, type ConsoleSession, type ConsoleSessions } from '../console-session';
 import { ConsoleSignInDto } from '../dto/admin-dtos';
 import { requireAdminOrConsole } from '../middleware/admin-auth';
 import { bodyOf, validateBody } from '../middleware/validate';
@@ -31,12 +31,15 @@ export function consoleRoutes(deps: AppDeps, sessions: ConsoleSessions, assets =
       setConsoleCookie(req, res, cookie);
       res.set('Cache-Control', 'no-store').json({ data: presentSession(session) });
     })
-    .get('/console/api/session', limited(deps, 'admin'), (req, res) => {
-      const session = sessions.read(consoleCookieOf(req), new Date());
+    .get('/console/api/session', limited(deps, 'admin'), async (req, res) => {
+      const session = await sessions.read(consoleCookieOf(req), new Date());
       if (!session) throw new AuthError('unauthorized');
       res.set('Cache-Control', 'no-store').json({ data: presentSession(session) });
     })
-    .delete('/console/api/session', limited(deps, 'admin'), requireAdminOrConsole(deps.config.adminToken, sessions), (req, res) => {
+    .delete('/console/api/session', limited(deps, 'admin'), requireAdminOrConsole(deps.config.adminToken, sessions), async (req, res) => {
+      // Signed in with the admin token instead, there is no session to end.
+      const session = res.locals.consoleSession as ConsoleSession | undefined;
+      if (session) await sessions.end(session);
       setConsoleCookie(req, res, null);
       res.json({ data: { success: true } });
     });
