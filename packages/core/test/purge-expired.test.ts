@@ -2,6 +2,7 @@ import { sha256Hex } from '../src/domain/secrets';
 import { isKnownClient } from '../src/use-cases/known-clients';
 import { purgeExpired } from '../src/use-cases/purge-expired';
 import { InMemoryOidcArtifactStore } from '../src/testing/in-memory-oidc-artifact-store';
+import { InMemoryConsoleSignOutStore } from '../src/testing/in-memory-console-sign-out-store';
 import { PASSWORD, serviceWithProject } from './helpers';
 
 const DAY = 24 * 60 * 60;
@@ -42,7 +43,10 @@ describe('purgeExpired', () => {
     const live = await service.signUp(production, { email: 'bob@example.test', password: PASSWORD });
     await deps.outbox.enqueue(production.scope, mail(5));
 
-    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({
+    const consoleSignOuts = new InMemoryConsoleSignOutStore();
+    for (const id of ['a', 'b', 'c']) await consoleSignOuts.add(id, deps.clock.now());
+    await consoleSignOuts.add('still-valid', new Date(deps.clock.now().getTime() + 1000));
+    expect(await purgeExpired({ ...deps, consoleSignOuts }, { batchSize: 2 })).toEqual({
       refreshTokens: 1,
       sessions: 2,
       oneTimeTokens: 3,
@@ -51,8 +55,10 @@ describe('purgeExpired', () => {
       knownDevices: 0,
       auditEntries: 0,
       webhookMessages: 0,
+      consoleSignOuts: 3,
     });
-    expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({
+    expect(await consoleSignOuts.has('still-valid')).toBe(true);
+    expect(await purgeExpired({ ...deps, consoleSignOuts }, { batchSize: 2 })).toEqual({
       refreshTokens: 0,
       sessions: 0,
       oneTimeTokens: 0,
@@ -61,6 +67,7 @@ describe('purgeExpired', () => {
       knownDevices: 0,
       auditEntries: 0,
       webhookMessages: 0,
+      consoleSignOuts: 0,
     });
     await expect(service.refresh(production, expiring.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
     await expect(service.refresh(production, live.refreshToken)).resolves.toBeDefined();
