@@ -154,6 +154,7 @@ describeWithPostgres('openStorage on PostgreSQL', (url) => {
       expect(tables.map((t) => t.table_name)).toEqual([
         'api_keys',
         'audit_log',
+        'console_sign_outs',
         'known_devices',
         'mail_outbox',
         'migrations',
