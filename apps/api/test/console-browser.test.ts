@@ -402,6 +402,16 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByRole('link', { name: userId }).first().click();
     await page.waitForURL(`${base}/users/${userId}`);
 
+    // The Sandbox's log is its own: no sign-up, but the settings change (settings hold both environments).
+    const sandboxLog = (await adminCall('GET', `/admin/projects/${audited.id}/environments/sandbox/audit-log?limit=200`)).body.data.entries as Json[];
+    expect(sandboxLog[0].type).toBe('project.updated');
+    expect(sandboxLog.map((e) => e.type)).not.toContain('user.created');
+    await page.goto(`${base}/audit-log`);
+    await page.getByText(`${all.length} entries shown.`).waitFor();
+    await page.getByRole('link', { name: 'Sandbox', exact: true }).click();
+    await page.getByText(`${sandboxLog.length} ${sandboxLog.length === 1 ? 'entry' : 'entries'} shown.`).waitFor();
+    expect(await types()).toEqual(sandboxLog.map((e) => e.type));
+
     // At a phone's width: nothing wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/audit-log`);

@@ -3,8 +3,8 @@ import { SECURITY_EVENT_TYPES, type Actor, type SecurityEventType } from '@svc/c
 import { api, type AuditEntry, type AuditQuery, type Environment, type Project } from './api';
 import { Alert, Badge, Card, Field, useAction, useLoad, when } from './ui';
 
-/** The types the audit log holds (a test delivery goes to its endpoint only, never to the log). */
-const LOGGED_TYPES = SECURITY_EVENT_TYPES.filter((type) => type !== 'webhook.test');
+/** The types the audit log holds and webhooks subscribe to (a test delivery is for its endpoint alone, never logged). */
+export const LOGGED_TYPES = SECURITY_EVENT_TYPES.filter((type) => type !== 'webhook.test');
 const PAGE_SIZES = [10, 25, 50, 100];
 
 interface Filters {
@@ -27,16 +27,17 @@ function queryOf(filters: Filters): AuditQuery {
 export function AuditLog({ project, env }: { project: Project; env: Environment }) {
   const [form, setForm] = useState<Filters>(NO_FILTERS);
   const [applied, setApplied] = useState<{ filters: Filters; run: number }>({ filters: NO_FILTERS, run: 0 });
+  const load = (filters: Filters) => setApplied({ filters, run: applied.run + 1 });
   const apply = (filters: Filters) => {
     setForm(filters);
-    setApplied({ filters, run: applied.run + 1 });
+    load(filters);
   };
   const base = `#/projects/${project.id}/${env}`;
   return (
     <Card
       title="Audit log"
       actions={
-        <button class="button" type="button" onClick={() => apply(applied.filters)}>
+        <button class="button" type="button" onClick={() => load(applied.filters)}>
           Refresh
         </button>
       }

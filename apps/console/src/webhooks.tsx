@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { SECURITY_EVENT_TYPES } from '@svc/core/security-event';
 import { api, type Environment, type Project, type WebhookEndpoint, type WebhookMessage } from './api';
+import { LOGGED_TYPES } from './audit-log';
 import { navigate } from './router';
 import { Alert, Badge, Card, CheckField, DataTable, Field, Secret, useAction, useLoad, when } from './ui';
 
@@ -22,7 +22,7 @@ function EventTypePicker({ id, selected, onChange }: { id: string; selected: str
         None checked: every event type, including types added later.
       </p>
       <div class="type-grid">
-        {SECURITY_EVENT_TYPES.map((type) => (
+        {LOGGED_TYPES.map((type) => (
           <CheckField
             key={type}
             id={`${id}-${type.replace(/[._]/g, '-')}`}
@@ -135,8 +135,19 @@ function EndpointView({ project, env, endpointId, base }: { project: Project; en
     return () => clearTimeout(timer);
   }, [messages.data]);
   const endpoint = loaded.data?.endpoint;
-  if (loaded.error) return <Alert>{loaded.error}</Alert>;
-  if (!endpoint) return <p aria-busy="true">Loading…</p>;
+  const back = (
+    <p class="crumbs">
+      <a href={base}>← All endpoints</a>
+    </p>
+  );
+  if (!endpoint) {
+    return (
+      <div class="stack">
+        {back}
+        {loaded.error ? <Alert>{loaded.error}</Alert> : <p aria-busy="true">Loading…</p>}
+      </div>
+    );
+  }
   const act = (done: string | null, work: () => Promise<unknown>) =>
     action.run(async () => {
       setNotice(null);
@@ -147,9 +158,7 @@ function EndpointView({ project, env, endpointId, base }: { project: Project; en
     });
   return (
     <div class="stack">
-      <p class="crumbs">
-        <a href={base}>← All endpoints</a>
-      </p>
+      {back}
       <Card
         title="Webhook endpoint"
         actions={
@@ -208,7 +217,7 @@ function EndpointView({ project, env, endpointId, base }: { project: Project; en
         </dl>
         {secret ? <SecretOnce title="Secret rotated; the previous one keeps signing beside it for 24 hours." secret={secret} /> : null}
         {notice ? <Alert tone="info">{notice}</Alert> : null}
-        {action.error ? <Alert>{action.error}</Alert> : null}
+        {action.error || loaded.error ? <Alert>{action.error ?? loaded.error}</Alert> : null}
         <form
           class="form-grid edit-types"
           aria-label="Edit event types"
