@@ -355,6 +355,10 @@ describeWithChromium('the admin console in Chromium', () => {
     expect(await entries.first().textContent()).toContain(failed[0].clientAddress);
     expect(failed[0].userAgent).toBeTruthy();
     expect(await entries.first().textContent()).toContain(failed[0].userAgent);
+    const keys = (await adminCall('GET', `/admin/projects/${audited.id}/api-keys`)).body.data.apiKeys as Json[];
+    const key = keys.find((k) => k.id === failed[0].actor.apiKeyId)!;
+    expect(audited.key.endsWith(key.suffix)).toBe(true);
+    await entries.first().getByText(`API key …${key.suffix}`).waitFor();
 
     // By user: one user's events, from the entry's own button; the user link opens the user's page.
     const userId = failed[0].userId as string;

@@ -33,6 +33,9 @@ export function AuditLog({ project, env }: { project: Project; env: Environment 
     load(filters);
   };
   const base = `#/projects/${project.id}/${env}`;
+  // API keys are named by their last characters, as on the Keys screen.
+  const keys = useLoad(() => api.listApiKeys(project.id), [project.id]);
+  const keySuffixes = new Map(keys.data?.apiKeys.map((k) => [k.id, k.suffix]));
   return (
     <Card
       title="Audit log"
@@ -87,13 +90,20 @@ export function AuditLog({ project, env }: { project: Project; env: Environment 
           </button>
         </div>
       </form>
-      <Entries key={applied.run} project={project} env={env} filters={applied.filters} base={base} onUser={(userId) => apply({ ...applied.filters, userId })} />
+      <Entries key={applied.run} project={project} env={env} filters={applied.filters} view={{ base, keySuffixes, onUser: (userId) => apply({ ...applied.filters, userId }) }} />
     </Card>
   );
 }
 
+/** How entries link and name things: the environment's route, API key suffixes by id, the user filter. */
+interface EntryView {
+  base: string;
+  keySuffixes: Map<string, string>;
+  onUser(userId: string): void;
+}
+
 /** The first page for `filters`, and older pages appended by "Load older entries". */
-function Entries({ project, env, filters, base, onUser }: { project: Project; env: Environment; filters: Filters; base: string; onUser(userId: string): void }) {
+function Entries({ project, env, filters, view }: { project: Project; env: Environment; filters: Filters; view: EntryView }) {
   const first = useLoad(() => api.auditLog(project.id, env, queryOf(filters)), [project.id, env]);
   const [older, setOlder] = useState<{ entries: AuditEntry[]; nextCursor: string | null } | null>(null);
   const more = useAction();
@@ -108,7 +118,7 @@ function Entries({ project, env, filters, base, onUser }: { project: Project; en
       </p>
       <ol class="audit-list" aria-label="Audit entries, newest first">
         {entries.map((entry) => (
-          <AuditItem key={entry.id} entry={entry} base={base} onUser={onUser} />
+          <AuditItem key={entry.id} entry={entry} view={view} />
         ))}
       </ol>
       {more.error ? <Alert>{more.error}</Alert> : null}
@@ -138,7 +148,8 @@ function Entries({ project, env, filters, base, onUser }: { project: Project; en
 const BAD: readonly string[] = ['user.sign_in_failed', 'refresh_token.reused', 'user.banned', 'user.deleted'];
 const GOOD: readonly string[] = ['user.created', 'user.signed_in', 'email.verified'];
 
-function AuditItem({ entry, base, onUser }: { entry: AuditEntry; base: string; onUser(userId: string): void }) {
+function AuditItem({ entry, view }: { entry: AuditEntry; view: EntryView }) {
+  const { userId } = entry;
   return (
     <li class="audit-entry">
       <div class="audit-head">
@@ -149,18 +160,18 @@ function AuditItem({ entry, base, onUser }: { entry: AuditEntry; base: string; o
         <div>
           <dt>Actor</dt>
           <dd>
-            <ActorView actor={entry.actor} base={base} />
+            <ActorView actor={entry.actor} view={view} />
           </dd>
         </div>
         <div>
           <dt>User</dt>
           <dd>
-            {entry.userId ? (
+            {userId ? (
               <>
-                <a href={`${base}/users/${entry.userId}`}>
-                  <code>{entry.userId}</code>
+                <a href={`${view.base}/users/${userId}`}>
+                  <code>{userId}</code>
                 </a>{' '}
-                <button class="button button-small" type="button" aria-label={`Only this user: ${entry.userId}`} onClick={() => onUser(entry.userId!)}>
+                <button class="button button-small" type="button" aria-label={`Only this user: ${userId}`} onClick={() => view.onUser(userId)}>
                   Only this user
                 </button>
               </>
@@ -190,23 +201,29 @@ function AuditItem({ entry, base, onUser }: { entry: AuditEntry; base: string; o
   );
 }
 
-function ActorView({ actor, base }: { actor: Actor; base: string }) {
+function ActorView({ actor, view }: { actor: Actor; view: EntryView }) {
   switch (actor.type) {
     case 'user':
       return (
         <>
           User{' '}
-          <a href={`${base}/users/${actor.userId}`}>
+          <a href={`${view.base}/users/${actor.userId}`}>
             <code>{actor.userId}</code>
           </a>
         </>
       );
-    case 'api_key':
-      return (
+    case 'api_key': {
+      const suffix = view.keySuffixes.get(actor.apiKeyId);
+      return suffix ? (
+        <>
+          API key <code>…{suffix}</code>
+        </>
+      ) : (
         <>
           API key <code>{actor.apiKeyId}</code>
         </>
       );
+    }
     case 'admin':
       return <>{actor.via === 'console' ? 'Console' : actor.via === 'cli' ? 'CLI' : 'Admin token'}</>;
     default:
