@@ -331,7 +331,9 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByRole('link', { name: 'Audit log' }).click();
     const entries = page.getByRole('list', { name: 'Audit entries, newest first' }).getByRole('listitem');
     const types = () => entries.locator('.badge').allTextContents();
-    await page.getByText(`${all.length} entries shown.`).waitFor();
+    // Exact: "13 entries shown." must not pass for "3 entries shown.".
+    const shown = (n: number) => page.getByText(`${n} ${n === 1 ? 'entry' : 'entries'} shown.`, { exact: true });
+    await shown(all.length).waitFor();
     expect(await types()).toEqual(all.map((e) => e.type));
     await page.getByText('No older entries.').waitFor();
     const newest = entries.first();
@@ -350,7 +352,7 @@ describeWithChromium('the admin console in Chromium', () => {
     // By type: the failed sign-ins alone, each with its client address and user agent.
     await page.getByLabel('Event type').selectOption('user.sign_in_failed');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText('2 entries shown.').waitFor();
+    await shown(2).waitFor();
     expect(await types()).toEqual(['user.sign_in_failed', 'user.sign_in_failed']);
     expect(await entries.first().textContent()).toContain(failed[0].clientAddress);
     expect(failed[0].userAgent).toBeTruthy();
@@ -365,12 +367,12 @@ describeWithChromium('the admin console in Chromium', () => {
     const ofUser = all.filter((e) => e.userId === userId);
     await page.getByLabel('Event type').selectOption('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText(`${all.length} entries shown.`).waitFor();
+    await shown(all.length).waitFor();
     await page
       .getByRole('button', { name: `Only this user: ${userId}` })
       .first()
       .click();
-    await page.getByText(`${ofUser.length} ${ofUser.length === 1 ? 'entry' : 'entries'} shown.`).waitFor();
+    await shown(ofUser.length).waitFor();
     expect(await page.getByLabel('User id').inputValue()).toBe(userId);
     expect(await types()).toEqual(ofUser.map((e) => e.type));
     expect(ofUser.map((e) => e.type)).toEqual(expect.arrayContaining(['user.created', 'user.sign_in_failed']));
@@ -380,24 +382,24 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByRole('alert').getByText('userId must be a user id.').waitFor();
     await page.getByRole('button', { name: 'Clear' }).click();
-    await page.getByText(`${all.length} entries shown.`).waitFor();
+    await shown(all.length).waitFor();
     await page.getByLabel('Until (your local time)').fill(localInput(new Date(Date.parse(all[all.length - 1].at) - 120_000)));
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('No entries match.').waitFor();
     await page.getByLabel('Until (your local time)').fill('');
     await page.getByLabel('From (your local time)').fill(localInput(new Date(Date.parse(all[all.length - 1].at) - 120_000)));
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText(`${all.length} entries shown.`).waitFor();
+    await shown(all.length).waitFor();
 
     // Pages of ten, older ones loaded on demand, together the whole log in order.
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByLabel('Entries per page').selectOption('10');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText('10 entries shown, older ones on request.').waitFor();
+    await page.getByText('10 entries shown, older ones on request.', { exact: true }).waitFor();
     const older = page.getByRole('button', { name: 'Load older entries' });
-    for (let shown = 10; shown < all.length; shown += 10) {
+    for (let count = 10; count < all.length; count += 10) {
       await older.click();
-      await page.getByText(`${Math.min(shown + 10, all.length)} entries shown`).waitFor();
+      await page.getByText(new RegExp(`^${Math.min(count + 10, all.length)} entries shown`)).waitFor();
     }
     await page.getByText('No older entries.').waitFor();
     expect(await older.count()).toBe(0);
@@ -411,15 +413,15 @@ describeWithChromium('the admin console in Chromium', () => {
     expect(sandboxLog[0].type).toBe('project.updated');
     expect(sandboxLog.map((e) => e.type)).not.toContain('user.created');
     await page.goto(`${base}/audit-log`);
-    await page.getByText(`${all.length} entries shown.`).waitFor();
+    await shown(all.length).waitFor();
     await page.getByRole('link', { name: 'Sandbox', exact: true }).click();
-    await page.getByText(`${sandboxLog.length} ${sandboxLog.length === 1 ? 'entry' : 'entries'} shown.`).waitFor();
+    await shown(sandboxLog.length).waitFor();
     expect(await types()).toEqual(sandboxLog.map((e) => e.type));
 
     // At a phone's width: nothing wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/audit-log`);
-    await page.getByText(`${all.length} entries shown.`).waitFor();
+    await shown(all.length).waitFor();
     await entries.first().getByText('Details', { exact: true }).click();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await check(page, '13-audit-log-390px');

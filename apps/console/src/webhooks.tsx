@@ -100,7 +100,7 @@ function EndpointList({ project, env, base }: { project: Project; env: Environme
           });
         }}
       >
-        <Field id="hook-url" label="Endpoint URL" hint="https:// (or http://) on a public address; loopback and private addresses are refused unless the service allows them.">
+        <Field id="hook-url" label="Endpoint URL" hint="https:// (or http://). Deliveries to loopback and private addresses are refused unless the service allows them (SVC_WEBHOOKS_ALLOW_PRIVATE).">
           <input id="hook-url" type="url" required placeholder="https://example.com/webhooks/svc" aria-describedby="hook-url-hint" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
         </Field>
         <div class="form-actions">
@@ -117,8 +117,11 @@ function EndpointList({ project, env, base }: { project: Project; env: Environme
   );
 }
 
-/** Whether a message may change soon on its own (being sent, or due within the next minute). */
-const inFlight = (m: WebhookMessage) => m.status === 'sending' || (m.status === 'pending' && Date.parse(m.nextAttemptAt) - Date.now() < 60_000);
+/**
+ * Whether a message may change soon on its own: being sent, or due within a minute either way
+ * (so a log whose worker is not running stops asking after a minute).
+ */
+const inFlight = (m: WebhookMessage) => m.status === 'sending' || (m.status === 'pending' && Math.abs(Date.parse(m.nextAttemptAt) - Date.now()) < 60_000);
 
 function EndpointView({ project, env, endpointId, base }: { project: Project; env: Environment; endpointId: string; base: string }) {
   const loaded = useLoad(() => api.getWebhook(project.id, env, endpointId), [project.id, env, endpointId]);
