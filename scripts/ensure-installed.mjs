@@ -35,9 +35,9 @@ const consoleRoot = join(root, 'apps', 'console');
 const consoleBundle = join(root, 'apps', 'api', 'console', 'console.js');
 const newestSource = () => {
   const sources = readdirSync(join(consoleRoot, 'src')).map((name) => statSync(join(consoleRoot, 'src', name)).mtimeMs);
-  // The mail preview bundles core's template renderer (apps/console/build.mjs, `alias`).
-  const renderer = join(root, 'packages', 'core', 'src', 'domain', 'email-templates.ts');
-  return Math.max(...sources, statSync(join(consoleRoot, 'build.mjs')).mtimeMs, statSync(renderer).mtimeMs);
+  // The console bundles two files of core (apps/console/build.mjs, `alias`).
+  const fromCore = ['email-templates.ts', 'security-event.ts'].map((name) => statSync(join(root, 'packages', 'core', 'src', 'domain', name)).mtimeMs);
+  return Math.max(...sources, statSync(join(consoleRoot, 'build.mjs')).mtimeMs, ...fromCore);
 };
 if (existsSync(consoleRoot) && (!existsSync(consoleBundle) || statSync(consoleBundle).mtimeMs < newestSource())) {
   console.log('[svc] building the admin console ...');

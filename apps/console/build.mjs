@@ -17,9 +17,13 @@ await build({
   target: ['es2022'],
   jsx: 'automatic',
   jsxImportSource: 'preact',
-  // The mail preview renders with core's own renderer: that one file (pure, no Node built-ins),
-  // not the whole core, which uses node:crypto elsewhere.
-  alias: { '@svc/core/email-templates': join(root, '..', '..', 'packages', 'core', 'src', 'domain', 'email-templates.ts') },
+  // The mail preview renders with core's own renderer, and the audit log and webhook screens list
+  // core's event types: those files alone (pure, no Node built-ins), not the whole core, which
+  // uses node:crypto elsewhere.
+  alias: {
+    '@svc/core/email-templates': join(root, '..', '..', 'packages', 'core', 'src', 'domain', 'email-templates.ts'),
+    '@svc/core/security-event': join(root, '..', '..', 'packages', 'core', 'src', 'domain', 'security-event.ts'),
+  },
   minify: true,
   sourcemap: true,
   legalComments: 'linked',

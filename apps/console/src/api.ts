@@ -1,3 +1,5 @@
+import type { Actor, SecurityEventType } from '@svc/core/security-event';
+
 /**
  * The console's only way to the server: same-origin fetches of the admin API with the session
  * cookie (sent by the browser, never readable here) and the CSRF token, kept in memory only.
@@ -142,8 +144,65 @@ export interface OidcClientView {
   createdAt: string;
 }
 
+export interface AuditEntry {
+  id: string;
+  type: SecurityEventType;
+  at: string;
+  userId: string | null;
+  actor: Actor;
+  clientAddress: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface AuditQuery {
+  type?: SecurityEventType;
+  userId?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  /** Empty = every event type. */
+  eventTypes: string[];
+  enabled: boolean;
+  disabledReason: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookMessage {
+  id: string;
+  webhookId: string;
+  endpointId: string;
+  eventType: string;
+  status: 'pending' | 'sending' | 'delivered' | 'dead';
+  attempts: number;
+  nextAttemptAt: string;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  payload: unknown;
+}
+
+export interface WebhookAttempt {
+  attempt: number;
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
 const projectPath = (id: string) => `/admin/projects/${encodeURIComponent(id)}`;
 const usersPath = (id: string, env: Environment) => `${projectPath(id)}/environments/${env}/users`;
+const hooksPath = (id: string, env: Environment) => `${projectPath(id)}/environments/${env}/webhooks`;
 
 export const api = {
   listProjects: (query: { q?: string; cursor?: string }) => call<{ projects: Project[]; nextCursor: string | null }>('GET', `/admin/projects${q({ ...query, limit: 20 })}`),
@@ -175,4 +234,18 @@ export const api = {
   deleteOidcClient: (id: string, clientId: string) => call('DELETE', `${projectPath(id)}/oidc-clients/${encodeURIComponent(clientId)}`),
   sandboxMail: (id: string, email: string) => call<{ mails: Mail[] }>('GET', `${projectPath(id)}/environments/sandbox/outbox${q({ email, limit: 50 })}`),
   deadMail: (id: string) => call<{ mails: Mail[] }>('GET', `${projectPath(id)}/outbox/dead`),
+  auditLog: (id: string, env: Environment, query: AuditQuery) =>
+    call<{ entries: AuditEntry[]; nextCursor: string | null }>('GET', `${projectPath(id)}/environments/${env}/audit-log${q({ ...query })}`),
+  listWebhooks: (id: string, env: Environment) => call<{ endpoints: WebhookEndpoint[] }>('GET', hooksPath(id, env)),
+  createWebhook: (id: string, env: Environment, body: { url: string; eventTypes: string[] }) => call<{ endpoint: WebhookEndpoint; secret: string }>('POST', hooksPath(id, env), body),
+  getWebhook: (id: string, env: Environment, hookId: string) => call<{ endpoint: WebhookEndpoint }>('GET', `${hooksPath(id, env)}/${hookId}`),
+  updateWebhook: (id: string, env: Environment, hookId: string, body: { eventTypes?: string[]; enabled?: boolean }) =>
+    call<{ endpoint: WebhookEndpoint }>('PATCH', `${hooksPath(id, env)}/${hookId}`, body),
+  deleteWebhook: (id: string, env: Environment, hookId: string) => call('DELETE', `${hooksPath(id, env)}/${hookId}`),
+  rotateWebhookSecret: (id: string, env: Environment, hookId: string) => call<{ secret: string }>('POST', `${hooksPath(id, env)}/${hookId}/rotate-secret`),
+  testWebhook: (id: string, env: Environment, hookId: string) => call<{ message: WebhookMessage }>('POST', `${hooksPath(id, env)}/${hookId}/test`),
+  webhookMessages: (id: string, env: Environment, hookId: string) => call<{ messages: WebhookMessage[] }>('GET', `${hooksPath(id, env)}/${hookId}/messages${q({ limit: 50 })}`),
+  webhookMessage: (id: string, env: Environment, messageId: string) => call<{ message: WebhookMessage; attempts: WebhookAttempt[] }>('GET', `${hooksPath(id, env)}/messages/${messageId}`),
+  redeliverMessage: (id: string, env: Environment, messageId: string) => call('POST', `${hooksPath(id, env)}/messages/${messageId}/redeliver`),
+  redeliverRange: (id: string, env: Environment, hookId: string, range: { from: string; to: string }) => call<{ requeued: number }>('POST', `${hooksPath(id, env)}/${hookId}/redeliver`, range),
 };

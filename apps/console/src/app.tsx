@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, resume, signIn, signOut, whenSignedOut, type Environment, type Project } from './api';
+import { AuditLog } from './audit-log';
 import { EmailTemplatesCard } from './email-templates';
 import { Inbox } from './inbox';
 import { Overview } from './overview';
@@ -10,6 +11,7 @@ import { navigate, useRoute } from './router';
 import { SignInMethods } from './sign-in-methods';
 import { Alert, useAction, useLoad } from './ui';
 import { UserDetailView, UserList } from './users';
+import { Webhooks } from './webhooks';
 
 function SignIn({ onSignedIn }: { onSignedIn(): void }) {
   const [token, setToken] = useState('');
@@ -54,6 +56,8 @@ const TABS = [
   ['keys', 'Keys'],
   ['sign-in', 'Sign-in methods'],
   ['inbox', 'Sandbox inbox'],
+  ['audit-log', 'Audit log'],
+  ['webhooks', 'Webhooks'],
 ] as const;
 
 function ProjectScreen({ projectId, env, tab, rest }: { projectId: string; env: Environment; tab: string; rest: string[] }) {
@@ -99,6 +103,8 @@ function ProjectScreen({ projectId, env, tab, rest }: { projectId: string; env: 
       {tab === 'keys' ? <ApiKeys project={project} env={env} /> : null}
       {tab === 'sign-in' ? <SignInMethods project={project} env={env} /> : null}
       {tab === 'inbox' ? <Inbox project={project} /> : null}
+      {tab === 'audit-log' ? <AuditLog key={env} project={project} env={env} /> : null}
+      {tab === 'webhooks' ? <Webhooks project={project} env={env} endpointId={rest[0]} /> : null}
     </div>
   );
 }
