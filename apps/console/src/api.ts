@@ -99,7 +99,7 @@ export interface UserDetail extends AdminUser {
   totpEnabled: boolean;
   passkeys: { id: string; name: string; createdAt: string; lastUsedAt: string | null }[];
   identities: { provider: string; subject: string; email: string | null; createdAt: string }[];
-  sessions: { id: string; createdAt: string; lastUsedAt: string; revokedAt: string | null; active: boolean }[];
+  sessions: { id: string; createdAt: string; lastUsedAt: string; revokedAt: string | null; active: boolean; address: string | null; userAgent: string | null }[];
 }
 
 export interface ApiKey {
