@@ -70,6 +70,22 @@ describe('pnpm svc', () => {
     expect(JSON.parse(cli.err.pop()!).error).toBe('validation_error');
   });
 
+  it('stats: sign-ins, sign-ups, refused sign-ins and rate-limited requests per day', async () => {
+    const cli = harness();
+    await cli.run('project:create', '--name', 'Counted');
+    const { project, apiKeys } = cli.json();
+    const key = await cli.auth.resolveApiKey(apiKeys.production);
+    await cli.auth.signUp(key, { email: 'ada@example.com', password: 'long enough' });
+    await cli.auth.logIn(key, { email: 'ada@example.com', password: 'long enough' });
+    expect(await cli.run('stats', project.id, 'production', '--days', '2')).toBe(0);
+    const today = { day: '2026-01-01', signIns: 1, signUps: 1, signInFailures: 0, rateLimited: 0 };
+    expect(cli.json()).toEqual({ days: [{ ...today, day: '2025-12-31', signIns: 0, signUps: 0 }, today], totals: { signIns: 1, signUps: 1, signInFailures: 0, rateLimited: 0 } });
+    expect(await cli.run('stats', project.id, 'production')).toBe(0);
+    expect(cli.json().days).toHaveLength(14);
+    expect(await cli.run('stats', project.id, 'production', '--days', '91')).toBe(1);
+    expect(JSON.parse(cli.err.pop()!)).toEqual({ error: 'validation_error', message: 'days must be an integer from 1 to 90.' });
+  });
+
   it('users:list, users:ban, users:unban, users:delete', async () => {
     const cli = harness();
     await cli.run('project:create', '--name', 'P');

@@ -142,6 +142,20 @@ export interface OidcClientView {
   createdAt: string;
 }
 
+/** One UTC day of an environment's activity (GET .../stats). */
+export interface ActivityDay {
+  day: string;
+  signIns: number;
+  signUps: number;
+  signInFailures: number;
+  rateLimited: number;
+}
+
+export interface ActivityStats {
+  days: ActivityDay[];
+  totals: Omit<ActivityDay, 'day'>;
+}
+
 const projectPath = (id: string) => `/admin/projects/${encodeURIComponent(id)}`;
 const usersPath = (id: string, env: Environment) => `${projectPath(id)}/environments/${env}/users`;
 
@@ -156,6 +170,7 @@ export const api = {
   revokeApiKey: (id: string, keyId: string) => call('DELETE', `${projectPath(id)}/api-keys/${keyId}`),
   publicKey: (id: string, env: Environment) => call<{ kid: string; publicKey: string }>('GET', `${projectPath(id)}/environments/${env}/public-key`),
   rotateSigningKey: (id: string, env: Environment) => call<{ kid: string }>('POST', `${projectPath(id)}/environments/${env}/signing-keys/rotate`),
+  activityStats: (id: string, env: Environment, days: number) => call<ActivityStats>('GET', `${projectPath(id)}/environments/${env}/stats${q({ days })}`),
   listUsers: (id: string, env: Environment, query: { q?: string; cursor?: string; limit?: number }) =>
     call<{ users: AdminUser[]; nextCursor: string | null; total: number }>('GET', `${usersPath(id, env)}${q(query)}`),
   createUser: (id: string, env: Environment, body: Record<string, unknown>) => call<{ user: AdminUser }>('POST', usersPath(id, env), body),

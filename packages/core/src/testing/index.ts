@@ -31,6 +31,8 @@ export * from './in-memory-known-device-store';
 export * from './known-device-store.contract';
 export * from './in-memory-audit-log';
 export * from './audit-log.contract';
+export * from './in-memory-rate-limit-stats';
+export * from './rate-limit-stats.contract';
 export * from './in-memory-webhook-store';
 export * from './webhook-store.contract';
 export * from './two-factor-store.contract';

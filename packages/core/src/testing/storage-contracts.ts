@@ -8,6 +8,8 @@ import type { OneTimeTokenStore } from '../ports/one-time-token-store';
 import type { PasskeyStore } from '../ports/passkey-store';
 import type { TwoFactorStore } from '../ports/two-factor-store';
 import type { AuditLog } from '../ports/audit-log';
+import type { RateLimitStats } from '../ports/rate-limit-stats';
+import { rateLimitStatsContract } from './rate-limit-stats.contract';
 import { apiKeyRepositoryContract } from './api-key-repository.contract';
 import { auditLogContract } from './audit-log.contract';
 import { webhookStoreContract } from './webhook-store.contract';
@@ -40,6 +42,7 @@ export interface AllStoragePorts extends StoragePorts {
   oidcClients: OidcClientStore;
   oidcArtifacts: OidcArtifactStore;
   auditLog: AuditLog;
+  rateLimitStats: RateLimitStats;
   webhooks: WebhookStore;
 }
 
@@ -70,5 +73,6 @@ export function storageContracts(label: string, factory: AllStorageFactory): voi
   oidcClientStoreContract(label, withPorts);
   oidcArtifactStoreContract(label, withPorts);
   auditLogContract(label, withPorts);
+  rateLimitStatsContract(label, withPorts);
   webhookStoreContract(label, withPorts);
 }
