@@ -169,9 +169,13 @@ describe('pnpm svc', () => {
       const out: string[] = [];
       const run = () => runCli(['purge'], { stdout: (t) => out.push(t), stderr: (t) => out.push(t) }, () => buildContainer(config));
       expect(await run()).toBe(0);
-      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1, knownDevices: 1, auditEntries: 0, webhookMessages: 0 } });
+      expect(JSON.parse(out.pop()!)).toEqual({
+        purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1, knownDevices: 1, auditEntries: 0, webhookMessages: 0, rateLimitedHours: 0 },
+      });
       expect(await run()).toBe(0);
-      expect(JSON.parse(out.pop()!)).toEqual({ purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0 } });
+      expect(JSON.parse(out.pop()!)).toEqual({
+        purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0, rateLimitedHours: 0 },
+      });
       const storage = await openStorage(storageOptionsOf(config));
       try {
         expect(await storage.sessions.isActive(ids.scope, ids.liveSession)).toBe(true);

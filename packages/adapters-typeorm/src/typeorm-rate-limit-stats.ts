@@ -31,4 +31,17 @@ export class TypeormRateLimitStats implements RateLimitStats {
     );
     return rows.map((row) => ({ hour: readDate(row.hour), count: readCount(row.refused) }));
   }
+
+  /** One bounded statement per batch; the key is the (project_id, environment, hour) row value. */
+  async deleteBefore(before: Date, limit: number): Promise<number> {
+    assertDate(before, 'before');
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
+    const rows = await this.db.query(
+      `DELETE FROM rate_limited_hours WHERE (project_id, environment, hour) IN
+         (SELECT project_id, environment, hour FROM rate_limited_hours WHERE hour < $1 LIMIT $2)
+       RETURNING hour`,
+      [dateParam(before), limit],
+    );
+    return rows.length;
+  }
 }

@@ -39,7 +39,7 @@ describe('RateLimitedTally', () => {
     const clock = new FixedClock('2026-03-10T13:59:00.000Z');
     const writes: number[] = [];
     const memory = new InMemoryRateLimitStats();
-    const store: RateLimitStats = {
+    const store: Pick<RateLimitStats, 'add' | 'listHours'> = {
       add: async (s, hour, count) => {
         writes.push(count);
         await memory.add(s, hour, count);
@@ -65,7 +65,7 @@ describe('RateLimitedTally', () => {
   it('keeps what the store refused for the next flush', async () => {
     const memory = new InMemoryRateLimitStats();
     let down = true;
-    const store: RateLimitStats = {
+    const store: Pick<RateLimitStats, 'add' | 'listHours'> = {
       add: async (s, hour, count) => {
         if (down) throw new Error('database down');
         await memory.add(s, hour, count);
@@ -109,5 +109,11 @@ describe('activityStats', () => {
     expect((await service.admin.activityStats({ ...key.scope, environment: 'sandbox' }, {})).totals).toEqual({ signIns: 0, signUps: 0, signInFailures: 0, rateLimited: 0 });
     expect((await service.admin.activityStats(key.scope, {})).days).toHaveLength(14);
     await expect(service.admin.activityStats(key.scope, { days: 91 })).rejects.toMatchObject({ code: 'validation_error', message: 'days must be an integer from 1 to 90.' });
+
+    // The janitor deletes the hours no period reaches: older than the 90 days ending today.
+    await deps.rateLimitStats.add(key.scope, new Date('2025-12-11T00:00:00.000Z'), 1); // the oldest day of a 90-day period
+    await deps.rateLimitStats.add(key.scope, new Date('2025-12-10T23:00:00.000Z'), 1);
+    expect((await service.admin.purgeExpired()).rateLimitedHours).toBe(1);
+    expect((await service.admin.activityStats(key.scope, { days: 90 })).totals.rateLimited).toBe(5 + 7 + 1);
   });
 });

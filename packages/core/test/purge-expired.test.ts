@@ -51,6 +51,7 @@ describe('purgeExpired', () => {
       knownDevices: 0,
       auditEntries: 0,
       webhookMessages: 0,
+      rateLimitedHours: 0,
     });
     expect(await purgeExpired(deps, { batchSize: 2 })).toEqual({
       refreshTokens: 0,
@@ -61,6 +62,7 @@ describe('purgeExpired', () => {
       knownDevices: 0,
       auditEntries: 0,
       webhookMessages: 0,
+      rateLimitedHours: 0,
     });
     await expect(service.refresh(production, expiring.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
     await expect(service.refresh(production, live.refreshToken)).resolves.toBeDefined();

@@ -51,7 +51,7 @@ Commands:
                        tokens, expired one-time tokens, sent and dead mails older than 7 days,
                        expired OIDC provider artifacts, known devices unseen for 90 days, audit
                        entries past their project's retention, finished webhook messages older
-                       than 7 days), as
+                       than 7 days, hourly rate-limited counts older than 90 days), as
                        the API's janitor does every
                        SVC_PURGE_INTERVAL_SECONDS; prints the counts
   help

@@ -28,6 +28,7 @@ const KIND_LABELS: Record<keyof PurgeCounts, string> = {
   knownDevices: 'known_device',
   auditEntries: 'audit_entry',
   webhookMessages: 'webhook_message',
+  rateLimitedHours: 'rate_limited_hour',
 };
 
 const MINUTE_MS = 60_000;

@@ -54,6 +54,14 @@ export function statsPeriod(now: Date, days: number): { from: Date; to: Date; da
 }
 
 /**
+ * Hours of rate-limited counts older than this are deleted by the janitor: no period a caller may
+ * ask for ({@link MAX_STATS_DAYS} days ending today) reaches them.
+ */
+export function rateLimitedRetentionStart(now: Date): Date {
+  return statsPeriod(now, MAX_STATS_DAYS).from;
+}
+
+/**
  * The bucket a rate-limited request is counted in: the start of its UTC hour. An hour is fine
  * enough for a chart and coarse enough that a flood of refusals stays a handful of rows.
  */

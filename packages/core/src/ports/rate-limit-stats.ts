@@ -20,4 +20,6 @@ export interface RateLimitStats {
   add(scope: TenantScope, hour: Date, count: number): Promise<void>;
   /** The scope's hours with refusals and `from <= hour < to`, oldest first. */
   listHours(scope: TenantScope, range: { from: Date; to: Date }): Promise<RateLimitedHour[]>;
+  /** Housekeeping over every tenant: deletes up to `limit` hours that start before `before`; answers how many. */
+  deleteBefore(before: Date, limit: number): Promise<number>;
 }

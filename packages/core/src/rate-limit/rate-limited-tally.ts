@@ -18,7 +18,7 @@ interface Pending {
 export class RateLimitedTally {
   private pending = new Map<string, Pending>();
 
-  constructor(private readonly deps: { store: RateLimitStats; clock: Clock }) {}
+  constructor(private readonly deps: { store: Pick<RateLimitStats, 'add'>; clock: Clock }) {}
 
   /** One refused request of `scope`, now. Synchronous: the refusal waits for nothing. */
   note(scope: TenantScope): void {

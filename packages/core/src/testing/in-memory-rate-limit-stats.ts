@@ -3,7 +3,7 @@ import type { RateLimitedHour, RateLimitStats } from '../ports/rate-limit-stats'
 
 /** Reference RateLimitStats in process memory: one count per scope and hour. */
 export class InMemoryRateLimitStats implements RateLimitStats {
-  private readonly hours: { scope: TenantScope; hour: Date; count: number }[] = [];
+  private hours: { scope: TenantScope; hour: Date; count: number }[] = [];
 
   async add(scope: TenantScope, hour: Date, count: number): Promise<void> {
     if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a positive integer');
@@ -17,5 +17,11 @@ export class InMemoryRateLimitStats implements RateLimitStats {
       .filter((h) => sameScope(h.scope, scope) && h.hour >= range.from && h.hour < range.to)
       .sort((a, b) => a.hour.getTime() - b.hour.getTime())
       .map((h) => ({ hour: new Date(h.hour), count: h.count }));
+  }
+
+  async deleteBefore(before: Date, limit: number): Promise<number> {
+    const doomed = new Set(this.hours.filter((h) => h.hour < before).slice(0, limit));
+    this.hours = this.hours.filter((h) => !doomed.has(h));
+    return doomed.size;
   }
 }

@@ -49,6 +49,15 @@ export function rateLimitStatsContract(label: string, factory: RateLimitStatsFac
       expect(await stats().listHours({ ...scope, projectId: 'not-a-uuid' }, { from: hours(-5), to: hours(5) })).toEqual([]);
     });
 
+    it('purges hours before a cutoff across tenants, in bounded batches', async () => {
+      const [a, b] = [await seedScope(subject.ports), await seedScope(subject.ports)];
+      for (const scope of [a, b]) for (const n of [-3, -2, 0]) await stats().add(scope, hours(n), 1);
+      let deleted = 0;
+      for (let n = await stats().deleteBefore(hours(-1), 3); n > 0; n = await stats().deleteBefore(hours(-1), 3)) deleted += n;
+      expect(deleted).toBeGreaterThanOrEqual(4);
+      for (const scope of [a, b]) expect(await stats().listHours(scope, { from: hours(-5), to: hours(5) })).toEqual([{ hour: hours(0), count: 1 }]);
+    });
+
     it('refuses a count that is not a positive integer', async () => {
       const scope = await seedScope(subject.ports);
       for (const count of [0, -1, 1.5]) await expect(stats().add(scope, hours(0), count)).rejects.toThrow();
