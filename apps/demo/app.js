@@ -277,6 +277,69 @@ on('[data-action="resend-verification"]', 'click', async (event) => {
   });
 });
 
+/** A mail request (magic link, reset): the same answer whether or not the address has an account. */
+async function requestMail(form, sentTo, send) {
+  if (!validate(form, ['email'])) return;
+  const email = form.elements.namedItem('email').value.trim();
+  await busy(form.querySelector('[type="submit"]'), 'Sending…', async () => {
+    try {
+      await send(email);
+      form.reset();
+      $('[data-field="checkEmail"]').textContent = sentTo(email);
+      notify('');
+      showView('check-email');
+    } catch (error) {
+      showFailure(form, error);
+    }
+  });
+}
+
+on('[data-form="magic-link-request"]', 'submit', async (event) => {
+  event.preventDefault();
+  await requestMail(
+    event.currentTarget,
+    (email) => `We sent a sign-in link to ${email}.`,
+    (email) => client.magicLink({ email }),
+  );
+});
+
+on('[data-form="reset-request"]', 'submit', async (event) => {
+  event.preventDefault();
+  await requestMail(
+    event.currentTarget,
+    (email) => `If ${email} belongs to an account, a link to choose a new password is on its way.`,
+    (email) => client.passwordReset(email),
+  );
+});
+
+/** The token of the reset link this page was opened with, kept until the new password is set. */
+let resetToken = null;
+
+on('[data-form="reset-password"]', 'submit', async (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  if (!validate(form, ['email', 'newPassword'])) return;
+  const email = form.elements.namedItem('email').value.trim();
+  const newPassword = form.elements.namedItem('newPassword').value;
+  await busy(form.querySelector('[type="submit"]'), 'Saving…', async () => {
+    try {
+      await client.passwordUpdate({ token: resetToken ?? '', newPassword });
+    } catch (error) {
+      if (error.code === 'validation_error' && /newPassword/.test(error.message)) return fieldError(form, 'newPassword', error.message.replace('newPassword', 'The new password'));
+      return showFailure(form, error);
+    }
+    resetToken = null;
+    form.reset();
+    try {
+      await afterFirstFactor(await client.login({ email, password: newPassword }), 'Your password has been changed. Welcome back.');
+    } catch (error) {
+      // The token was good, so the password is set; only the address can have been mistyped.
+      showView('sign-in');
+      notify(`Your password has been changed. ${describeError(error)}`, 'error');
+    }
+  });
+});
+
 on('[data-go]', 'click', (event) => {
   event.preventDefault();
   notify('');
@@ -314,11 +377,51 @@ async function handleVerificationLink() {
   return true;
 }
 
+/** The magic link this page was opened with, redeemed when the user presses Continue. */
+let magicLink = null;
+
+on('[data-action="use-magic-link"]', 'click', async (event) => {
+  const button = event.currentTarget;
+  await busy(button, 'Signing in…', async () => {
+    try {
+      const result = await client.verifyMagicLink(magicLink ?? { token: '', project: '' });
+      magicLink = null;
+      await afterFirstFactor(result, 'Signed in with your email link.');
+    } catch (error) {
+      magicLink = null;
+      showView('sign-in');
+      notify(describeError(error), 'error');
+    }
+  });
+});
+
+/**
+ * Opened from a magic-link or reset mail: `?token=ml_...&project=...` or `?token=pr_...` (the
+ * project's magicLinkUrl and passwordResetUrl are this page; the token's marker says which mail).
+ * The token leaves the address bar at once. Nothing is redeemed on load: a mail scanner that opens
+ * the link must not use it up (docs/integration.md), so the user presses Continue (magic link) or
+ * sets the new password (reset).
+ */
+function handleMailLink() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get('token') ?? '';
+  if (!token.startsWith('ml_') && !token.startsWith('pr_')) return false;
+  history.replaceState(null, '', location.pathname);
+  if (token.startsWith('pr_')) {
+    resetToken = token;
+    showView('reset-password');
+  } else {
+    magicLink = { token, project: params.get('project') ?? '' };
+    showView('magic-link');
+  }
+  return true;
+}
+
 async function start() {
   for (const button of $$('[data-action="oauth"]')) button.hidden = !config.oauthProviders.includes(button.dataset.provider);
   for (const name of $$('[data-app-name]')) name.textContent = config.appName;
   try {
-    if (!(await handleVerificationLink()) && !(await handleOAuthReturn())) await enterAccount();
+    if (!(await handleVerificationLink()) && !handleMailLink() && !(await handleOAuthReturn())) await enterAccount();
   } catch (error) {
     showView('sign-in');
     notify(describeError(error), 'error');

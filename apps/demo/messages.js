@@ -15,6 +15,9 @@ const BY_CODE = {
   upstream_unavailable: 'The sign-in service is unavailable right now. Try again in a moment.',
   network_error: 'Can’t reach the server. Check your connection and try again.',
   invalid_verification: 'That link or code didn’t work. Ask for a new one.',
+  invalid_magic_link: 'That sign-in link didn’t work: it was used already, has expired, or a newer one replaced it. Ask for a new one.',
+  invalid_reset_token: 'That reset link didn’t work: it was used already, has expired, or a newer one replaced it. Ask for a new one.',
+  user_not_found: 'That account no longer exists.',
   email_not_verified: 'Confirm your email address first: open the link or enter the code we sent you.',
   reauthentication_required: 'For your security, enter your password again to do this.',
 };
@@ -43,7 +46,7 @@ function formatWait(seconds) {
 export function fieldProblem(input) {
   const value = input.value.trim();
   if (input.required && value === '') {
-    return input.type === 'email' ? 'Enter your email address.' : input.name === 'code' ? 'Enter the code.' : 'Enter your password.';
+    return input.type === 'email' ? 'Enter your email address.' : input.name === 'code' ? 'Enter the code.' : input.name === 'newPassword' ? 'Enter a new password.' : 'Enter your password.';
   }
   if (input.type === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) return 'Enter an email address like name@company.com.';
   if (input.minLength > 0 && input.value.length < input.minLength) return `Use at least ${input.minLength} characters.`;

@@ -9,7 +9,16 @@ export function showView(name) {
   for (const view of $$('[data-view]')) view.hidden = view.dataset.view !== name;
   const signedIn = name === 'account';
   for (const element of $$('[data-when="signed-in"]')) element.hidden = !signedIn;
-  document.title = `Fieldnotes · ${{ account: 'Your account', 'sign-up': 'Create account', totp: 'Verify', loading: 'Loading' }[name] ?? 'Sign in'}`;
+  const titles = {
+    account: 'Your account',
+    'sign-up': 'Create account',
+    totp: 'Verify',
+    loading: 'Loading',
+    'reset-request': 'Reset password',
+    'reset-password': 'New password',
+    'check-email': 'Check your email',
+  };
+  document.title = `Fieldnotes · ${titles[name] ?? 'Sign in'}`;
   const first = $(`[data-view="${name}"] input`);
   if (first && name !== 'account') first.focus();
 }

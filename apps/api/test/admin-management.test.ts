@@ -29,8 +29,8 @@ function managementSuite(label: string, open: Open | ((url: string) => Open), de
       const res = await post('/admin/projects', { name }).expect(201);
       return { id: res.body.data.project.id as string, live: res.body.data.apiKeys.production as string };
     }
-    async function signUp(key: string, email: string) {
-      const res = await request(app).post('/api/auth/signup').set('X-API-Key', key).send({ email, password: 'correct horse battery' }).expect(201);
+    async function signUp(key: string, email: string, headers: Record<string, string> = {}) {
+      const res = await request(app).post('/api/auth/signup').set('X-API-Key', key).set(headers).send({ email, password: 'correct horse battery' }).expect(201);
       return res.body.data as { user: { id: string }; accessToken: string; refreshToken: string };
     }
 
@@ -93,7 +93,8 @@ function managementSuite(label: string, open: Open | ((url: string) => Open), de
 
     it('shows one user with sessions, changes role, meta and verification, and the role reaches the next token', async () => {
       const { id, live } = await project('Detail');
-      const signed = await signUp(live, 'grace@example.test');
+      const userAgent = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+      const signed = await signUp(live, 'grace@example.test', { 'User-Agent': userAgent, 'X-Svc-Client-Ip': '198.51.100.23' });
       await signUp(live, 'other@example.test');
       const path = `/admin/projects/${id}/environments/production/users/${signed.user.id}`;
       const detail = (await get(path).expect(200)).body.data.user;
@@ -109,7 +110,7 @@ function managementSuite(label: string, open: Open | ((url: string) => Open), de
         identities: [],
       });
       expect(detail.sessions).toHaveLength(1);
-      expect(detail.sessions[0]).toMatchObject({ active: true, revokedAt: null });
+      expect(detail.sessions[0]).toMatchObject({ active: true, revokedAt: null, address: '198.51.100.23', userAgent });
       expect(detail).not.toHaveProperty('passwordHash');
 
       const changed = await patch(path, { role: 'editor', meta: { team: 'blue' }, emailVerified: true }).expect(200);

@@ -70,6 +70,22 @@ describe('pnpm svc', () => {
     expect(JSON.parse(cli.err.pop()!).error).toBe('validation_error');
   });
 
+  it('stats: sign-ins, sign-ups, refused sign-ins and rate-limited requests per day', async () => {
+    const cli = harness();
+    await cli.run('project:create', '--name', 'Counted');
+    const { project, apiKeys } = cli.json();
+    const key = await cli.auth.resolveApiKey(apiKeys.production);
+    await cli.auth.signUp(key, { email: 'ada@example.com', password: 'long enough' });
+    await cli.auth.logIn(key, { email: 'ada@example.com', password: 'long enough' });
+    expect(await cli.run('stats', project.id, 'production', '--days', '2')).toBe(0);
+    const today = { day: '2026-01-01', signIns: 1, signUps: 1, signInFailures: 0, rateLimited: 0 };
+    expect(cli.json()).toEqual({ days: [{ ...today, day: '2025-12-31', signIns: 0, signUps: 0 }, today], totals: { signIns: 1, signUps: 1, signInFailures: 0, rateLimited: 0 } });
+    expect(await cli.run('stats', project.id, 'production')).toBe(0);
+    expect(cli.json().days).toHaveLength(14);
+    expect(await cli.run('stats', project.id, 'production', '--days', '91')).toBe(1);
+    expect(JSON.parse(cli.err.pop()!)).toEqual({ error: 'validation_error', message: 'days must be an integer from 1 to 90.' });
+  });
+
   it('users:list, users:ban, users:unban, users:delete', async () => {
     const cli = harness();
     await cli.run('project:create', '--name', 'P');
@@ -154,11 +170,11 @@ describe('pnpm svc', () => {
       const run = () => runCli(['purge'], { stdout: (t) => out.push(t), stderr: (t) => out.push(t) }, () => buildContainer(config));
       expect(await run()).toBe(0);
       expect(JSON.parse(out.pop()!)).toEqual({
-        purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1, knownDevices: 1, auditEntries: 0, webhookMessages: 0, consoleSignOuts: 1 },
+        purged: { refreshTokens: 1, sessions: 2, oneTimeTokens: 1, outboxMails: 1, oidcArtifacts: 1, knownDevices: 1, auditEntries: 0, webhookMessages: 0, consoleSignOuts: 1, rateLimitedHours: 0 },
       });
       expect(await run()).toBe(0);
       expect(JSON.parse(out.pop()!)).toEqual({
-        purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0, consoleSignOuts: 0 },
+        purged: { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0, consoleSignOuts: 0, rateLimitedHours: 0 },
       });
       const storage = await openStorage(storageOptionsOf(config));
       try {

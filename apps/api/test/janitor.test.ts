@@ -2,7 +2,18 @@ import type { PurgeCounts } from '@svc/core';
 import { firstRunDelayMs, Janitor } from '../src/composition/janitor';
 import { createMetrics } from '../src/http/metrics';
 
-const COUNTS: PurgeCounts = { refreshTokens: 3, sessions: 2, oneTimeTokens: 1, outboxMails: 0, oidcArtifacts: 4, knownDevices: 5, auditEntries: 6, webhookMessages: 7, consoleSignOuts: 8 };
+const COUNTS: PurgeCounts = {
+  refreshTokens: 3,
+  sessions: 2,
+  oneTimeTokens: 1,
+  outboxMails: 0,
+  oidcArtifacts: 4,
+  knownDevices: 5,
+  auditEntries: 6,
+  webhookMessages: 7,
+  consoleSignOuts: 8,
+  rateLimitedHours: 9,
+};
 
 /** A janitor on fake timers with a recording logger; `purge` answers COUNTS unless told otherwise. */
 function harness(options: { intervalMs?: number; purge?: () => Promise<PurgeCounts> } = {}) {

@@ -235,6 +235,9 @@ describe('real responses match the OpenAPI document', () => {
     api(await http.delete(`${user}/sessions/${detail.data.user.sessions[0].id}`).set(admin()));
     api(await http.delete(`${user}/sessions/${randomUUID()}`).set(admin()));
     api(await http.post(`${user}/sessions/revoke-all`).set(admin()));
+    const stats = `${users.replace(/\/users$/, '')}/stats`;
+    api(await http.get(`${stats}?days=3`).set(admin()));
+    api(await http.get(`${stats}?days=0`).set(admin()));
     const doomed = api(await http.post('/admin/projects').set(admin()).send({ name: 'Doomed' }));
     api(await http.delete(`/admin/projects/${doomed.data.project.id}`).set(admin()));
     api(await http.delete(`/admin/projects/${doomed.data.project.id}`).set(admin()));

@@ -15,6 +15,10 @@ describe('svc start', () => {
       expect(await (await fetch(`${api.url}/readyz`)).json()).toEqual({ data: { status: 'ready' } });
       const demo = JSON.parse(await readFile(join(dir, 'demo-project.json'), 'utf8'));
       expect(demo.apiKeys.sandbox).toMatch(/^svc_sbx_/);
+      // Its mails link to the demo app where `PROXY_STATIC_DIR=apps/demo pnpm start:proxy` serves it.
+      const adminToken = (await readFile(join(dir, 'admin-token'), 'utf8')).trim();
+      const project = (await (await fetch(`${api.url}/admin/projects/${demo.projectId}`, { headers: { Authorization: `Bearer ${adminToken}` } })).json()) as { data: { project: object } };
+      expect(project.data.project).toMatchObject({ magicLinkUrl: 'http://localhost:3001/', passwordResetUrl: 'http://localhost:3001/' });
       api.signal('SIGTERM');
       expect(await api.exited).toBe(0);
       expect(api.output()).toContain('"msg":"stopped"');

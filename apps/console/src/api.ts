@@ -101,7 +101,7 @@ export interface UserDetail extends AdminUser {
   totpEnabled: boolean;
   passkeys: { id: string; name: string; createdAt: string; lastUsedAt: string | null }[];
   identities: { provider: string; subject: string; email: string | null; createdAt: string }[];
-  sessions: { id: string; createdAt: string; lastUsedAt: string; revokedAt: string | null; active: boolean }[];
+  sessions: { id: string; createdAt: string; lastUsedAt: string; revokedAt: string | null; active: boolean; address: string | null; userAgent: string | null }[];
 }
 
 export interface ApiKey {
@@ -200,6 +200,20 @@ export interface WebhookAttempt {
   durationMs: number;
 }
 
+/** One UTC day of an environment's activity (GET .../stats). */
+export interface ActivityDay {
+  day: string;
+  signIns: number;
+  signUps: number;
+  signInFailures: number;
+  rateLimited: number;
+}
+
+export interface ActivityStats {
+  days: ActivityDay[];
+  totals: Omit<ActivityDay, 'day'>;
+}
+
 const projectPath = (id: string) => `/admin/projects/${encodeURIComponent(id)}`;
 const usersPath = (id: string, env: Environment) => `${projectPath(id)}/environments/${env}/users`;
 const hooksPath = (id: string, env: Environment) => `${projectPath(id)}/environments/${env}/webhooks`;
@@ -215,6 +229,7 @@ export const api = {
   revokeApiKey: (id: string, keyId: string) => call('DELETE', `${projectPath(id)}/api-keys/${keyId}`),
   publicKey: (id: string, env: Environment) => call<{ kid: string; publicKey: string }>('GET', `${projectPath(id)}/environments/${env}/public-key`),
   rotateSigningKey: (id: string, env: Environment) => call<{ kid: string }>('POST', `${projectPath(id)}/environments/${env}/signing-keys/rotate`),
+  activityStats: (id: string, env: Environment, days: number) => call<ActivityStats>('GET', `${projectPath(id)}/environments/${env}/stats${q({ days })}`),
   listUsers: (id: string, env: Environment, query: { q?: string; cursor?: string; limit?: number }) =>
     call<{ users: AdminUser[]; nextCursor: string | null; total: number }>('GET', `${usersPath(id, env)}${q(query)}`),
   createUser: (id: string, env: Environment, body: Record<string, unknown>) => call<{ user: AdminUser }>('POST', usersPath(id, env), body),

@@ -94,7 +94,7 @@ function ProjectScreen({ projectId, env, tab, rest }: { projectId: string; env: 
       </nav>
       {tab === 'users' && rest[0] ? <UserDetailView project={project} env={env} userId={rest[0]} /> : null}
       {tab === 'users' && !rest[0] ? <UserList project={project} env={env} /> : null}
-      {tab === 'overview' ? <Overview project={project} /> : null}
+      {tab === 'overview' ? <Overview project={project} env={env} /> : null}
       {tab === 'settings' ? (
         <ProjectSettings project={project} onChange={setProject}>
           <EmailTemplatesCard project={project} onChange={setProject} />

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Environment, type Project } from './api';
 import { navigate } from './router';
+import { describeUserAgent } from './user-agent';
 import { Alert, Badge, Card, CheckField, DataTable, Field, parseJsonObject, RowButton, SearchForm, useAction, useLoad, usePagedSearch, when } from './ui';
 
 export function UserList({ project, env }: { project: Project; env: Environment }) {
@@ -185,10 +186,14 @@ export function UserDetailView({ project, env, userId }: { project: Project; env
       >
         <DataTable
           caption="Sessions"
-          headers={['Started', 'Last used', 'State', '']}
+          headers={['Device', 'Address', 'Started', 'Last used', 'State', '']}
           empty="No sessions."
           rows={user.sessions.map((s) => (
             <tr key={s.id}>
+              <td>
+                <SessionDevice userAgent={s.userAgent} />
+              </td>
+              <td>{s.address ? <code>{s.address}</code> : <span class="muted">unknown</span>}</td>
               <td>{when(s.createdAt)}</td>
               <td>{when(s.lastUsedAt)}</td>
               <td>{s.active ? <Badge tone="good">active</Badge> : <Badge>revoked {when(s.revokedAt)}</Badge>}</td>
@@ -202,5 +207,17 @@ export function UserDetailView({ project, env, userId }: { project: Project; env
         />
       </Card>
     </div>
+  );
+}
+
+/** The device a session signed in from: a readable name, the raw User-Agent one click away. */
+function SessionDevice({ userAgent }: { userAgent: string | null }) {
+  const name = describeUserAgent(userAgent);
+  if (!userAgent) return <span class="muted">{name}</span>;
+  return (
+    <details class="device">
+      <summary title={userAgent}>{name}</summary>
+      <code class="device-ua">{userAgent}</code>
+    </details>
   );
 }

@@ -30,7 +30,8 @@ describeWithChromium('demo app in Chromium', () => {
     api = await startRealApi({ overrides: { webauthn: new SimpleWebAuthnVerifier({ onRejected: (reason) => rejections.push(reason) }), totp: new OtpauthTotp() } });
     const port = await freePort();
     url = `http://localhost:${port}`;
-    const project = await api.createProject({ name: 'Fieldnotes', plan: 'FREE', allowedOrigins: [url] });
+    // Mail links open the demo's page, as the embedded default's demo project has them.
+    const project = await api.createProject({ name: 'Fieldnotes', plan: 'FREE', allowedOrigins: [url], magicLinkUrl: `${url}/`, passwordResetUrl: `${url}/` });
     projectId = project.id;
     proxy = spawnStandaloneProxy({
       SVC_API_KEY: project.sandbox,
@@ -252,6 +253,89 @@ describeWithChromium('demo app in Chromium', () => {
       await api.admin('PATCH', `/admin/projects/${projectId}`, { emailVerification: 'off' });
       api.clock.advance(11);
     }
+  });
+
+  /** The link of the newest sandbox mail of `template` to `email`, once the request's after-answer work queued it. */
+  async function mailedLink(email: string, template: 'magic_link' | 'password_reset'): Promise<string> {
+    for (let turn = 0; turn < 200; turn += 1) {
+      const { body } = await api.admin('GET', `/admin/projects/${projectId}/environments/sandbox/outbox?email=${encodeURIComponent(email)}`);
+      const mail = body.data.mails.find((m: { template: string }) => m.template === template);
+      if (mail) return mail.links[0];
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`no ${template} mail to ${email}`);
+  }
+
+  it('signs in from the emailed magic link, and sets a new password from the reset mail', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const email = emailOf('mailed');
+    await page.goto(url);
+    await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+    await view(page, 'magic-link-request').getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Email me a link' }).click();
+    await page.getByRole('heading', { name: 'Check your email', exact: true }).waitFor();
+    expect(await page.locator('[data-field="checkEmail"]').textContent()).toBe(`We sent a sign-in link to ${email}.`);
+    await screenshot(page, '12-magic-link-sent');
+
+    // The mail's link opens the demo's page; the token is redeemed (through the proxy) only when
+    // the user presses Continue, so a mail scanner opening the link cannot use it up.
+    const magicLink = await mailedLink(email, 'magic_link');
+    expect(magicLink).toMatch(new RegExp(`^${url}/\\?token=ml_sbx_[A-Za-z0-9_-]+&project=${projectId}$`));
+    const scanner = await browser.newPage();
+    await scanner.goto(magicLink);
+    await scanner.getByRole('button', { name: 'Continue' }).waitFor();
+    await scanner.close();
+    await page.goto(magicLink);
+    await page.getByRole('heading', { name: 'Sign in to Fieldnotes', exact: true }).waitFor();
+    expect(page.url()).toBe(`${url}/`); // the token left the address bar
+    await screenshot(page, '13a-magic-link-page');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await accountEmail(page)).toBe(email);
+    expect(await page.getByRole('status').textContent()).toBe('Signed in with your email link.');
+    expect(await page.evaluate('document.cookie')).toBe('');
+    await screenshot(page, '13-signed-in-by-magic-link');
+    await signOut(page);
+    // A link works once.
+    await page.goto(magicLink);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByText('That sign-in link didn’t work').waitFor();
+    await page.getByRole('heading', { name: 'Welcome back', exact: true }).waitFor();
+
+    // The account has no password yet (the link created it): a reset sets one.
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await view(page, 'reset-request').getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Email me a reset link' }).click();
+    await page.getByRole('heading', { name: 'Check your email', exact: true }).waitFor();
+    const resetLink = await mailedLink(email, 'password_reset');
+    expect(resetLink).toMatch(new RegExp(`^${url}/\\?token=pr_sbx_[A-Za-z0-9_-]+&project=${projectId}$`));
+    await page.goto(resetLink);
+    const form = view(page, 'reset-password');
+    await page.getByRole('heading', { name: 'Choose a new password', exact: true }).waitFor();
+    expect(page.url()).toBe(`${url}/`);
+    await form.getByLabel('Email').fill(email);
+    await form.getByLabel('New password').fill('short');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    expect(await form.locator('[data-error-for="newPassword"]').textContent()).toBe('Use at least 8 characters.');
+    await screenshot(page, '14-reset-password');
+    await form.getByLabel('New password').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await accountEmail(page)).toBe(email);
+    expect(await page.getByRole('status').textContent()).toBe('Your password has been changed. Welcome back.');
+    await screenshot(page, '15-signed-in-after-reset');
+
+    await signOut(page);
+    await signIn(page, email, 'a brand new passphrase');
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    // The reset link is spent too.
+    await signOut(page);
+    await page.goto(resetLink);
+    await form.getByLabel('Email').fill(email);
+    await form.getByLabel('New password').fill('yet another passphrase');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await form.getByText('That reset link didn’t work').waitFor();
+    await page.close();
   });
 
   it('shows "Continue with GitHub" only when config.json lists the provider', async () => {

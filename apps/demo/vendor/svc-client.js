@@ -537,7 +537,15 @@ function createSessionClient(options = {}) {
     /** Mails the verification link and code again; always succeeds. */
     resendVerification: (email) => call("POST", "email/verify/resend", { email }),
     /** Signs in with the code of the latest magic-link mail. */
-    magicLinkCode: (input) => call("POST", "magic-link/code", input)
+    magicLinkCode: (input) => call("POST", "magic-link/code", input),
+    /** Mails a sign-in link (and code) to the address; always succeeds (no account enumeration). */
+    magicLink: (input) => call("POST", "magic-link", input),
+    /** On the page the magic link opens: signs in with its `token` and `project` (single use). */
+    verifyMagicLink: (input) => call("POST", "magic-link/verify", input),
+    /** Mails a password-reset link; always succeeds. */
+    passwordReset: (email) => call("POST", "password/reset", { email }),
+    /** On the page the reset link opens: sets the new password with its `token`; every session of the user ends. */
+    passwordUpdate: (input) => call("POST", "password/update", input)
   };
 }
 export {

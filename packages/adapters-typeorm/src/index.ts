@@ -19,6 +19,7 @@ export { TypeormIdentityRepository } from './typeorm-identity-repository';
 export { TypeormOidcClientStore } from './typeorm-oidc-client-store';
 export { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
 export { TypeormAuditLog } from './typeorm-audit-log';
+export { TypeormRateLimitStats } from './typeorm-rate-limit-stats';
 export { TypeormWebhookStore } from './typeorm-webhook-store';
 export { TypeormConsoleSignOutStore } from './typeorm-console-sign-out-store';
 export { migrations } from './migrations';

@@ -165,6 +165,7 @@ describeWithPostgres('openStorage on PostgreSQL', (url) => {
         'one_time_tokens',
         'passkeys',
         'projects',
+        'rate_limited_hours',
         'refresh_tokens',
         'sessions',
         'signing_keys',

@@ -25,6 +25,7 @@ import { TypeormOidcArtifactStore } from './typeorm-oidc-artifact-store';
 import { TypeormOidcClientStore } from './typeorm-oidc-client-store';
 import { TypeormKnownDeviceStore } from './typeorm-known-device-store';
 import { TypeormAuditLog } from './typeorm-audit-log';
+import { TypeormRateLimitStats } from './typeorm-rate-limit-stats';
 import { TypeormWebhookStore } from './typeorm-webhook-store';
 
 /** The storage ports (same shape as `StoragePorts` of `@svc/core/testing`). */
@@ -42,6 +43,8 @@ export type TypeormStorage = StoragePorts &
     oidcArtifacts: TypeormOidcArtifactStore;
     /** The append-only audit log of security events. */
     auditLog: TypeormAuditLog;
+    /** Requests refused with 429 per environment and hour (flushed by RateLimitedTally). */
+    rateLimitStats: TypeormRateLimitStats;
     /** Webhook endpoints, their delivery queue and log. */
     webhooks: TypeormWebhookStore;
     /** Console sessions signed out before their expiry. */
@@ -116,6 +119,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
     oidcClients: new TypeormOidcClientStore(db),
     oidcArtifacts: new TypeormOidcArtifactStore(db),
     auditLog: new TypeormAuditLog(db),
+    rateLimitStats: new TypeormRateLimitStats(db),
     webhooks: new TypeormWebhookStore(db),
     consoleSignOuts: new TypeormConsoleSignOutStore(db),
     ping: async () => {

@@ -1,9 +1,9 @@
-import type { Actor, AuditEntry, AuditLog, AuditLogQuery, SecurityEventType, TenantScope, WebhookMessage } from '@svc/core';
+import type { Actor, AuditDayCount, AuditEntry, AuditLog, AuditLogQuery, SecurityEventType, TenantScope, WebhookMessage } from '@svc/core';
 import type { Database, Sql } from './database';
 import { deleteBounded } from './bounded-delete';
 import { assertDate, assertScope, assertUuid, isScope, isUuid } from './guards';
 import type { AuditLogRow } from './rows';
-import { dateParam, jsonParam, readDate, readJson } from './row-values';
+import { dateParam, jsonParam, readCount, readDate, readJson } from './row-values';
 import { insertWebhookMessages } from './typeorm-webhook-store';
 
 const COLUMNS = 'id, type, at, user_id, actor, client_address, user_agent, request_id, data, expires_at';
@@ -66,6 +66,23 @@ export class TypeormAuditLog implements AuditLog {
     params.push(query.limit);
     const rows = await this.db.query<AuditLogRow>(`SELECT ${COLUMNS} FROM audit_log WHERE ${where.join(' AND ')} ORDER BY at DESC, id DESC LIMIT $${params.length}`, params);
     return rows.map(toEntry);
+  }
+
+  /**
+   * One grouped count over the (project_id, environment, type, at) index. The UTC day is the
+   * first ten characters of the stored ISO text on SQLite, `to_char` in UTC on PostgreSQL.
+   */
+  async countPerDay(scope: TenantScope, query: { types: readonly SecurityEventType[]; from: Date; to: Date }): Promise<AuditDayCount[]> {
+    if (!isScope(scope) || query.types.length === 0) return [];
+    const day = this.db.kind === 'postgres' ? "to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD')" : 'substr(at, 1, 10)';
+    const types = query.types.map((_, i) => `$${i + 5}`).join(', ');
+    const rows = await this.db.query<{ day: string; type: string; n: unknown }>(
+      `SELECT ${day} AS day, type, count(*) AS n FROM audit_log
+       WHERE project_id = $1 AND environment = $2 AND at >= $3 AND at < $4 AND type IN (${types})
+       GROUP BY 1, 2`,
+      [scope.projectId, scope.environment, dateParam(query.from), dateParam(query.to), ...query.types],
+    );
+    return rows.map((row) => ({ day: row.day, type: row.type as SecurityEventType, count: readCount(row.n) }));
   }
 
   async deleteExpired(now: Date, limit: number): Promise<number> {

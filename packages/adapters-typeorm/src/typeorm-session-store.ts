@@ -318,16 +318,16 @@ function toRecord(row: TokenWithSessionRow): RefreshTokenRecord {
 }
 
 const SESSION_HISTORY = `
-  SELECT s.id, s.created_at, s.revoked_at,
+  SELECT s.id, s.created_at, s.revoked_at, s.client_address, s.user_agent,
          (SELECT max(t.created_at) FROM refresh_tokens t
           WHERE t.project_id = s.project_id AND t.environment = s.environment AND t.session_id = s.id) AS last_used_at
   FROM sessions s`;
 
-type SessionHistoryRow = { id: string; created_at: unknown; revoked_at: unknown; last_used_at: unknown };
+type SessionHistoryRow = { id: string; created_at: unknown; revoked_at: unknown; last_used_at: unknown; client_address: string | null; user_agent: string | null };
 
 function toHistoryEntry(row: SessionHistoryRow): SessionHistoryEntry {
   const createdAt = readDate(row.created_at);
   // Tokens may have been purged (an expired session): then the sign-in is its last known use.
   const lastUsedAt = row.last_used_at === null || row.last_used_at === undefined ? createdAt : readDate(row.last_used_at);
-  return { id: row.id, createdAt, lastUsedAt, revokedAt: readNullableDate(row.revoked_at) };
+  return { id: row.id, createdAt, lastUsedAt, revokedAt: readNullableDate(row.revoked_at), address: row.client_address, userAgent: row.user_agent };
 }

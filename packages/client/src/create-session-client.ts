@@ -131,5 +131,13 @@ export function createSessionClient(options: SessionClientOptions = {}) {
     resendVerification: (email: string) => call<{ success: true }>('POST', 'email/verify/resend', { email }),
     /** Signs in with the code of the latest magic-link mail. */
     magicLinkCode: (input: { email: string; code: string }) => call<SignInResult>('POST', 'magic-link/code', input),
+    /** Mails a sign-in link (and code) to the address; always succeeds (no account enumeration). */
+    magicLink: (input: { email: string; createIfNotExists?: boolean }) => call<{ success: true }>('POST', 'magic-link', input),
+    /** On the page the magic link opens: signs in with its `token` and `project` (single use). */
+    verifyMagicLink: (input: { token: string; project: string }) => call<SignInResult>('POST', 'magic-link/verify', input),
+    /** Mails a password-reset link; always succeeds. */
+    passwordReset: (email: string) => call<{ success: true }>('POST', 'password/reset', { email }),
+    /** On the page the reset link opens: sets the new password with its `token`; every session of the user ends. */
+    passwordUpdate: (input: { token: string; newPassword: string }) => call<{ success: true }>('POST', 'password/update', input),
   };
 }

@@ -1,7 +1,8 @@
 import type { Environment, TenantScope } from './domain/environment';
 import type { ProjectSettings } from './domain/project';
 import { poweredByService } from './domain/project';
-import { assertWholeCapabilities, hasCapability, type AuthDeps, type AuthServiceDeps, type CapabilityDeps } from './use-cases/deps';
+import { assertWholeCapabilities, hasCapability, type AuthDeps, type AuthServiceDeps, type CapabilityDeps, type OptionalDeps } from './use-cases/deps';
+import { activityStats } from './use-cases/admin/activity-stats';
 import { createApiKey, revokeApiKey } from './use-cases/admin/create-api-key';
 import { createProject } from './use-cases/admin/create-project';
 import { banUser, createUser, deleteUser, listUsers, unbanUser, updateUser, type CreateUserInput, type ListUsersQuery } from './use-cases/admin/manage-users';
@@ -104,10 +105,11 @@ export type AuthService<D extends AuthServiceDeps = AuthDeps> = ReturnType<typeo
       With<D, 'webhooks', ReturnType<typeof webhookAdminService>>;
   };
 
-/** The audit log's reading side (its writing side is the `events` sink). */
-function auditAdminService(deps: CapabilityDeps<'audit'>) {
+/** The audit log's reading side (its writing side is the `events` sink), and the figures counted from it. */
+function auditAdminService(deps: CapabilityDeps<'audit'> & Pick<AuthDeps, 'clock'> & OptionalDeps<'rateLimitStats'>) {
   return {
     auditLog: (scope: TenantScope, query: AuditLogPageQuery) => readAuditLog(deps, scope, query),
+    activityStats: (scope: TenantScope, query: { days?: number }) => activityStats(deps, scope, query),
   };
 }
 

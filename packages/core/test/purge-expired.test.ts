@@ -56,6 +56,7 @@ describe('purgeExpired', () => {
       auditEntries: 0,
       webhookMessages: 0,
       consoleSignOuts: 3,
+      rateLimitedHours: 0,
     });
     expect(await consoleSignOuts.has('still-valid')).toBe(true);
     expect(await purgeExpired({ ...deps, consoleSignOuts }, { batchSize: 2 })).toEqual({
@@ -68,6 +69,7 @@ describe('purgeExpired', () => {
       auditEntries: 0,
       webhookMessages: 0,
       consoleSignOuts: 0,
+      rateLimitedHours: 0,
     });
     await expect(service.refresh(production, expiring.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
     await expect(service.refresh(production, live.refreshToken)).resolves.toBeDefined();

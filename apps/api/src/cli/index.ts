@@ -13,6 +13,7 @@ import { migratorFromEnvironment, runMigrateCommand, type Migrator } from './mig
 import { runService } from '../composition/run-service';
 import type { CliIo } from './cli-io';
 import { AuditLogQuery, auditQueryOf } from '../http/dto/audit-dtos';
+import { StatsQuery } from '../http/dto/stats-dtos';
 import { runAs } from '../http/request-context';
 
 export const USAGE = `Usage: svc <command> [arguments]
@@ -40,13 +41,17 @@ Commands:
   audit-log <projectId> <production|sandbox> [--type <event type>] [--user-id <id>] [--from <ISO time>]
             [--to <ISO time>] [--limit <n>] [--cursor <c>]
                        the audit log, newest first, as GET .../audit-log answers it
+  stats <projectId> <production|sandbox> [--days <1-90>]
+                       sign-ins, sign-ups, refused sign-ins and rate-limited requests per UTC day
+                       (default 14 days), as GET .../stats answers it; a running API stores its
+                       rate-limited count every 15 seconds
   migrate [--check]    run pending database migrations and list them; with --check only list
                        them (exit 1 while any is pending, 0 when up to date; changes nothing)
   purge                delete what nobody can use any more (expired or revoked sessions and refresh
                        tokens, expired one-time tokens, sent and dead mails older than 7 days,
                        expired OIDC provider artifacts, known devices unseen for 90 days, audit
                        entries past their project's retention, finished webhook messages older
-                       than 7 days), as
+                       than 7 days, hourly rate-limited counts older than 90 days), as
                        the API's janitor does every
                        SVC_PURGE_INTERVAL_SECONDS; prints the counts
   help
@@ -71,6 +76,7 @@ type Options = {
   'user-id'?: string;
   from?: string;
   to?: string;
+  days?: string;
 };
 
 /** What a command may use: the use cases, and the container's purge (it covers the OIDC artifacts too). */
@@ -180,6 +186,13 @@ const COMMANDS: Record<string, Command> = {
       return { entries: page.entries.map(presentAuditEntry), nextCursor: page.nextCursor };
     },
   },
+  stats: {
+    arity: 2,
+    run: async (auth, [id, env], options) => {
+      const query = await validateInput(StatsQuery, defined({ days: options.days }), 'The options');
+      return auth.admin.activityStats(await scope(auth, id, env), { days: query.days });
+    },
+  },
   purge: { arity: 0, run: async (_auth, _args, _options, services) => ({ purged: await services.purge() }) },
 };
 
@@ -252,6 +265,7 @@ export async function runCli(argv: string[], io: CliIo, openAuth: () => Promise<
         'user-id': { type: 'string' },
         from: { type: 'string' },
         to: { type: 'string' },
+        days: { type: 'string' },
       },
     });
   } catch (error) {

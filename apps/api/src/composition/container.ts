@@ -9,6 +9,8 @@ import {
   createEventRecorder,
   cryptoRandom,
   purgeExpired,
+  RateLimitedTally,
+  RoundLoop,
   systemClock,
   withChangeNotices,
   type AuthDeps,
@@ -58,6 +60,10 @@ export interface Container {
   oidc: AppOidc;
   /** Runs what magic-link and reset requests do after answering; `close()` waits for it. */
   afterAnswer: AfterAnswer;
+  /** Requests refused with 429 per environment and hour, counted in memory (docs/decisions.md, "Rate-limited requests per environment"). */
+  rateLimitedTally: RateLimitedTally;
+  /** Adds the tally to the database every RATE_LIMITED_FLUSH_MS; started with the workers, `close()` stops it and flushes once more. */
+  rateLimitedFlusher: RoundLoop<number>;
   /**
    * Readiness: resolves when the database could take this service's writes within
    * SVC_READY_TIMEOUT_MS; rejects with `service_unavailable` (its `details.reason` says why).
@@ -138,6 +144,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     commonPasswords: new CommonPasswordFile(),
     knownDevices: storage.knownDevices,
     auditLog: storage.auditLog,
+    rateLimitStats: storage.rateLimitStats,
     webhooks: storage.webhooks,
     webhookTransport: new HttpWebhookTransport({ allowPrivate: config.webhooksAllowPrivate }),
     unitOfWork: storage.unitOfWork,
@@ -157,6 +164,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
   });
   const oidc = await buildOidc({ storage, deps, changes: changes.feed, encryption, masterKey: config.masterKey, baseUrl: config.baseUrl, logger });
   const afterAnswer = new AfterAnswer({ logger, metrics: options.metrics });
+  const rateLimited = rateLimitedCounting(storage, logger);
   return {
     auth: createAuthService(deps, { changes: changes.feed }),
     changes: changes.feed,
@@ -177,14 +185,30 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     },
     webhookWorker,
     afterAnswer,
+    rateLimitedTally: rateLimited.tally,
+    rateLimitedFlusher: rateLimited.loop,
     close: async () => {
       // Answered requests first: their mails go into the outbox the worker may still send.
       await afterAnswer.idle();
-      await Promise.all([outboxWorker.stop(), webhookWorker.stop(), janitor.stop()]);
+      await Promise.all([outboxWorker.stop(), webhookWorker.stop(), janitor.stop(), rateLimited.loop.stop()]);
+      // The refusals counted since the last flush, before the database closes.
+      await rateLimited.tally.flush().catch((error: unknown) => logger.warn({ err: error, lost: rateLimited.tally.unflushed }, 'rate-limited counts not stored at shutdown'));
       await changes.feed.close();
       await Promise.all([storage.close(), limits.close()]);
     },
   };
+}
+
+/** How often an instance adds its counted refusals to the database: at most this late in the overview of another instance. */
+const RATE_LIMITED_FLUSH_MS = 15_000;
+
+function rateLimitedCounting(storage: Pick<TypeormStorage, 'rateLimitStats'>, logger: Logger) {
+  const tally = new RateLimitedTally({ store: storage.rateLimitStats, clock: systemClock });
+  const loop = new RoundLoop(() => tally.flush(), {
+    intervalMs: RATE_LIMITED_FLUSH_MS,
+    onError: (error) => logger.warn({ err: error, pending: tally.unflushed }, 'rate-limited counts not stored; kept for the next flush'),
+  });
+  return { tally, loop };
 }
 
 /**

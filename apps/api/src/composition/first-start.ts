@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
-import { isAppUrl } from '@svc/core';
 import type { Container } from './container';
 import { demoProjectPath, readDemoProject, writeDemoProject, type ResolvedSecrets } from './dev-secrets';
+
+/** The demo app as `SVC_API_KEY=<sandbox key> PROXY_STATIC_DIR=apps/demo pnpm start:proxy` serves it (PROXY_PORT's default). */
+const DEMO_APP_URL = 'http://localhost:3001/';
 
 /**
  * What a person starting the embedded default needs to try the API (docs/operating.md#configuration): on the first
@@ -16,11 +18,10 @@ export async function announceFirstStart(container: Container, secrets: Resolved
   else if (files.adminToken) logger.info({ file: files.adminToken }, 'admin token: see file');
   if (generated.masterKey) logger.info({ file: files.masterKey }, 'generated the master key; back it up with the database');
   if (!config.production && (await container.isEmpty())) {
-    // Mail links need a page of the customer's app; the demo has none, so its links name a path
-    // on this server that only carries the token (README, "E-mail": call verify with it). Only
-    // where that is a URL a project may send users to (https, or http on localhost).
-    const links = { magicLinkUrl: `${config.baseUrl}/demo/magic-link`, passwordResetUrl: `${config.baseUrl}/demo/reset-password` };
-    const created = await container.auth.admin.createProject({ name: 'Demo project', plan: 'FREE', ...(isAppUrl(links.magicLinkUrl) ? links : {}) });
+    // Mail links open a page of the customer's app: here the demo app (apps/demo), where the
+    // standalone proxy serves it by default, whose page signs in with a magic link's token and
+    // sets the new password of a reset link's (apps/demo/README.md).
+    const created = await container.auth.admin.createProject({ name: 'Demo project', plan: 'FREE', magicLinkUrl: DEMO_APP_URL, passwordResetUrl: DEMO_APP_URL });
     const path = await writeDemoProject(
       config.dataDir,
       {

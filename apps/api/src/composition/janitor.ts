@@ -29,6 +29,7 @@ const KIND_LABELS: Record<keyof PurgeCounts, string> = {
   auditEntries: 'audit_entry',
   webhookMessages: 'webhook_message',
   consoleSignOuts: 'console_sign_out',
+  rateLimitedHours: 'rate_limited_hour',
 };
 
 const MINUTE_MS = 60_000;

@@ -86,6 +86,7 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
       container.outboxWorker.start();
       container.webhookWorker.start();
       container.janitor.start();
+      container.rateLimitedFlusher.start();
     }
     if (startOptions.port === undefined) return { url: null, port: null };
     if (listening) throw new Error('This svc server is already listening.');

@@ -26,6 +26,8 @@ export function presentUserDetail(detail: UserDetail) {
       lastUsedAt: iso(session.lastUsedAt),
       revokedAt: session.revokedAt ? iso(session.revokedAt) : null,
       active: session.revokedAt === null,
+      address: session.address,
+      userAgent: session.userAgent,
     })),
   };
 }

@@ -1,5 +1,5 @@
 import type { OidcProviderHost } from '@svc/adapters-oidc-provider';
-import type { AuthService, ConsoleSignOutStore, OidcService, RateLimiter } from '@svc/core';
+import type { AuthService, ConsoleSignOutStore, OidcService, RateLimitedTally, RateLimiter } from '@svc/core';
 import type { Logger } from 'pino';
 import type { AfterAnswer } from './after-answer';
 import type { Metrics } from './metrics';
@@ -36,6 +36,8 @@ export interface AppDeps {
   stopping?: () => boolean;
   /** Runs the work magic-link and reset requests leave for after their answer; default: a fresh one. */
   afterAnswer?: AfterAnswer;
+  /** Counts requests refused with 429 per environment; without it they are only in the metrics. */
+  rateLimitedTally?: Pick<RateLimitedTally, 'note' | 'flush'>;
   /** The hosted OIDC provider; without it, /api/oidc and `POST /api/auth/oidc/grant` are not mounted. */
   oidc?: AppOidc;
   /** Console sessions signed out before their expiry (the database's); without it a sign-out only clears the cookie. */

@@ -27,7 +27,7 @@ export interface Metrics {
   acceptedRequestsFailed: Counter<'kind'>;
   /** Magic links that would have created a user beyond the address's sign-up budget (nobody created, no mail). */
   magicLinkUsersRefused: Counter;
-  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact, known_device, audit_entry, webhook_message). */
+  /** Rows the janitor deleted, by kind (refresh_token, session, one_time_token, outbox_mail, oidc_artifact, known_device, audit_entry, webhook_message, rate_limited_hour). */
   purgedRows: Counter<'kind'>;
   /** Feeds `svc_outbox_depth{status}` once an outbox exists (the container sets it). */
   setOutboxDepthSource(source: OutboxDepthSource): void;

@@ -9,6 +9,7 @@ import { resolveProxyOptions, type ResolvedProxyOptions, type SessionProxyOption
 import { RefreshFlights } from './refresh-flights';
 import { accountRoutes } from './routes/account-routes';
 import { selfServiceRoutes } from './routes/self-service-routes';
+import { mailRoutes } from './routes/mail-routes';
 import { federationRoutes } from './routes/federation-routes';
 import type { ProxyRoute } from './routes/route';
 import { sessionRoutes } from './routes/session-routes';
@@ -16,7 +17,7 @@ import { signInRoutes } from './routes/sign-in-routes';
 import type { ProxyContext } from './session';
 
 /** Every route under the base path, in matching order. */
-const PROXY_ROUTES: readonly ProxyRoute[] = [...sessionRoutes, ...signInRoutes, ...federationRoutes, ...accountRoutes, ...selfServiceRoutes];
+const PROXY_ROUTES: readonly ProxyRoute[] = [...sessionRoutes, ...signInRoutes, ...federationRoutes, ...accountRoutes, ...selfServiceRoutes, ...mailRoutes];
 
 /** A route matched to a path, with its decoded parameters. */
 export interface RouteMatch {

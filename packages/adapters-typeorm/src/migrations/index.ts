@@ -11,6 +11,7 @@ import { AccountSelfService1768521600000 } from './1768521600000-account-self-se
 import { EmailVerification1768521700000 } from './1768521700000-email-verification';
 import { SecurityEvents1768608000000 } from './1768608000000-security-events';
 import { Webhooks1768608100000 } from './1768608100000-webhooks';
+import { ActivityStats1768780800000 } from './1768780800000-activity-stats';
 import { RefreshReuseNotice1768867200000 } from './1768867200000-refresh-reuse-notice';
 import { ConsoleSignOuts1768867300000 } from './1768867300000-console-sign-outs';
 
@@ -29,6 +30,7 @@ export const migrations = [
   EmailVerification1768521700000,
   SecurityEvents1768608000000,
   Webhooks1768608100000,
+  ActivityStats1768780800000,
   RefreshReuseNotice1768867200000,
   ConsoleSignOuts1768867300000,
 ];

@@ -15,6 +15,14 @@ export interface AuditLogQuery {
   limit: number;
 }
 
+/** How many entries of one type one UTC day holds. */
+export interface AuditDayCount {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  type: SecurityEventType;
+  count: number;
+}
+
 /**
  * The append-only audit log of one project environment. Nothing updates an entry; only the
  * janitor deletes, and only entries past their `expiresAt`.
@@ -29,6 +37,11 @@ export interface AuditLog {
   append(scope: TenantScope, entry: AuditEntry, options?: { deliveries?: WebhookMessage[] }): Promise<void>;
   /** Up to `limit` entries of the scope that match every filter, newest first (`at`, then `id`, descending). */
   list(scope: TenantScope, query: AuditLogQuery): Promise<AuditEntry[]>;
+  /**
+   * The scope's entries with a type in `types` and `from <= at < to`, counted per UTC day and
+   * type; a day and type without entries is left out. Order unspecified.
+   */
+  countPerDay(scope: TenantScope, query: { types: readonly SecurityEventType[]; from: Date; to: Date }): Promise<AuditDayCount[]>;
   /** Housekeeping over every tenant: deletes up to `limit` entries with `expiresAt <= now`; answers how many. */
   deleteExpired(now: Date, limit: number): Promise<number>;
 }

@@ -27,8 +27,8 @@ export interface UserWithSessionState {
   sessionActive: boolean;
 }
 
-/** One session of a user as an operator sees it. */
-export interface SessionHistoryEntry {
+/** One session of a user as an operator sees it, with the client that signed in (unknown parts null). */
+export interface SessionHistoryEntry extends SessionClient {
   id: string;
   createdAt: Date;
   /** When its newest refresh token was issued (sign-in or the latest refresh). */

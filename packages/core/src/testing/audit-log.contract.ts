@@ -86,6 +86,35 @@ export function auditLogContract(label: string, factory: AuditLogFactory): void 
       expect(new Set(seen)).toEqual(new Set(written.map((e) => e.id)));
     });
 
+    it('counts entries per UTC day and type, in its tenant and range only', async () => {
+      const scope = await seedScope(subject.ports);
+      const day = (iso: string) => at(iso);
+      const signedIn = (when: Date) => entry({ type: 'user.signed_in', userId: newId(), data: { sessionId: newId(), method: 'password' } }, when);
+      const written = [
+        signedIn(day('2026-01-01T00:00:00.000Z')),
+        signedIn(day('2026-01-01T23:59:59.999Z')),
+        signedIn(day('2026-01-02T00:00:00.000Z')),
+        entry({ type: 'user.created', userId: newId(), data: { method: 'password' } }, day('2026-01-02T12:00:00.000Z')),
+        entry({ type: 'user.banned', userId: newId(), data: {} }, day('2026-01-02T12:00:00.000Z')),
+        // Outside [from, to): the day before and the instant `to` itself.
+        signedIn(day('2025-12-31T23:59:59.999Z')),
+        signedIn(day('2026-01-03T00:00:00.000Z')),
+      ];
+      for (const e of written) await log().append(scope, e);
+      await log().append({ ...scope, environment: 'sandbox' }, signedIn(day('2026-01-01T10:00:00.000Z')));
+      await log().append(await seedScope(subject.ports), signedIn(day('2026-01-01T10:00:00.000Z')));
+      const range = { from: day('2026-01-01T00:00:00.000Z'), to: day('2026-01-03T00:00:00.000Z') };
+      const counts = await log().countPerDay(scope, { types: ['user.signed_in', 'user.created', 'user.sign_in_failed'], ...range });
+      const sorted = [...counts].sort((a, b) => `${a.day}${a.type}`.localeCompare(`${b.day}${b.type}`));
+      expect(sorted).toEqual([
+        { day: '2026-01-01', type: 'user.signed_in', count: 2 },
+        { day: '2026-01-02', type: 'user.created', count: 1 },
+        { day: '2026-01-02', type: 'user.signed_in', count: 1 },
+      ]);
+      expect(await log().countPerDay(scope, { types: ['user.sign_in_failed'], ...range })).toEqual([]);
+      expect(await log().countPerDay({ ...scope, projectId: 'not-a-uuid' }, { types: ['user.signed_in'], ...range })).toEqual([]);
+    });
+
     it('refuses a second entry with the same id (append-only)', async () => {
       const scope = await seedScope(subject.ports);
       const written = entry({ type: 'user.unbanned', userId: newId(), data: {} }, T0);

@@ -1,7 +1,8 @@
 import { sameScope, type TenantScope } from '../domain/environment';
-import type { AuditEntry } from '../domain/security-event';
+import { utcDay } from '../domain/activity-stats';
+import type { AuditEntry, SecurityEventType } from '../domain/security-event';
 import type { WebhookMessage } from '../domain/webhook';
-import type { AuditLog, AuditLogQuery } from '../ports/audit-log';
+import type { AuditDayCount, AuditLog, AuditLogQuery } from '../ports/audit-log';
 import type { WebhookStore } from '../ports/webhook-store';
 
 /**
@@ -31,6 +32,19 @@ export class InMemoryAuditLog implements AuditLog {
       .sort(newestFirst)
       .slice(0, query.limit)
       .map((entry) => structuredClone(entry));
+  }
+
+  async countPerDay(scope: TenantScope, query: { types: readonly SecurityEventType[]; from: Date; to: Date }): Promise<AuditDayCount[]> {
+    const counts = new Map<string, AuditDayCount>();
+    for (const { scope: where, entry } of this.entries) {
+      if (!sameScope(where, scope) || !query.types.includes(entry.type) || !matches(entry, { from: query.from, to: query.to, limit: 0 })) continue;
+      const day = utcDay(entry.at);
+      const key = `${day}|${entry.type}`;
+      const known = counts.get(key);
+      if (known) known.count += 1;
+      else counts.set(key, { day, type: entry.type, count: 1 });
+    }
+    return [...counts.values()];
   }
 
   async deleteExpired(now: Date, limit: number): Promise<number> {

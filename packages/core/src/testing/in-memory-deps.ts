@@ -23,6 +23,7 @@ import { InMemoryOAuthProviderStore } from './in-memory-oauth-provider-store';
 import { InMemoryCommonPasswordList } from './in-memory-common-password-list';
 import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
 import { InMemoryAuditLog } from './in-memory-audit-log';
+import { InMemoryRateLimitStats } from './in-memory-rate-limit-stats';
 import { createEventRecorder } from '../use-cases/events/record-event';
 import { InMemoryWebhookStore } from './in-memory-webhook-store';
 import { RecordingWebhookTransport } from './recording-webhook-transport';
@@ -74,6 +75,7 @@ export function createInMemoryDeps(overrides: Partial<AuthDeps> = {}): AuthDeps 
     commonPasswords: new InMemoryCommonPasswordList(),
     knownDevices: new InMemoryKnownDeviceStore(),
     auditLog,
+    rateLimitStats: new InMemoryRateLimitStats(),
     webhooks,
     webhookTransport: new RecordingWebhookTransport(),
     // Every event into the audit log and to the subscribed webhooks, as the API records them.

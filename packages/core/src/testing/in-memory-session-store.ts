@@ -140,7 +140,7 @@ export class InMemorySessionStore implements SessionStore {
     for (const token of this.tokens.values()) {
       if (token.sessionId === session.id && token.createdAt > lastUsedAt) lastUsedAt = token.createdAt;
     }
-    return { id: session.id, createdAt: session.createdAt, lastUsedAt, revokedAt: session.revokedAt };
+    return { id: session.id, createdAt: session.createdAt, lastUsedAt, revokedAt: session.revokedAt, address: session.address, userAgent: session.userAgent };
   }
 
   async revoke(scope: TenantScope, sessionId: string, at: Date): Promise<boolean> {

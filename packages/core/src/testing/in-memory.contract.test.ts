@@ -6,6 +6,7 @@ import { FakePasswordHasher } from './fake-password-hasher';
 import { FixedClock } from './fixed-clock';
 import { createInMemoryStorage } from './in-memory-deps';
 import { InMemoryAuditLog } from './in-memory-audit-log';
+import { InMemoryRateLimitStats } from './in-memory-rate-limit-stats';
 import { InMemoryWebhookStore } from './in-memory-webhook-store';
 import { InMemoryIdentityRepository } from './in-memory-identity-repository';
 import { InMemoryKnownDeviceStore } from './in-memory-known-device-store';
@@ -46,6 +47,7 @@ function memory(): AllStoragePorts {
     oidcArtifacts: new InMemoryOidcArtifactStore(),
     // Share the webhook store: an entry's deliveries are queued with it.
     auditLog: new InMemoryAuditLog(webhooks),
+    rateLimitStats: new InMemoryRateLimitStats(),
     webhooks,
   };
 }

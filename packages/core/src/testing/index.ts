@@ -33,6 +33,8 @@ export * from './in-memory-console-sign-out-store';
 export * from './console-sign-out-store.contract';
 export * from './in-memory-audit-log';
 export * from './audit-log.contract';
+export * from './in-memory-rate-limit-stats';
+export * from './rate-limit-stats.contract';
 export * from './in-memory-webhook-store';
 export * from './webhook-store.contract';
 export * from './two-factor-store.contract';

@@ -56,14 +56,15 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
 
     it("lists a user's sessions newest first with their last use, and finds one only for its user", async () => {
       const { scope, user, session } = await started(ports());
-      const later = { id: newId(), userId: user.id, rotationKey: newId(), createdAt: secondsAfter(T0, 60), refreshTokenHash: sha256Hex(newId()), refreshExpiresAt: EXPIRY };
+      const client = { address: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0' };
+      const later = { id: newId(), userId: user.id, rotationKey: newId(), createdAt: secondsAfter(T0, 60), refreshTokenHash: sha256Hex(newId()), refreshExpiresAt: EXPIRY, client };
       await ports().sessions.create(scope, later);
       expect(await ports().sessions.rotate(scope, rotation(session.refreshTokenHash))).toMatchObject({ status: 'rotated' });
       await ports().sessions.revoke(scope, later.id, LATER);
       const listed = await ports().sessions.listHistory(scope, user.id, { limit: 10 });
       expect(listed).toEqual([
-        { id: later.id, createdAt: later.createdAt, lastUsedAt: later.createdAt, revokedAt: LATER },
-        { id: session.id, createdAt: T0, lastUsedAt: LATER, revokedAt: null },
+        { id: later.id, createdAt: later.createdAt, lastUsedAt: later.createdAt, revokedAt: LATER, ...client },
+        { id: session.id, createdAt: T0, lastUsedAt: LATER, revokedAt: null, address: null, userAgent: null },
       ]);
       expect(await ports().sessions.listHistory(scope, user.id, { limit: 1 })).toEqual([listed[0]]);
       expect(await ports().sessions.findInHistory(scope, user.id, session.id)).toEqual(listed[1]);

@@ -10,6 +10,8 @@ import type { TwoFactorStore } from '../ports/two-factor-store';
 import type { AuditLog } from '../ports/audit-log';
 import type { ConsoleSignOutStore } from '../ports/console-sign-out-store';
 import { consoleSignOutStoreContract } from './console-sign-out-store.contract';
+import type { RateLimitStats } from '../ports/rate-limit-stats';
+import { rateLimitStatsContract } from './rate-limit-stats.contract';
 import { apiKeyRepositoryContract } from './api-key-repository.contract';
 import { auditLogContract } from './audit-log.contract';
 import { webhookStoreContract } from './webhook-store.contract';
@@ -42,6 +44,7 @@ export interface AllStoragePorts extends StoragePorts {
   oidcClients: OidcClientStore;
   oidcArtifacts: OidcArtifactStore;
   auditLog: AuditLog;
+  rateLimitStats: RateLimitStats;
   webhooks: WebhookStore;
   consoleSignOuts: ConsoleSignOutStore;
 }
@@ -74,5 +77,6 @@ export function storageContracts(label: string, factory: AllStorageFactory): voi
   oidcClientStoreContract(label, withPorts);
   oidcArtifactStoreContract(label, withPorts);
   auditLogContract(label, withPorts);
+  rateLimitStatsContract(label, withPorts);
   webhookStoreContract(label, withPorts);
 }

@@ -23,6 +23,7 @@ import type { CommonPasswordList } from '../ports/common-password-list';
 import type { KnownDeviceStore } from '../ports/known-device-store';
 import type { SecurityEventSink } from '../ports/security-event-sink';
 import type { AuditLog } from '../ports/audit-log';
+import type { RateLimitStats } from '../ports/rate-limit-stats';
 import type { WebhookStore } from '../ports/webhook-store';
 import type { WebhookTransport } from '../ports/webhook-transport';
 
@@ -106,6 +107,11 @@ export interface AuditDeps {
   auditLog: AuditLog;
 }
 
+/** Requests refused with 429, per project environment and hour (the overview's figure). */
+export interface RateLimitStatsDeps {
+  rateLimitStats: RateLimitStats;
+}
+
 /** Webhooks: endpoints and their delivery queue, and the transport that signs and sends. */
 export interface WebhookParts {
   webhooks: WebhookStore;
@@ -114,7 +120,7 @@ export interface WebhookParts {
 }
 
 /** Every part of every capability. Each use case picks only the members it uses. */
-export type AuthDeps = CoreDeps & TotpDeps & PasskeyDeps & MailDeps & OAuthDeps & KnownDeviceDeps & CommonPasswordDeps & AuditDeps & WebhookParts;
+export type AuthDeps = CoreDeps & TotpDeps & PasskeyDeps & MailDeps & OAuthDeps & KnownDeviceDeps & CommonPasswordDeps & AuditDeps & RateLimitStatsDeps & WebhookParts;
 
 /** The parts of `K` a use case works without (it skips what they are for). */
 export type OptionalDeps<K extends keyof AuthDeps> = Partial<Pick<AuthDeps, K>>;
@@ -131,6 +137,7 @@ export const CAPABILITY_PARTS = {
   knownDevices: ['knownDevices'],
   commonPasswords: ['commonPasswords'],
   audit: ['auditLog'],
+  rateLimitStats: ['rateLimitStats'],
   webhooks: ['webhooks', 'webhookTransport', 'secretBox'],
 } as const satisfies Record<string, readonly (keyof AuthDeps)[]>;
 

@@ -1,3 +1,4 @@
+import { rateLimitedRetentionStart } from '../domain/activity-stats';
 import { knownSince } from '../domain/known-device';
 import type { ConsoleSignOutStore } from '../ports/console-sign-out-store';
 import type { OidcArtifactStore } from '../ports/oidc-artifact-store';
@@ -20,6 +21,8 @@ export interface PurgeCounts {
   webhookMessages: number;
   /** Console sign-outs whose session would have expired by now (0 without the store). */
   consoleSignOuts: number;
+  /** Hourly counts of rate-limited requests older than any stats period reaches (90 days). */
+  rateLimitedHours: number;
 }
 
 export interface PurgeOptions {
@@ -34,7 +37,7 @@ export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
 /** Stores of capabilities a host left out, and the OIDC provider's (docs/decisions.md#hosted-oidc-provider), are optional: nothing to purge. */
 type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions'> &
-  OptionalDeps<'oneTimeTokens' | 'outbox' | 'knownDevices' | 'auditLog' | 'webhooks'> & {
+  OptionalDeps<'oneTimeTokens' | 'outbox' | 'knownDevices' | 'auditLog' | 'webhooks' | 'rateLimitStats'> & {
     oidcArtifacts?: Pick<OidcArtifactStore, 'deleteExpired'>;
     consoleSignOuts?: Pick<ConsoleSignOutStore, 'deleteExpired'>;
   };
@@ -43,22 +46,34 @@ type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions'> &
  * Deletes what nobody can use any more, over every tenant: revoked sessions, expired refresh
  * tokens and the sessions they leave unrefreshable, expired one-time tokens, finished mails past
  * the retention, known clients not seen within theirs, and expired OIDC provider artifacts when
- * the host has the provider, and audit entries past their project's retention. Each kind runs in batches until one comes back short; one `now` for all.
+ * the host has the provider, audit entries past their project's retention, and hourly rate-limited counts no stats period reaches. Each kind runs in batches until one comes back short; one `now` for all.
  */
 export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}): Promise<PurgeCounts> {
   const limit = options.batchSize ?? DEFAULT_PURGE_BATCH_SIZE;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError('batchSize must be a positive integer');
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - (options.outboxRetentionSeconds ?? DEFAULT_OUTBOX_RETENTION_SECONDS) * 1000);
-  const counts: PurgeCounts = { refreshTokens: 0, sessions: 0, oneTimeTokens: 0, outboxMails: 0, oidcArtifacts: 0, knownDevices: 0, auditEntries: 0, webhookMessages: 0, consoleSignOuts: 0 };
+  const counts: PurgeCounts = {
+    refreshTokens: 0,
+    sessions: 0,
+    oneTimeTokens: 0,
+    outboxMails: 0,
+    oidcArtifacts: 0,
+    knownDevices: 0,
+    auditEntries: 0,
+    webhookMessages: 0,
+    consoleSignOuts: 0,
+    rateLimitedHours: 0,
+  };
   counts.sessions += await inBatches(limit, () => deps.sessions.deleteRevoked(now, limit));
   counts.refreshTokens = await inBatches(limit, async () => {
     const batch = await deps.sessions.deleteExpired(now, limit);
     counts.sessions += batch.sessions;
     return batch.refreshTokens;
   });
-  const { oneTimeTokens, outbox, knownDevices, oidcArtifacts, auditLog, webhooks, consoleSignOuts } = deps;
+  const { oneTimeTokens, outbox, knownDevices, oidcArtifacts, auditLog, webhooks, consoleSignOuts, rateLimitStats } = deps;
   if (webhooks) counts.webhookMessages = await inBatches(limit, () => webhooks.deleteFinishedBefore(cutoff, limit));
+  if (rateLimitStats) counts.rateLimitedHours = await inBatches(limit, () => rateLimitStats.deleteBefore(rateLimitedRetentionStart(now), limit));
   if (auditLog) counts.auditEntries = await inBatches(limit, () => auditLog.deleteExpired(now, limit));
   if (oneTimeTokens) counts.oneTimeTokens = await inBatches(limit, () => oneTimeTokens.deleteExpired(now, limit));
   if (outbox) counts.outboxMails = await inBatches(limit, () => outbox.deleteFinishedBefore(cutoff, limit));

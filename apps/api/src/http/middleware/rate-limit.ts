@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AuthError, effectiveRateLimit, normalizeEmail, sha256Hex, type FailoverRule, type RateLimitDecision, type RateLimiter, type ResolvedApiKey } from '@svc/core';
+import { AuthError, effectiveRateLimit, normalizeEmail, sha256Hex, type FailoverRule, type RateLimitDecision, type RateLimitedTally, type RateLimiter, type ResolvedApiKey } from '@svc/core';
 import { unverifiedSubject } from './bearer';
 import { addressKey, clientAddress } from './client-address';
 import { RATE_LIMIT_KEYS, storeDownPolicy, type RateLimitName, type RateLimitRules } from './rate-limit-rules';
@@ -11,6 +11,8 @@ export interface RateLimitOptions {
   limiter: RateLimiter;
   rules: RateLimitRules;
   logger: Logger;
+  /** Where refusals of requests with an API key are counted per environment (the overview's figure). */
+  tally?: Pick<RateLimitedTally, 'note'>;
 }
 
 /**
@@ -49,6 +51,9 @@ export async function countLimits(names: readonly RateLimitName[], options: Rate
   if (decision.allowed) return;
   res.set('Retry-After', String(decision.resetSeconds));
   res.locals.rateLimited = name; // read by the metrics
+  // Counted per environment only with a key: a key-less request's project is merely claimed.
+  const key = res.locals.apiKey as ResolvedApiKey | undefined;
+  if (key) options.tally?.note(key.scope);
   throw new AuthError('rate_limited');
 }
 

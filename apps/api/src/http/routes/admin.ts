@@ -13,6 +13,7 @@ import { adminOutboxRoutes } from './admin-outbox';
 import { adminOidcClientRoutes } from './admin-oidc-clients';
 import { adminAuditLogRoutes } from './admin-audit-log';
 import { adminWebhookRoutes } from './admin-webhooks';
+import { adminStatsRoutes } from './admin-stats';
 
 /**
  * The admin API (the OpenAPI document), mounted at /admin. The token is checked before routing, so without
@@ -31,5 +32,6 @@ export function adminRoutes(deps: AppDeps, consoleSessions: ConsoleSessions): Ro
       .use(adminOAuthProviderRoutes(deps))
       .use(adminOidcClientRoutes(deps))
       .use(adminAuditLogRoutes(deps), adminWebhookRoutes(deps))
+      .use(adminStatsRoutes(deps))
   );
 }

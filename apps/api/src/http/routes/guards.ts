@@ -21,7 +21,7 @@ export function limited(deps: AppDeps, ...names: RateLimitName[]): RequestHandle
 
 /** The limiter with the configured values, for limits a route spends itself (`deferredHit`). */
 export function limitOptions(deps: AppDeps): RateLimitOptions {
-  return { limiter: deps.rateLimiter, rules: deps.config.rateLimits, logger: deps.logger };
+  return { limiter: deps.rateLimiter, rules: deps.config.rateLimits, logger: deps.logger, tally: deps.rateLimitedTally };
 }
 
 /**
