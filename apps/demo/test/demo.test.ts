@@ -140,6 +140,8 @@ describeWithChromium('demo app in Chromium', () => {
     await screenshot(page, '08-devices');
     await page.getByRole('button', { name: 'End session on Safari on iPhone' }).click();
     await page.getByText('That session has ended').waitFor();
+    // The list is read again after the notice: wait for the ended device to leave it.
+    await devices.nth(1).waitFor({ state: 'detached' });
     expect(await devices.count()).toBe(1);
     await other.reload();
     await other.getByRole('heading', { name: 'Welcome back', exact: true }).waitFor();
