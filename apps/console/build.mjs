@@ -23,6 +23,7 @@ await build({
   alias: {
     '@svc/core/email-templates': join(root, '..', '..', 'packages', 'core', 'src', 'domain', 'email-templates.ts'),
     '@svc/core/security-event': join(root, '..', '..', 'packages', 'core', 'src', 'domain', 'security-event.ts'),
+    '@svc/core/activity-stats': join(root, '..', '..', 'packages', 'core', 'src', 'domain', 'activity-stats.ts'),
   },
   minify: true,
   sourcemap: true,

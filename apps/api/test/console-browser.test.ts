@@ -1,12 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { consoleAssetsDir } from '../src/http/routes/console';
 import { describeWithChromium, launchChromium } from './browser/chromium';
+import { buildConsole, checkScreen, signedInConsole } from './support/console-browser';
 import { listenRealApp, REAL_ADMIN_TOKEN, type ListeningApp } from './support/real-app';
 
 // The admin console in Chromium against the real service (SQLite): sign-in, every screen, an
@@ -16,30 +13,9 @@ import { listenRealApp, REAL_ADMIN_TOKEN, type ListeningApp } from './support/re
 
 jest.setTimeout(120_000);
 
-const SHOTS = join(__dirname, '..', 'test-output', 'console');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 type Json = Record<string, any>;
 // What the functions passed to page.evaluate read: they run in the page, not in Node.
 declare const document: any, localStorage: unknown, sessionStorage: unknown;
-
-/** Serious or critical axe-core violations of the page as it is now (WCAG 2.x A and AA rules). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, so the console's CSP (script-src 'self') allows it.
-  await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<Json> } }).axe;
-    return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-  });
-  return (result.violations as Json[])
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${(v.nodes as Json[]).map((n) => n.target.join(' ')).join(', ')})`);
-}
-
-/** Screenshot of the screen, and no serious accessibility violation on it. */
-async function check(page: Page, name: string) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-  expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
-}
 
 /** The value a `datetime-local` input takes for `date` (the browser runs in this process's time zone). */
 const localInput = (date: Date) => new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
@@ -91,25 +67,11 @@ describeWithChromium('the admin console in Chromium', () => {
   const keyCall = (key: string, path: string, body: unknown) =>
     fetch(`${origin}${path}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
-  /** A new browser context signed in to the console, on the project list; `failures` collects page errors. */
-  async function signedIn(viewport = { width: 1280, height: 900 }) {
-    const context = await browser.newContext({ viewport });
-    const page = await context.newPage();
-    const failures: string[] = [];
-    page.on('pageerror', (error) => failures.push(error.message));
-    page.on('requestfailed', (req) => failures.push(`${req.url()} ${req.failure()?.errorText}`));
-    await page.goto(`${origin}/console`);
-    await page.getByLabel('Admin token').fill(REAL_ADMIN_TOKEN);
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Projects' }).first().waitFor();
-    return { context, page, failures };
-  }
+  const signedIn = (viewport?: { width: number; height: number }) => signedInConsole(browser, origin, viewport);
 
   beforeAll(async () => {
     // Built from the sources under test (esbuild takes well under a second), never a stale bundle.
-    execFileSync(process.execPath, [join(__dirname, '..', '..', 'console', 'build.mjs')]);
-    expect(consoleAssetsDir()).toBeTruthy();
-    mkdirSync(SHOTS, { recursive: true });
+    buildConsole();
     service = await listenRealApp({ SVC_WEBHOOKS_ALLOW_PRIVATE: 'true' });
     receiver = await startReceiver();
     // The console at localhost; the attacker's page at 127.0.0.1: another site to the browser.
@@ -149,7 +111,7 @@ describeWithChromium('the admin console in Chromium', () => {
 
     await page.goto(`${origin}/console`);
     await page.getByLabel('Admin token').waitFor();
-    await check(page, '01-sign-in');
+    await checkScreen(page, '01-sign-in');
     await page.getByLabel('Admin token').fill('wrong-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').getByText('The admin token is not right.').waitFor();
@@ -163,7 +125,7 @@ describeWithChromium('the admin console in Chromium', () => {
       .waitFor();
     expect(await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.cookie)).not.toContain(REAL_ADMIN_TOKEN);
     expect(await page.evaluate(() => document.cookie)).toBe('');
-    await check(page, '02-projects');
+    await checkScreen(page, '02-projects');
     const onPage = () => page.getByRole('table').getByRole('link').allTextContents();
     const first = await onPage();
     expect(first).toHaveLength(20);
@@ -179,7 +141,7 @@ describeWithChromium('the admin console in Chromium', () => {
     const secrets = page.getByTestId('secret');
     await secrets.first().waitFor();
     expect(await secrets.allTextContents()).toEqual([expect.stringMatching(/^svc_live_/), expect.stringMatching(/^svc_sbx_/)]);
-    await check(page, '03-project-created');
+    await checkScreen(page, '03-project-created');
     await page.getByLabel('Search projects by name').fill('beta');
     await page.getByRole('button', { name: 'Search' }).click();
     await page
@@ -193,7 +155,7 @@ describeWithChromium('the admin console in Chromium', () => {
 
     // Users: total, search, detail, role and meta, sessions, ban.
     await page.getByText('3 users').waitFor();
-    await check(page, '04-users');
+    await checkScreen(page, '04-users');
     await page.getByLabel('Search users by e-mail').fill('GRA');
     await page.keyboard.press('Enter');
     await page.getByText('1 user', { exact: true }).waitFor();
@@ -208,7 +170,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByText('Saved.').waitFor();
     await page.getByRole('button', { name: /^Revoke session/ }).click();
     await page.getByText(/^revoked /).waitFor();
-    await check(page, '05-user-detail');
+    await checkScreen(page, '05-user-detail');
     await page.getByRole('button', { name: 'Ban' }).click();
     await page.getByRole('button', { name: 'Unban' }).waitFor();
     const users = await adminCall('GET', `/admin/projects/${project.id}/environments/production/users?q=grace`);
@@ -227,7 +189,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('link', { name: /2\s*Production users/ }).waitFor();
     await page.getByRole('link', { name: /1\s*Sandbox users/ }).waitFor();
-    await check(page, '06-overview');
+    await checkScreen(page, '06-overview');
 
     // Settings.
     await page.getByRole('link', { name: 'Settings' }).click();
@@ -249,7 +211,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByTestId('preview-subject').getByText('Reset for Acme (60 min)').waitFor();
     await page.getByRole('button', { name: 'Save templates' }).click();
     await page.getByText('Templates saved.').waitFor();
-    await check(page, '07-settings');
+    await checkScreen(page, '07-settings');
     const settings = (await adminCall('GET', `/admin/projects/${project.id}`)).body.data.project;
     expect(settings.allowedOrigins).toEqual(['https://acme.example', 'http://localhost:5173']);
     expect(settings).toMatchObject({ refreshReuseResponse: 'revoke_session', refreshReuseNotice: true, auditRetentionDays: 30 });
@@ -264,7 +226,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByTestId('secret').waitFor();
     expect(await page.getByTestId('secret').textContent()).toMatch(/^svc_sbx_/);
     await page.getByText('BEGIN PUBLIC KEY').waitFor();
-    await check(page, '08-keys-sandbox');
+    await checkScreen(page, '08-keys-sandbox');
 
     // Sign-in methods: a provider (its secret write-only) and an OIDC client (its secret once).
     await page.getByRole('link', { name: 'Sign-in methods' }).click();
@@ -281,7 +243,7 @@ describeWithChromium('the admin console in Chromium', () => {
       .first()
       .waitFor();
     expect(await page.getByTestId('secret').count()).toBe(2);
-    await check(page, '09-sign-in-methods');
+    await checkScreen(page, '09-sign-in-methods');
     const providers = await adminCall('GET', `/admin/projects/${project.id}/oauth-providers?environment=sandbox`);
     expect(providers.body.data.providers).toEqual([expect.objectContaining({ provider: 'github', clientId: 'gh-client-id', enabled: true })]);
 
@@ -293,7 +255,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await link.waitFor();
     expect(await link.getAttribute('href')).toMatch(/^http:\/\/localhost:5173\/magic\?.*token=/);
     await page.getByText('No dead letters.').waitFor();
-    await check(page, '10-inbox');
+    await checkScreen(page, '10-inbox');
 
     // A phone's width: nothing wider than the screen, everything still reachable.
     await page.setViewportSize({ width: 390, height: 844 });
@@ -301,7 +263,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await page.getByRole('link', { name: 'Production', exact: true }).click();
     await page.getByText('2 users').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await check(page, '11-users-390px');
+    await checkScreen(page, '11-users-390px');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();
@@ -351,7 +313,7 @@ describeWithChromium('the admin console in Chromium', () => {
         .getByRole('cell')
         .allTextContents(),
     ).toEqual([JSON.stringify(all[0].data.before.allowedOrigins, null, 1), JSON.stringify(['https://audited.example'], null, 1)]);
-    await check(page, '12-audit-log');
+    await checkScreen(page, '12-audit-log');
 
     // By type: the failed sign-ins alone, each with its client address and user agent.
     await page.getByLabel('Event type').selectOption('user.sign_in_failed');
@@ -428,7 +390,7 @@ describeWithChromium('the admin console in Chromium', () => {
     await shown(all.length).waitFor();
     await entries.first().getByText('Details', { exact: true }).click();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await check(page, '13-audit-log-390px');
+    await checkScreen(page, '13-audit-log-390px');
     expect(failures).toEqual([]);
     await context.close();
   });
@@ -452,7 +414,7 @@ describeWithChromium('the admin console in Chromium', () => {
     const secret = (await page.getByTestId('secret').textContent())!;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     await page.getByRole('cell', { name: 'user.created, user.banned' }).waitFor();
-    await check(page, '14-webhooks');
+    await checkScreen(page, '14-webhooks');
     const listed = (await adminCall('GET', hooksPath)).body.data.endpoints as Json[];
     expect(listed).toEqual([expect.objectContaining({ url: receiver.url, eventTypes: ['user.created', 'user.banned'], enabled: true })]);
     const endpointId = listed[0].id as string;
@@ -496,7 +458,7 @@ describeWithChromium('the admin console in Chromium', () => {
     receiver.state.status = 204;
     await testRow.getByRole('button', { name: /^Redeliver webhook\.test/ }).click();
     await testRow.getByText('delivered').waitFor();
-    await check(page, '15-webhook-endpoint');
+    await checkScreen(page, '15-webhook-endpoint');
 
     // A subscribed event is delivered and logged; a range redelivers both messages.
     expect((await keyCall(hooked.key, '/api/auth/signup', { email: 'hooked@example.com', password: 'correct horse battery' })).status).toBe(201);
@@ -542,7 +504,7 @@ describeWithChromium('the admin console in Chromium', () => {
 
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await check(page, '16-webhook-endpoint-390px');
+    await checkScreen(page, '16-webhook-endpoint-390px');
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // Deleted after the confirm dialog: gone from the list and the API.

@@ -1,9 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { consoleAssetsDir } from '../src/http/routes/console';
 import { describeWithChromium, launchChromium } from './browser/chromium';
+import { buildConsole, checkScreen, signedInConsole } from './support/console-browser';
 import { listenRealApp, REAL_ADMIN_TOKEN, type ListeningApp } from './support/real-app';
 
 // The console's overview and user sessions in Chromium against the real service (SQLite): sign-ins,
@@ -13,30 +10,11 @@ import { listenRealApp, REAL_ADMIN_TOKEN, type ListeningApp } from './support/re
 
 jest.setTimeout(120_000);
 
-const SHOTS = join(__dirname, '..', 'test-output', 'console');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 type Json = Record<string, any>;
 // What the functions passed to page.evaluate read: they run in the page, not in Node.
 declare const document: any;
 
 const SAFARI = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
-
-/** Serious or critical axe-core violations of the page as it is now (WCAG 2.x A and AA rules). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<Json> } }).axe;
-    return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-  });
-  return (result.violations as Json[])
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${(v.nodes as Json[]).map((n) => n.target.join(' ')).join(', ')})`);
-}
-
-async function check(page: Page, name: string) {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-  expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
-}
 
 describeWithChromium('the console overview and user sessions in Chromium', () => {
   let service: ListeningApp;
@@ -49,8 +27,7 @@ describeWithChromium('the console overview and user sessions in Chromium', () =>
     fetch(`${origin}${path}`, { method: 'POST', headers: { 'X-API-Key': project.live, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    if (!consoleAssetsDir()) execFileSync(process.execPath, [join(__dirname, '..', '..', 'console', 'build.mjs')]);
-    mkdirSync(SHOTS, { recursive: true });
+    buildConsole();
     // Two logins per address and e-mail in 15 minutes, so the third is refused with 429.
     service = await listenRealApp({ SVC_RATE_LIMITS: '{"login":{"limit":2,"windowSeconds":900}}' });
     origin = service.url.replace('127.0.0.1', 'localhost');
@@ -81,14 +58,7 @@ describeWithChromium('the console overview and user sessions in Chromium', () =>
   });
 
   async function signedIn(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; failures: string[] }> {
-    const context = await browser.newContext({ viewport });
-    const page = await context.newPage();
-    const failures: string[] = [];
-    page.on('pageerror', (error) => failures.push(error.message));
-    page.on('requestfailed', (req) => failures.push(`${req.url()} ${req.failure()?.errorText}`));
-    await page.goto(`${origin}/console`);
-    await page.getByLabel('Admin token').fill(REAL_ADMIN_TOKEN);
-    await page.keyboard.press('Enter');
+    const { context, page, failures } = await signedInConsole(browser, origin, viewport);
     await page.getByRole('link', { name: 'Overview Co' }).click();
     await page.getByRole('link', { name: 'Overview' }).click();
     return { context, page, failures };
@@ -121,7 +91,7 @@ describeWithChromium('the console overview and user sessions in Chromium', () =>
     expect(await rows.count()).toBe(14);
     const label = new Date(`${today}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' });
     expect(await rows.first().locator('td').allTextContents()).toEqual([label, '1', '2', '1', '2']);
-    await check(page, '20-overview-activity');
+    await checkScreen(page, '20-overview-activity');
 
     // Another period, and the other environment (nothing happened there).
     await activity.getByLabel('Period').selectOption('7');
@@ -145,7 +115,7 @@ describeWithChromium('the console overview and user sessions in Chromium', () =>
     expect(await sessions.getByRole('table').locator('tbody tr').first().locator('td').nth(1).textContent()).toBe('198.51.100.23');
     await device.click();
     await sessions.getByText(SAFARI).waitFor();
-    await check(page, '21-user-sessions');
+    await checkScreen(page, '21-user-sessions');
     expect(failures).toEqual([]);
     await context.close();
   });
@@ -154,11 +124,11 @@ describeWithChromium('the console overview and user sessions in Chromium', () =>
     const { context, page, failures } = await signedIn({ width: 390, height: 844 });
     await figure(page, 'Rate-limited requests').getByText('2', { exact: true }).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await check(page, '22-overview-390px');
+    await checkScreen(page, '22-overview-390px');
     await page.goto(`${origin}/console#/projects/${project.id}/production/users/${ada}`);
     await page.getByText('Safari 17 on macOS').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await check(page, '23-user-sessions-390px');
+    await checkScreen(page, '23-user-sessions-390px');
     expect(failures).toEqual([]);
     await context.close();
   });

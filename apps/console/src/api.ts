@@ -1,3 +1,4 @@
+import type { ActivityDay } from '@svc/core/activity-stats';
 import type { Actor, SecurityEventType } from '@svc/core/security-event';
 
 /**
@@ -200,14 +201,8 @@ export interface WebhookAttempt {
   durationMs: number;
 }
 
-/** One UTC day of an environment's activity (GET .../stats). */
-export interface ActivityDay {
-  day: string;
-  signIns: number;
-  signUps: number;
-  signInFailures: number;
-  rateLimited: number;
-}
+/** One UTC day of an environment's activity (GET .../stats): core's shape, all strings and numbers on the wire too. */
+export type { ActivityDay } from '@svc/core/activity-stats';
 
 export interface ActivityStats {
   days: ActivityDay[];
