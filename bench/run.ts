@@ -112,7 +112,7 @@ function report(bench: Bench, results: BenchResults): void {
 async function cleanUp(scope: RunScope): Promise<void> {
   await Promise.allSettled([...scope.children].map((child) => child.stop()));
   scope.children.clear();
-  for (const cleanup of scope.cleanups.splice(0)) cleanup();
+  for (const cleanup of scope.cleanups.splice(0)) await Promise.resolve(cleanup()).catch(() => undefined);
   await dropDatabase(scope.database).catch((error: unknown) => process.stderr.write(`dropping ${scope.database} failed: ${String(error)}\n`));
   await clearRedisPrefix(scope.redisPrefix).catch(() => undefined);
   if (!process.env.BENCH_KEEP_TMP) rmSync(scope.tmp, { recursive: true, force: true });

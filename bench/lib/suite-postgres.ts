@@ -22,7 +22,7 @@ export interface RunScope {
   redisPrefix: string;
   children: Set<Child>;
   /** Run at the end, after the children stop (e.g. removing a built server's folder). */
-  cleanups: Array<() => void>;
+  cleanups: Array<() => unknown>;
 }
 
 export async function track(scope: RunScope, start: Promise<Child>): Promise<Child> {
