@@ -1,6 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { createTransport } from './nodemailer-module';
 import { maskEmail, type Mailer, type OutgoingMail } from '@svc/core';
 import { nodemailerMessage } from './nodemailer-message';
 
@@ -19,18 +20,18 @@ export interface MailLogger {
  * quoted-printable, where a long link is cut into pieces that break when copied.
  */
 export class FileMailer implements Mailer {
-  private readonly composer: Transporter;
+  private composer: Transporter | undefined;
 
   constructor(
     private readonly dir: string,
     private readonly logger: MailLogger,
     private readonly options: { from: string; showLinks?: boolean } = { from: 'svc <no-reply@localhost>' },
-  ) {
-    // nodemailer builds the complete MIME message (headers, text and html parts) into a buffer.
-    this.composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-  }
+  ) {}
 
   async send(message: OutgoingMail): Promise<{ messageId: string }> {
+    // nodemailer builds the complete MIME message (headers, text and html parts) into a buffer;
+    // made on the first mail, so a server that sends none never loads it.
+    this.composer ??= createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     const info = await this.composer.sendMail(nodemailerMessage(this.options.from, message));
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const file = join(this.dir, `${fileNameOf(message.messageId)}.eml`);
