@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { imageAppDir, medianMemory, medianStartup, rssMb, spawnBuilt, type MemoryFigures, type StartupFigures } from '../lib/built';
+import { imageAppDir, medianMemory, medianStartup, quietProcess, rssMb, spawnBuilt, type MemoryFigures, type StartupFigures } from '../lib/built';
 import type { BenchResults } from '../lib/context';
 import { freePort } from '../lib/processes';
 
@@ -45,6 +46,18 @@ describe('the built server figures (start time, RSS)', () => {
       await running.stop();
     }
     expect(running.child.exitCode).toBe(0);
+  }, 20_000);
+
+  it('waits for a process to fall quiet: at once for an idle one, until its busy spell ends for a busy one', async () => {
+    expect(await quietProcess(process.pid, 5)).toBeLessThanOrEqual(2);
+    const busy = spawn(process.execPath, ['-e', 'const end = Date.now() + 2500; while (Date.now() < end); setTimeout(() => {}, 5000);'], { stdio: 'ignore' });
+    try {
+      const waited = await quietProcess(busy.pid!, 10);
+      expect(waited).toBeGreaterThanOrEqual(2);
+      expect(waited).toBeLessThan(10);
+    } finally {
+      busy.kill();
+    }
   }, 20_000);
 
   it('takes the median of each figure across runs', () => {
