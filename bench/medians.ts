@@ -5,6 +5,7 @@
 // summary table and each target's per-run values.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { medianMemory, medianStartup } from './lib/built';
 import type { BenchResults, RowRecord } from './lib/context';
 import type { LoadResult } from './lib/load';
 import { round } from './lib/load';
@@ -82,6 +83,8 @@ const merged: BenchResults = {
         baseline: withMillion.every((run) => run.million!.baseline) ? medianRows(withMillion.map((run) => run.million!.baseline!)) : undefined,
       }
     : undefined,
+  startup: medianStartup(runs),
+  memory: medianMemory(runs),
   targets: [],
   notes: [],
 };

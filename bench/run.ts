@@ -13,6 +13,7 @@ import { quietDisk } from './lib/quiet-disk';
 import { ROOT } from './lib/processes';
 import { runProfile } from './lib/profile-run';
 import { summaryMarkdown, writeJson, writeReadmeSummary } from './lib/report';
+import { builtSuite } from './lib/suite-built';
 import { embeddedSuite } from './lib/suite-embedded';
 import { peerSuite } from './lib/suite-peer';
 import { postgresSuite, type RunScope } from './lib/suite-postgres';
@@ -25,7 +26,7 @@ const BUSY_LOAD = 1.5;
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const id = `${process.pid}_${Date.now().toString(36)}`;
-  const scope: RunScope = { tmp: mkdtempSync(join(tmpdir(), 'svc-bench-')), database: `svc_bench_${id}`, redisPrefix: `svcbench:${id}:`, children: new Set() };
+  const scope: RunScope = { tmp: mkdtempSync(join(tmpdir(), 'svc-bench-')), database: `svc_bench_${id}`, redisPrefix: `svcbench:${id}:`, children: new Set(), cleanups: [] };
   // Ctrl-C still stops the children and drops the database.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp(scope).finally(() => process.exit(130)));
   if (args.profile) return runProfile(args, scope).finally(() => cleanUp(scope));
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
     await postgresSuite(bench, scope);
     if (args.peer) await peerSuite(bench, scope);
     if (args.embedded) await embeddedSuite(bench, scope);
+    if (bench.wants('startup') || bench.wants('memory')) await builtSuite(bench, scope);
     // Measured again at the end and the higher figure kept: a moment of outside load during one
     // measurement would otherwise flatter every ratio divided by it.
     await measureHashCeilings(bench);
@@ -110,6 +112,7 @@ function report(bench: Bench, results: BenchResults): void {
 async function cleanUp(scope: RunScope): Promise<void> {
   await Promise.allSettled([...scope.children].map((child) => child.stop()));
   scope.children.clear();
+  for (const cleanup of scope.cleanups.splice(0)) await Promise.resolve(cleanup()).catch(() => undefined);
   await dropDatabase(scope.database).catch((error: unknown) => process.stderr.write(`dropping ${scope.database} failed: ${String(error)}\n`));
   await clearRedisPrefix(scope.redisPrefix).catch(() => undefined);
   if (!process.env.BENCH_KEEP_TMP) rmSync(scope.tmp, { recursive: true, force: true });

@@ -21,13 +21,15 @@ export interface BenchArgs {
   label: string;
   /** Another checkout to run the API and proxy from (an A/B of a change); default: this one. */
   apiRoot: string | null;
-  /** Only these sections (minimal, sign-up, login, refresh, me, magic-link, mixed, proxy, user-search); null = all. */
+  /** A built server's app folder (scripts/build-image-steps.mjs --keep: <work>/api-root/app); null = build one. */
+  built: string | null;
+  /** Only these sections (minimal, sign-up, login, refresh, me, magic-link, password-reset, mixed, proxy, user-search, startup, memory); null = all. */
   only: string[] | null;
 }
 
 const USAGE = `pnpm bench [--quick] [--seconds N] [--cost N] [--connections N] [--million]
            [--no-peer] [--no-embedded] [--profile] [--no-readme] [--label TEXT] [--api-root DIR]
-           [--only minimal,sign-up,login,refresh,me,magic-link,mixed,proxy,user-search]`;
+           [--built DIR] [--only minimal,sign-up,login,refresh,me,magic-link,password-reset,mixed,proxy,user-search,startup,memory]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = {
@@ -42,6 +44,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     writeReadme: true,
     label: 'run',
     apiRoot: null,
+    built: null,
     only: null,
   };
   for (let i = 0; i < argv.length; i += 1) {
@@ -62,6 +65,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     else if (flag === '--no-readme') args.writeReadme = false;
     else if (flag === '--label') args.label = value();
     else if (flag === '--api-root') args.apiRoot = value();
+    else if (flag === '--built') args.built = value();
     else if (flag === '--only') args.only = value().split(',');
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE);

@@ -1,3 +1,4 @@
+import type { MemoryFigures, StartupFigures } from './built';
 import type { SearchLatency } from './user-search';
 import type { BenchArgs } from './args';
 import type { HashCeiling } from './ceilings';
@@ -26,6 +27,9 @@ export interface BenchResults {
   mixed?: { login: LoadResult; me: LoadResult };
   /** `baseline`: the same rows at 1k users measured just before growing (older runs lack it). */
   million?: { users: number; seedSeconds: number; rows: RowRecord[]; baseline?: RowRecord[]; userSearch?: { at1k: SearchLatency; at1M: SearchLatency; p95Ratio: number } };
+  /** The built server (what the image runs): time to ready and idle RSS per storage, and the leak check. */
+  startup?: { sqlite?: StartupFigures; postgres?: StartupFigures };
+  memory?: MemoryFigures;
   targets: Array<{ target: string; measured: string; met: boolean | null }>;
   notes: string[];
 }

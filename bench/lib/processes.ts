@@ -88,7 +88,7 @@ function tail(file: string, lines = 20): string {
 }
 
 /** A port nobody listens on now (bound and released; the child binds it a moment later). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -53,6 +53,23 @@ export function summaryMarkdown(results: BenchResults): string {
       );
     }
   }
+  const { startup, memory } = results;
+  for (const [storage, name] of [
+    ['sqlite', 'embedded default'],
+    ['postgres', 'PostgreSQL + Redis'],
+  ] as const) {
+    const figures = startup?.[storage];
+    if (figures)
+      lines.push(
+        '',
+        `Built server (\`node dist/cli.js start\` as the image runs it), ${name}: ready (/healthz 200) ${figures.readyMs} ms after spawn (restarts on migrated storage: ${figures.readyRuns.join(', ')} ms; first start with migrations ${figures.firstBootMs} ms), idle RSS ${figures.idleRssMb} MB.`,
+      );
+  }
+  if (memory)
+    lines.push(
+      '',
+      `Memory (built server, ${memory.storage}): idle ${memory.idleRssMb} MB; after ${memory.loadSeconds} s of mixed load (${memory.requests} requests, ${memory.errors} errors) ${memory.afterLoadRssMb} MB; after ${memory.restSeconds} s of rest${memory.drainSeconds === undefined ? '' : ` (begun ${memory.drainSeconds} s after the load, once the server's CPU was quiet)`} ${memory.afterRestRssMb} MB (${memory.ratio}x idle).`,
+    );
   lines.push('', '| target | measured | met |', '| --- | --- | --- |');
   for (const t of results.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.met === null ? 'not measured' : t.met ? 'yes' : '**no**'} |`);
   if (results.notes.length > 0) lines.push('', ...results.notes.map((note) => `- ${note}`));

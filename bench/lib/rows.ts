@@ -54,6 +54,18 @@ export function magicLink(apiKey: string, users: number): Workload {
   return { next: () => ({ method: 'POST', path: '/api/auth/magic-link', headers: { 'x-api-key': apiKey }, body: json({ email: seedEmail((n++ % users) + 1) }) }), expectStatus: 200 };
 }
 
+/** Password-reset requests for existing users (like magic links: a token and a mail through the outbox). */
+export function passwordReset(apiKey: string, users: number): Workload {
+  let n = 0;
+  return { next: () => ({ method: 'POST', path: '/api/auth/password/reset', headers: { 'x-api-key': apiKey }, body: json({ email: seedEmail((n++ % users) + 1) }) }), expectStatus: 200 };
+}
+
+/** The minimal mail request (bench/servers/minimal-server.ts) for seeded users. */
+export function minimalMailRequest(users: number): Workload {
+  let n = 0;
+  return { next: () => ({ method: 'POST', path: '/mail-request', body: json({ email: seedEmail((n++ % users) + 1) }) }), expectStatus: 200 };
+}
+
 /** A GET with fixed headers (the proxy's session, the peer's get-session, "hello"). */
 export function get(path: string, headers: Record<string, string> = {}): Workload {
   const spec: RequestSpec = { method: 'GET', path, headers };

@@ -9,9 +9,11 @@ import { seedUsersUpTo } from './million';
 import { measureUserSearch } from './user-search';
 import { startChild, type Child } from './processes';
 import * as rows from './rows';
-import { createProject, logIn, servicePasswordHash, startApi, startProxy, type BenchProject } from './svc';
+import { createProject, logIn, servicePasswordHash, startApi, startMountedProxy, startProxy, type BenchProject } from './svc';
 
 export const SEEDED_USERS = 1000;
+/** The ceiling of magic-link and password-reset requests: a user lookup and one insert transaction. */
+const MAIL_CEILING = 'minimal mail txn';
 
 /** What the run shares between sections: scratch folder, database, children to stop on failure. */
 export interface RunScope {
@@ -19,6 +21,8 @@ export interface RunScope {
   database: string;
   redisPrefix: string;
   children: Set<Child>;
+  /** Run at the end, after the children stop (e.g. removing a built server's folder). */
+  cleanups: Array<() => unknown>;
 }
 
 export async function track(scope: RunScope, start: Promise<Child>): Promise<Child> {
@@ -84,7 +88,8 @@ async function minimalRows(bench: Bench, scope: RunScope, project: BenchProject,
     const series: Array<[string, string, WorkloadFactory, string[]]> = [
       ['hello (node:http)', 'hello', () => rows.get('/hello'), []],
       ['me (minimal)', 'me', () => rows.bearerGet('/me', {}, tokens), ['minimal me']],
-      ['refresh (minimal)', 'refresh', () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/refresh', {}, t)), ['minimal refresh', 'minimal refresh (pg txn)']],
+      ['refresh (minimal)', 'refresh', () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/refresh', {}, t)), ['minimal refresh']],
+      ['mail request (minimal)', 'mail request', () => rows.minimalMailRequest(SEEDED_USERS), [MAIL_CEILING]],
     ];
     for (const [name, endpoint, make, dependants] of series) {
       if (options.again) await bench.remeasure(name, minimal.url, make, dependants);
@@ -128,10 +133,9 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
     );
   const accessTokens = await Promise.all([1, 2, 3, 4].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
   if (bench.wants('me')) await seriesOrRow('me (svc)', 'me', () => rows.bearerGet('/api/auth/me', key, accessTokens), bench.ceilingFrom('minimal me', 'me (minimal)'));
-  if (bench.wants('magic-link'))
-    await bench.row(system, 'magic-link request', api.url, () => rows.magicLink(project.apiKey, SEEDED_USERS), {
-      ceiling: bench.ceilingFrom('minimal refresh (pg txn)', 'refresh (minimal)')(bench.args.connections),
-    });
+  const mailCeiling = bench.ceilingFrom(MAIL_CEILING, 'mail request (minimal)')(bench.args.connections);
+  if (bench.wants('magic-link')) await bench.row(system, 'magic-link request', api.url, () => rows.magicLink(project.apiKey, SEEDED_USERS), { ceiling: mailCeiling });
+  if (bench.wants('password-reset')) await bench.row(system, 'password-reset request', api.url, () => rows.passwordReset(project.apiKey, SEEDED_USERS), { ceiling: mailCeiling });
   if (system !== 'svc · PostgreSQL' || !bench.wants('mixed')) return;
   // Logins keep every pool thread busy (16 > 4 threads) while /me is asked: the case docs/security.md#access-tokens describes.
   await settle();
@@ -144,14 +148,20 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
 }
 
 async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: BenchProject): Promise<void> {
-  const proxy = await track(scope, startProxy(api.url, project.apiKey, join(scope.tmp, 'proxy.log'), bench.args.apiRoot));
-  try {
-    const { accessToken, refreshToken } = await logIn(api.url, project.apiKey, 'bench-user-5@example.test');
-    const cookie = { cookie: `svc_at=${accessToken}; svc_rt=${refreshToken}` };
-    const me = bench.results.rows.find((row) => row.system === 'svc · PostgreSQL' && row.endpoint === 'me');
-    await bench.row('session proxy → svc', 'GET session', proxy.url, () => rows.get('/api/session/session', cookie), { ceiling: me ? { name: 'svc me', perSecond: me.result.rps } : undefined });
-  } finally {
-    await stop(scope, proxy);
+  const { accessToken, refreshToken } = await logIn(api.url, project.apiKey, 'bench-user-5@example.test');
+  const cookie = { cookie: `svc_at=${accessToken}; svc_rt=${refreshToken}` };
+  const me = bench.results.rows.find((row) => row.system === 'svc · PostgreSQL' && row.endpoint === 'me');
+  const ceiling = me ? { name: 'svc me', perSecond: me.result.rps } : undefined;
+  for (const [system, start] of [
+    ['session proxy → svc', () => startProxy(api.url, project.apiKey, join(scope.tmp, 'proxy.log'), bench.args.apiRoot)],
+    ['mounted proxy → svc', () => startMountedProxy(api.url, project.apiKey, join(scope.tmp, 'mounted-proxy.log'), bench.args.apiRoot)],
+  ] as const) {
+    const proxy = await track(scope, start());
+    try {
+      await bench.row(system, 'GET session', proxy.url, () => rows.get('/api/session/session', cookie), { ceiling });
+    } finally {
+      await stop(scope, proxy);
+    }
   }
 }
 

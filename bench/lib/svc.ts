@@ -8,14 +8,14 @@ import { ROOT, startChild, type Child } from './processes';
 
 export const PASSWORD = 'correct horse battery staple';
 export const ADMIN_TOKEN = `bench-admin-${randomBytes(24).toString('hex')}`;
-const MASTER_KEY = randomBytes(32).toString('hex');
+export const MASTER_KEY = randomBytes(32).toString('hex');
 
 /**
  * Every limit raised far above what a run can send: the bench measures throughput, not 429s. With
  * the default limits (e.g. 10 logins per 15 minutes per address and e-mail) a run would measure
  * the limiter's refusals. Windows of 60 s make the bench's Redis keys expire by themselves.
  */
-const RAISED_LIMITS = JSON.stringify(Object.fromEntries(RATE_LIMIT_NAMES.map((name) => [name, { limit: 1_000_000_000, windowSeconds: 60 }])));
+export const RAISED_LIMITS = JSON.stringify(Object.fromEntries(RATE_LIMIT_NAMES.map((name) => [name, { limit: 1_000_000_000, windowSeconds: 60 }])));
 
 type Storage = { kind: 'postgres'; database: string; redisPrefix: string } | { kind: 'sqlite' };
 
@@ -62,17 +62,27 @@ export function startProxy(apiUrl: string, apiKey: string, logFile: string, root
   });
 }
 
+/** The proxy's Express router inside a customer's Express app (bench/servers/mounted-proxy.ts). */
+export function startMountedProxy(apiUrl: string, apiKey: string, logFile: string, root?: string | null): Promise<Child> {
+  return startChild({
+    name: 'mounted session proxy',
+    script: 'bench/servers/mounted-proxy.ts',
+    env: { NODE_ENV: 'production', SVC_API_KEY: apiKey, SVC_API_URL: apiUrl, ...(root ? { MOUNTED_PROXY_ROOT: root } : {}) },
+    logFile,
+  });
+}
+
 export interface BenchProject {
   id: string;
   apiKey: string;
 }
 
-/** A PRO project (no user limit) with a magic-link page, created through the admin API. */
+/** A PRO project (no user limit) with magic-link and reset pages, created through the admin API. */
 export async function createProject(apiUrl: string): Promise<BenchProject> {
   const response = await fetch(`${apiUrl}/admin/projects`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench', plan: 'PRO', magicLinkUrl: 'http://localhost:5173/magic-link' }),
+    body: JSON.stringify({ name: 'bench', plan: 'PRO', magicLinkUrl: 'http://localhost:5173/magic-link', passwordResetUrl: 'http://localhost:5173/reset' }),
   });
   const body = (await response.json()) as { data?: { project: { id: string }; apiKeys: { production: string } } };
   if (response.status !== 201 || !body.data) throw new Error(`creating the project failed: ${response.status} ${JSON.stringify(body)}`);

@@ -1,7 +1,7 @@
-// The minimal handlers: the same work as the API's refresh and /me with nothing else (no framework,
+// The minimal handlers: the same work as the API's refresh, /me and mail requests with nothing else (no framework,
 // no ORM, no validation library, no logging), on bare node:http and a raw `pg` pool. Their req/s on
 // this machine is the ceiling the API's rows are divided by. Started as a child by bench/run.ts.
-import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool } from 'pg';
@@ -19,12 +19,16 @@ const server = createServer((req, res) => {
   handle(req, res).catch((error: unknown) => send(res, 500, { error: 'internal_error', message: String(error) }));
 });
 server.keepAliveTimeout = 65_000;
-server.listen(Number(env('PORT')), '127.0.0.1');
+// The mail request's tables, copied (columns, checks, indexes) so its rows never reach the API's outbox worker.
+void pool
+  .query('CREATE TABLE IF NOT EXISTS minimal_one_time_tokens (LIKE one_time_tokens INCLUDING ALL); CREATE TABLE IF NOT EXISTS minimal_mail_outbox (LIKE mail_outbox INCLUDING ALL)')
+  .then(() => server.listen(Number(env('PORT')), '127.0.0.1'));
 process.once('SIGTERM', () => server.close(() => void pool.end().then(() => process.exit(0))));
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.url === '/hello' || req.url === '/healthz') return send(res, 200, { data: { hello: 'world' } });
   if (req.method === 'POST' && req.url === '/refresh') return refresh(res, (JSON.parse(await readBody(req)) as { refreshToken: string }).refreshToken);
+  if (req.method === 'POST' && req.url === '/mail-request') return mailRequest(res, (JSON.parse(await readBody(req)) as { email: string }).email);
   if (req.method === 'GET' && req.url === '/me') return me(res, /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
   send(res, 404, { error: 'not_found' });
 }
@@ -62,6 +66,36 @@ async function refresh(res: ServerResponse, presented: string): Promise<void> {
   if (!row) return send(res, 401, { error: 'invalid_refresh_token' });
   const accessToken = signJwt(accessClaims({ projectId, sub: row.user_id, sid: row.session_id, email: row.email, role: row.role }), privateKey, 'minimal');
   send(res, 200, { data: { accessToken, refreshToken: successor, expiresIn: 900 } });
+}
+
+/**
+ * A magic-link or reset request, bare: find the user by address, then one transaction that stores
+ * the hashed link token and the mail (a random payload in place of the sealed one), and answer 200.
+ */
+async function mailRequest(res: ServerResponse, email: string): Promise<void> {
+  const {
+    rows: [user],
+  } = await pool.query<{ id: string }>(`SELECT id FROM users WHERE project_id = $1 AND environment = 'production' AND email = $2`, [projectId, email]);
+  if (user) {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO minimal_one_time_tokens (token_hash, project_id, environment, purpose, user_id, data, created_at, expires_at, consumed_at, failed_attempts)
+         VALUES ($1, $2, 'production', 'magic_link', $3, '{}', now(), now() + interval '15 minutes', NULL, 0)`,
+        [sha256Hex(randomBytes(32).toString('base64url')), projectId, user.id],
+      );
+      await client.query(
+        `INSERT INTO minimal_mail_outbox (id, project_id, environment, recipient, template, sealed_payload, status, attempts, next_attempt_at, created_at, expires_at)
+         VALUES ($1, $2, 'production', $3, 'magic_link', $4, 'pending', 0, now(), now(), now() + interval '15 minutes')`,
+        [randomUUID(), projectId, email, randomBytes(600).toString('base64')],
+      );
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+  }
+  send(res, 200, { data: { sent: true } });
 }
 
 /** An RS256 verify and one select (the user joined with its live session): /me, bare. */

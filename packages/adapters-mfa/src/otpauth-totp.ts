@@ -1,5 +1,13 @@
-import { Secret, TOTP } from 'otpauth';
+import type * as Otpauth from 'otpauth';
 import { TOTP_DIGITS, TOTP_PERIOD_SECONDS, totpStepAt, type TotpAlgorithm } from '@svc/core';
+
+let library: typeof Otpauth | undefined;
+
+/** Required on first use: a server whose users never enrol TOTP never loads it. */
+function otpauth(): typeof Otpauth {
+  library ??= require('otpauth') as typeof Otpauth;
+  return library;
+}
 
 /** RFC 6238 with the `otpauth` library: SHA-1, 6 digits, 30-second steps, as authenticator apps expect. */
 export class OtpauthTotp implements TotpAlgorithm {
@@ -13,7 +21,8 @@ export class OtpauthTotp implements TotpAlgorithm {
     return this.totp(input.secret, { issuer: input.issuer, label: input.account }).toString();
   }
 
-  private totp(secret: string, labels: { issuer?: string; label?: string } = {}): TOTP {
+  private totp(secret: string, labels: { issuer?: string; label?: string } = {}): Otpauth.TOTP {
+    const { Secret, TOTP } = otpauth();
     return new TOTP({
       ...labels,
       secret: Secret.fromBase32(secret),

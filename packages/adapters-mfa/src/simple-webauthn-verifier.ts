@@ -1,12 +1,5 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type * as SimpleWebAuthn from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, AuthenticatorTransportFuture, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Passkey, RelyingParty, VerifiedCredential, WebAuthnVerifier } from '@svc/core';
 
 export interface SimpleWebAuthnOptions {
@@ -21,6 +14,18 @@ const ALGORITHMS = [-7, -257];
 const bytes = (base64url: string) => new Uint8Array(Buffer.from(base64url, 'base64url'));
 const transports = (list: string[]) => list as AuthenticatorTransportFuture[];
 
+let library: typeof SimpleWebAuthn | undefined;
+
+/**
+ * The library (with its ASN.1 and X.509 dependencies, about a fifth of the server's start-up
+ * module loading) is required on the first ceremony, not when the server starts: most requests
+ * never touch a passkey.
+ */
+function webauthn(): typeof SimpleWebAuthn {
+  library ??= require('@simplewebauthn/server') as typeof SimpleWebAuthn;
+  return library;
+}
+
 /**
  * WebAuthn ceremonies with `@simplewebauthn/server` (its CommonJS build, so it also loads under
  * jest). Passkeys are discoverable credentials: registration requires a resident key, and both
@@ -30,7 +35,7 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
   constructor(private readonly options: SimpleWebAuthnOptions = {}) {}
 
   async registrationOptions(input: { rp: RelyingParty; user: { id: string; name: string }; challenge: string; exclude: Pick<Passkey, 'credentialId' | 'transports'>[] }) {
-    const options = await generateRegistrationOptions({
+    const options = await webauthn().generateRegistrationOptions({
       rpName: input.rp.name,
       rpID: input.rp.id,
       userName: input.user.name,
@@ -48,7 +53,7 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
 
   async verifyRegistration(input: { rp: RelyingParty; challenge: string; response: unknown }): Promise<VerifiedCredential | null> {
     return this.guard(async () => {
-      const result = await verifyRegistrationResponse({
+      const result = await webauthn().verifyRegistrationResponse({
         response: input.response as RegistrationResponseJSON,
         ...expectations(input),
         supportedAlgorithmIDs: ALGORITHMS,
@@ -65,7 +70,7 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
   }
 
   async authenticationOptions(input: { rp: RelyingParty; challenge: string }) {
-    const options = await generateAuthenticationOptions({
+    const options = await webauthn().generateAuthenticationOptions({
       rpID: input.rp.id,
       challenge: bytes(input.challenge),
       timeout: this.options.timeoutMs ?? 60_000,
@@ -82,7 +87,7 @@ export class SimpleWebAuthnVerifier implements WebAuthnVerifier {
     passkey: Pick<Passkey, 'credentialId' | 'publicKey' | 'counter' | 'transports'>;
   }): Promise<{ counter: number } | null> {
     return this.guard(async () => {
-      const result = await verifyAuthenticationResponse({
+      const result = await webauthn().verifyAuthenticationResponse({
         response: input.response as AuthenticationResponseJSON,
         ...expectations(input),
         credential: {

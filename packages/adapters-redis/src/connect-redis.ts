@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 /** The two levels this module logs at; a pino logger or `console` fits. */
 export interface RedisLogger {
@@ -29,7 +29,9 @@ export interface ConnectRedisOptions {
  */
 export async function connectRedis(url: string, options: ConnectRedisOptions = {}): Promise<Redis> {
   const { logger, timeoutMs = 100, connectTimeoutMs = 1000, maxReconnectDelayMs = 2000 } = options;
-  const redis = new Redis(url, {
+  // Required here, not at import: the embedded default (no REDIS_URL) never loads ioredis.
+  const { Redis: Client } = require('ioredis') as typeof import('ioredis');
+  const redis = new Client(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
@@ -38,6 +38,22 @@ describe('FileMailer (the embedded default)', () => {
     await mailer.send(mail);
     await mailer.send({ ...mail, text: 'second' });
     expect(readdirSync(dir)).toEqual(['same@svc.eml']);
+  });
+
+  it("makes the folder again when it was removed, and a re-sent mail's file private again whatever its mode was", async () => {
+    const mailbox = join(dir, 'mail');
+    const mailer = new FileMailer(mailbox, { info: () => undefined });
+    const mail = { to: 'a@example.test', subject: 's', text: 't', html: 'h', messageId: '<again@svc>' };
+    await mailer.send(mail);
+    rmSync(mailbox, { recursive: true });
+    await mailer.send({ ...mail, messageId: '<after-removal@svc>' });
+    expect(readdirSync(mailbox)).toEqual(['after-removal@svc.eml']);
+    expect(statSync(mailbox).mode & 0o777).toBe(0o700);
+    const file = join(mailbox, 'after-removal@svc.eml');
+    chmodSync(file, 0o644);
+    await mailer.send({ ...mail, messageId: '<after-removal@svc>', text: 'second' });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).toContain('second');
   });
 
   it('in development, also logs the link and writes it beside the .eml, each on one line', async () => {

@@ -1,6 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { createTransport } from './nodemailer-module';
 import { maskEmail, type Mailer, type OutgoingMail } from '@svc/core';
 import { nodemailerMessage } from './nodemailer-message';
 
@@ -19,23 +20,23 @@ export interface MailLogger {
  * quoted-printable, where a long link is cut into pieces that break when copied.
  */
 export class FileMailer implements Mailer {
-  private readonly composer: Transporter;
+  private composer: Transporter | undefined;
+  /** Set once the folder was made (or found); a mail that finds it gone makes it again. */
+  private folderReady = false;
 
   constructor(
     private readonly dir: string,
     private readonly logger: MailLogger,
     private readonly options: { from: string; showLinks?: boolean } = { from: 'svc <no-reply@localhost>' },
-  ) {
-    // nodemailer builds the complete MIME message (headers, text and html parts) into a buffer.
-    this.composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-  }
+  ) {}
 
   async send(message: OutgoingMail): Promise<{ messageId: string }> {
+    // nodemailer builds the complete MIME message (headers, text and html parts) into a buffer;
+    // made on the first mail, so a server that sends none never loads it.
+    this.composer ??= createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     const info = await this.composer.sendMail(nodemailerMessage(this.options.from, message));
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const file = join(this.dir, `${fileNameOf(message.messageId)}.eml`);
-    await writeFile(file, info.message as Buffer, { mode: 0o600 });
-    await chmod(file, 0o600);
+    await this.writePrivate(file, info.message as Buffer);
     const summary = { file, to: maskEmail(message.to), subject: message.subject };
     const links = this.options.showLinks ? linksOf(message.text) : [];
     if (links.length === 0) {
@@ -45,6 +46,36 @@ export class FileMailer implements Mailer {
     await writeFile(`${file}.links.txt`, `${links.join('\n')}\n`, { mode: 0o600 });
     this.logger.info({ ...summary, links }, `mail written to the file mailbox; its link (development only): ${links.join(' ')}`);
     return { messageId: message.messageId };
+  }
+
+  private async writePrivate(file: string, data: Buffer): Promise<void> {
+    if (!this.folderReady) {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      this.folderReady = true;
+    }
+    try {
+      await writePrivateFile(file, data);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await writePrivateFile(file, data);
+    }
+  }
+}
+
+/**
+ * Writes `data` to `file`, readable by the owner only. A new file is created with mode 0600
+ * (exclusive create: open, write, close); a re-sent mail's existing file is overwritten and
+ * its mode set again. The folder is made on the first mail, not for every one: a mail sent
+ * after it was removed makes it again.
+ */
+async function writePrivateFile(file: string, data: Buffer): Promise<void> {
+  try {
+    await writeFile(file, data, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    await writeFile(file, data, { mode: 0o600 });
+    await chmod(file, 0o600);
   }
 }
 

@@ -1,4 +1,5 @@
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { createTransport } from './nodemailer-module';
 import { MailDeliveryError, type Mailer, type OutgoingMail } from '@svc/core';
 import { nodemailerMessage } from './nodemailer-message';
 

@@ -1,9 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Client, Pool, type PoolConfig } from 'pg';
+import type { Client, Pool, PoolConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './database-timeouts';
 import { migrations } from './migrations';
+
+/** The pg driver, required when a PostgreSQL connection is first opened: on SQLite it never loads. */
+export function pgDriver(): typeof import('pg') {
+  return require('pg') as typeof import('pg');
+}
 
 // How the connections are opened: TypeORM's DataSource on either database (the connection and
 // the migrations), and on PostgreSQL the pg pool that serves the ports' statements.
@@ -123,7 +128,7 @@ export type PoolSettings = Pick<OpenStorageOptions, 'databaseUrl' | 'schema' | '
 
 /** The pg pool the ports' statements go to: the DataSource's connection settings, `poolSize` connections. */
 export function servingPool(options: PoolSettings): Pool {
-  const pool = new Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: options.databaseUrl,
     connectionTimeoutMillis: timeoutsOf(options).connectMs,
     ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
@@ -140,7 +145,7 @@ export function servingPool(options: PoolSettings): Pool {
  * listener: LISTEN needs a session that no pool hands to someone else).
  */
 export function dedicatedClient(options: PoolSettings): Client {
-  return new Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: timeoutsOf(options).connectMs, ...connectionSettings(options) });
+  return new (pgDriver().Client)({ connectionString: options.databaseUrl, connectionTimeoutMillis: timeoutsOf(options).connectMs, ...connectionSettings(options) });
 }
 
 function timeoutsOf(options: Pick<OpenStorageOptions, 'timeouts'>): DatabaseTimeouts {
@@ -151,7 +156,7 @@ function timeoutsOf(options: Pick<OpenStorageOptions, 'timeouts'>): DatabaseTime
 export async function createSchemaIfMissing(url: string, schema: string, connectMs = DEFAULT_DATABASE_TIMEOUTS.connectMs): Promise<void> {
   // Checked here too: the name is interpolated into DDL below.
   if (!SCHEMA_NAME.test(schema)) throw new Error('schema must match /^[a-z_][a-z0-9_]{0,62}$/');
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: connectMs });
+  const client = new (pgDriver().Client)({ connectionString: url, connectionTimeoutMillis: connectMs });
   await client.connect();
   try {
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);

@@ -1,10 +1,21 @@
-import { MAIL_TEMPLATES, OUTBOX_STATUSES, type EnqueueOptions, type MailOutbox, type MailTemplate, type NewOutboxMail, type OutboxMail, type OutboxStatus, type TenantScope } from '@svc/core';
+import {
+  MAIL_TEMPLATES,
+  OUTBOX_STATUSES,
+  type EnqueueOptions,
+  type MailOutbox,
+  type MailTemplate,
+  type NewOneTimeToken,
+  type NewOutboxMail,
+  type OutboxMail,
+  type OutboxStatus,
+  type TenantScope,
+} from '@svc/core';
 import { assertLimit, deleteBounded } from './bounded-delete';
 import type { Database } from './database';
 import type { MailOutboxRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
-import { dateParam, readCount, readDate, readNullableDate } from './row-values';
-import { insertOneTimeToken } from './typeorm-one-time-token-store';
+import { dateParam, jsonParam, readCount, readDate, readNullableDate } from './row-values';
+import { assertOneTimeToken, insertOneTimeToken } from './typeorm-one-time-token-store';
 import { claimLeased } from './lease-claim';
 
 const COLUMN_NAMES = [
@@ -42,6 +53,7 @@ export class TypeormMailOutbox implements MailOutbox {
     if (!(MAIL_TEMPLATES as readonly string[]).includes(mail.template)) throw new TypeError('unknown mail template');
     assertDate(mail.createdAt, 'createdAt');
     assertDate(mail.expiresAt, 'expiresAt');
+    if (this.db.kind === 'postgres' && options.token) return this.enqueueInOneStatement(scope, mail, options.token.token, options.token.supersede);
     await this.db.transaction(async (tx) => {
       if (options.token) await insertOneTimeToken(tx, scope, options.token.token, options.token.supersede);
       await tx.query(
@@ -50,6 +62,49 @@ export class TypeormMailOutbox implements MailOutbox {
         [mail.id, scope.projectId, scope.environment, mail.to, mail.template, mail.sealedPayload, dateParam(mail.createdAt), dateParam(mail.expiresAt)],
       );
     });
+  }
+
+  /**
+   * PostgreSQL: supersede, token and mail as ONE statement (data-modifying CTEs run once and to
+   * completion, and a statement is atomic on its own: both rows or neither), so a link mail is one
+   * round trip instead of BEGIN, UPDATE, INSERT, INSERT, COMMIT. The UPDATE sees the table as it
+   * was before the statement, so, as in the transaction, it never consumes the token it inserts.
+   */
+  private async enqueueInOneStatement(scope: TenantScope, mail: NewOutboxMail, token: NewOneTimeToken, supersede: boolean): Promise<void> {
+    assertOneTimeToken(token);
+    const superseding = supersede && token.userId !== null;
+    await this.db.query(
+      `WITH ${
+        superseding
+          ? `superseded AS (
+         UPDATE one_time_tokens SET consumed_at = $12::timestamptz
+         WHERE project_id = $1 AND environment = $2 AND purpose = $9 AND user_id = $10 AND consumed_at IS NULL
+         RETURNING 1),
+       `
+          : ''
+      }token AS (
+         INSERT INTO one_time_tokens (token_hash, project_id, environment, purpose, user_id, data, created_at, expires_at, consumed_at, failed_attempts)
+         VALUES ($11, $1, $2, $9, $10, $13, $12, $14, NULL, 0)
+         RETURNING 1)
+       INSERT INTO mail_outbox (${COLUMNS})
+       VALUES ($3, $1, $2, $4, $5, $6, 'pending', 0, $7, NULL, NULL, NULL, $7, $8, NULL)`,
+      [
+        scope.projectId,
+        scope.environment,
+        mail.id,
+        mail.to,
+        mail.template,
+        mail.sealedPayload,
+        dateParam(mail.createdAt),
+        dateParam(mail.expiresAt),
+        token.purpose,
+        token.userId,
+        token.tokenHash,
+        dateParam(token.createdAt),
+        jsonParam(token.data ?? {}),
+        dateParam(token.expiresAt),
+      ],
+    );
   }
 
   /**

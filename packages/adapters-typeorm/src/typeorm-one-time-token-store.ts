@@ -18,11 +18,7 @@ const isPurpose = (value: unknown): value is OneTimePurpose => (ONE_TIME_PURPOSE
  */
 export async function insertOneTimeToken(tx: Sql, scope: TenantScope, token: NewOneTimeToken, supersede: boolean): Promise<void> {
   assertScope(scope);
-  assertText(token.tokenHash, 'token hash');
-  if (!isPurpose(token.purpose)) throw new TypeError('unknown one-time token purpose');
-  if (token.userId !== null) assertUuid(token.userId, 'user id');
-  assertDate(token.createdAt, 'createdAt');
-  assertDate(token.expiresAt, 'expiresAt');
+  assertOneTimeToken(token);
   const { projectId, environment } = scope;
   if (supersede && token.userId !== null) {
     await tx.query(
@@ -36,6 +32,15 @@ export async function insertOneTimeToken(tx: Sql, scope: TenantScope, token: New
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, 0)`,
     [token.tokenHash, projectId, environment, token.purpose, token.userId, jsonParam(token.data ?? {}), dateParam(token.createdAt), dateParam(token.expiresAt)],
   );
+}
+
+/** Rejects a token that could not be stored (unknown purpose, malformed ids or dates). */
+export function assertOneTimeToken(token: NewOneTimeToken): void {
+  assertText(token.tokenHash, 'token hash');
+  if (!isPurpose(token.purpose)) throw new TypeError('unknown one-time token purpose');
+  if (token.userId !== null) assertUuid(token.userId, 'user id');
+  assertDate(token.createdAt, 'createdAt');
+  assertDate(token.expiresAt, 'expiresAt');
 }
 
 /** OneTimeTokenStore on PostgreSQL or SQLite; every single-use step is one conditional UPDATE. */

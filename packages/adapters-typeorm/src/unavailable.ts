@@ -1,5 +1,5 @@
 import { AuthError } from '@svc/core';
-import { DatabaseError } from 'pg';
+import { pgDriver } from './connection-options';
 
 /**
  * Why the database cannot do a piece of work now. Published in the error's `details.reason`
@@ -27,7 +27,8 @@ export function unavailableReason(error: unknown): UnavailableReason | null {
 export function fromPostgresError(error: unknown): AuthError | null {
   if (error instanceof AuthError) return null;
   const driverError = (error as { driverError?: unknown })?.driverError ?? error; // TypeORM's QueryFailedError wraps it
-  if (!(driverError instanceof DatabaseError)) return driverError instanceof TypeError ? null : unavailable('unreachable', error);
+  // Only PostgreSQL's statements come here, so the driver is loaded already.
+  if (!(driverError instanceof pgDriver().DatabaseError)) return driverError instanceof TypeError ? null : unavailable('unreachable', error);
   const reason = postgresReason(driverError.code ?? '');
   return reason === null ? null : unavailable(reason, error);
 }

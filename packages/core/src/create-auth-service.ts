@@ -16,7 +16,7 @@ import { getMe } from './use-cases/get-me';
 import { logIn, type LogInInput, type LogInOptions } from './use-cases/log-in';
 import { logOut } from './use-cases/log-out';
 import { purgeExpired, type PurgeOptions } from './use-cases/purge-expired';
-import { refreshTokens } from './use-cases/refresh-tokens';
+import { refreshTokens, type RefreshOptions } from './use-cases/refresh-tokens';
 import { createApiKeyResolver, type ResolvedApiKey } from './use-cases/resolve-api-key';
 import { signUp, type SignUpInput } from './use-cases/sign-up';
 import type { SignInOptions } from './use-cases/complete-first-factor';
@@ -51,7 +51,7 @@ function coreService(deps: AuthServiceDeps, options: AuthServiceOptions) {
     signUp: (key: ResolvedApiKey, input: SignUpInput, options?: SignInOptions) => signUp(deps, key.scope, key.project, input, options),
     logIn: (key: ResolvedApiKey, input: LogInInput, options?: LogInOptions) => logIn(deps, key.scope, key.project, input, options),
     logOut: (key: ResolvedApiKey, refreshToken: string) => logOut(deps, key.scope, refreshToken),
-    refresh: (key: ResolvedApiKey, refreshToken: string) => refreshTokens(deps, key.scope, key.project, refreshToken),
+    refresh: (key: ResolvedApiKey, refreshToken: string, options?: RefreshOptions) => refreshTokens(deps, key.scope, key.project, refreshToken, options),
     getMe: (key: ResolvedApiKey, accessToken: string) => getMe(deps, key.scope, accessToken),
     verifyAccessToken: (scope: TenantScope, token: string) => verifyAccessToken(deps, scope, token),
     branding: (key: ResolvedApiKey) => ({ poweredByService: poweredByService(key.project.plan) }),

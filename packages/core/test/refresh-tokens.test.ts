@@ -20,6 +20,27 @@ describe('refreshTokens', () => {
     expect(again.refreshToken).not.toBe(next.refreshToken);
   });
 
+  it('waits for a check started beside it: a refusal comes first and uses nothing up, whatever the token', async () => {
+    const { service, production, first } = await signedIn();
+    const refused = new Error('refused by the caller');
+    let release!: () => void;
+    const later = new Promise<void>((resolve) => (release = resolve));
+    // While the check is pending nothing is decided (the token is neither used up nor answered for).
+    const waiting = service.refresh(production, first.refreshToken, { admitted: later });
+    let settled = false;
+    void waiting.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    await expect(service.refresh(production, first.refreshToken, { admitted: Promise.reject(refused) })).rejects.toBe(refused);
+    await expect(service.refresh(production, 'not-a-token', { admitted: Promise.reject(refused) })).rejects.toBe(refused);
+    release();
+    // The refused call used nothing up: the waiting one rotates the token.
+    await expect(waiting).resolves.toMatchObject({ expiresIn: expect.any(Number) });
+  });
+
   it('a replayed token revokes every session of the user, and their access tokens die at /me', async () => {
     const { service, production, first } = await signedIn();
     const other = await service.logIn(production, { email: 'ada@example.test', password: PASSWORD });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import type * as Yaml from 'yaml';
 
 /**
  * The OpenAPI document, kept as a file beside the sources, not in the handlers. It
@@ -34,6 +34,8 @@ export function openApiJson(): string {
 
 function loaded(): { document: OpenApiDocument; json: string } {
   if (!cached) {
+    // The YAML parser is required with the first request for the document, not at start.
+    const { parse } = require('yaml') as typeof Yaml;
     const document = parse(readFileSync(OPENAPI_FILE, 'utf8')) as OpenApiDocument;
     cached = { document, json: JSON.stringify(document) };
   }

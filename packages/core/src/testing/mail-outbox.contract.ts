@@ -180,6 +180,25 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
       expect(await subject.oneTimeTokens.consume(scope, 'magic_link', fresh.tokenHash, plus(T0, 5))).not.toBeNull();
     });
 
+    it('stores neither token nor supersede when the mail cannot be stored, and supersedes only when asked', async () => {
+      const scope = await seedScope(subject.ports);
+      const user = await seedUser(subject.ports, scope);
+      const open = token(user.id);
+      await subject.oneTimeTokens.issue(scope, open);
+      const m = mail({ to: user.email });
+      await outbox().enqueue(scope, m);
+      // The mail's id exists: the token beside it is not kept, and the open token stays open.
+      const dropped = token(user.id, { createdAt: plus(T0, 1) });
+      await expect(outbox().enqueue(scope, { ...mail({ to: user.email }), id: m.id }, { token: { token: dropped, supersede: true } })).rejects.toThrow();
+      expect(await subject.oneTimeTokens.find(scope, 'magic_link', dropped.tokenHash)).toBeNull();
+      expect(await subject.oneTimeTokens.find(scope, 'magic_link', open.tokenHash)).toMatchObject({ consumedAt: null });
+      // Without supersede the older token stays open beside the new one.
+      const beside = token(user.id, { createdAt: plus(T0, 2) });
+      await outbox().enqueue(scope, mail({ to: user.email }), { token: { token: beside, supersede: false } });
+      expect(await subject.oneTimeTokens.find(scope, 'magic_link', open.tokenHash)).toMatchObject({ consumedAt: null });
+      expect(await subject.oneTimeTokens.find(scope, 'magic_link', beside.tokenHash)).toMatchObject({ consumedAt: null, userId: user.id });
+    });
+
     it('keeps tenants apart', async () => {
       const scope = await seedScope(subject.ports);
       const sandbox = { ...scope, environment: 'sandbox' as const };

@@ -14,6 +14,15 @@ import { signAccessToken } from './issue-tokens';
 
 type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' | 'tokens'> & OptionalDeps<'events' | 'outbox' | 'secretBox' | 'unitOfWork'>;
 
+export interface RefreshOptions {
+  /**
+   * A check the caller started before calling (the HTTP layer's rate limit): it rejects to refuse
+   * the request. It is awaited before anything is decided or changed, so the refusal stands as if
+   * it had run first; only the token's read (no change) runs beside it.
+   */
+  admitted?: Promise<void>;
+}
+
 /**
  * `POST /api/auth/refresh`. The presented token is consumed by the store's atomic rotation primitive.
  * A successor is derived as HMAC(session rotation key, presented token): only a holder of the
@@ -21,10 +30,17 @@ type RefreshDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'sessions' |
  * without the raw token ever being stored. Whether a reuse falls in that window is decided by the
  * rotation on the state it saw (unclaimedRotationResult), never on the read made before it.
  */
-export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, project: Project, refreshToken: string): Promise<TokenBundle> {
+export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, project: Project, refreshToken: string, options: RefreshOptions = {}): Promise<TokenBundle> {
   const presentedHash = sha256Hex(refreshToken);
   // The holder is read with the token (one round trip where the store can), before the rotation.
-  const found = await deps.sessions.findRefreshTokenWithHolder(scope, presentedHash);
+  const reading = deps.sessions.findRefreshTokenWithHolder(scope, presentedHash);
+  if (options.admitted) {
+    // The read changes nothing, so it may run while the caller's check is still under way; the
+    // check's refusal comes first whatever the read finds (or fails with).
+    reading.catch(() => undefined);
+    await options.admitted;
+  }
+  const found = await reading;
   if (!found) throw new AuthError('invalid_refresh_token');
   const { token: record, user } = found;
   // A token of an ended session (logout, ban, password reset, an earlier replay) is dead, not a

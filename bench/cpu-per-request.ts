@@ -1,0 +1,122 @@
+// `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] <row>`: CPU time the API process
+// and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me),
+// read from /proc before and after N requests at 10 connections. On a machine shared with other
+// work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
+// (--api-root on a checkout without it) reads better from it. Not part of `pnpm bench`.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { summarizeProfile } from './lib/cpuprofile';
+import { createDatabase, databaseUrl, dropDatabase, postgresSeeder } from './lib/database';
+import * as rows from './lib/rows';
+import { clearRedisPrefix, createProject, logIn, servicePasswordHash, startApi } from './lib/svc';
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv.splice(i, 2)[1] : undefined;
+};
+const root = flag('--api-root') ?? null;
+const requests = Number(flag('--requests') ?? 3000);
+const profile = argv.includes('--profile') ? argv.splice(argv.indexOf('--profile'), 1).length > 0 : false;
+const row = argv[0] ?? 'magic-link';
+
+/** utime + stime of a process in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
+function ticks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** PostgreSQL's backends serving `database` (their title names it), not other work's. */
+function postgresTicks(database: string): number {
+  let sum = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) sum += ticks(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
+}
+
+async function main(): Promise<void> {
+  const id = `${process.pid}_${Date.now().toString(36)}`;
+  const database = `svc_cpu_${id}`;
+  const redisPrefix = `svcbench:${id}:`;
+  const tmp = mkdtempSync(join(tmpdir(), 'svc-cpu-'));
+  await createDatabase(database);
+  const profileDir = join(tmp, 'profile');
+  const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const api = await startApi({ storage: { kind: 'postgres', database, redisPrefix }, cost: 4, dataDir: join(tmp, 'data'), logFile: join(tmp, 'api.log'), root, nodeFlags });
+  let measuredMs = 0;
+  try {
+    const project = await createProject(api.url);
+    const seeder = await postgresSeeder(databaseUrl(database));
+    const userIds = await seeder.insertUsers(project.id, 1, 1000, await servicePasswordHash(4));
+    const key = { 'x-api-key': project.apiKey };
+    const make = async (): Promise<rows.Workload> => {
+      if (row === 'magic-link') return rows.magicLink(project.apiKey, 1000);
+      if (row === 'password-reset') return rows.passwordReset(project.apiKey, 1000);
+      if (row === 'refresh')
+        return rows.refresh(
+          '/api/auth/refresh',
+          key,
+          (await seeder.insertSessions(project.id, userIds.slice(0, 30))).map((s) => s.refreshToken),
+        );
+      const { accessToken } = await logIn(api.url, project.apiKey, 'bench-user-1@example.test');
+      return rows.bearerGet('/api/auth/me', key, [accessToken]);
+    };
+    const drive = async (amount: number) => {
+      const work = await make();
+      await autocannon({
+        url: api.url,
+        connections: 10,
+        amount,
+        requests: [
+          {
+            setupRequest: (request) => {
+              const spec = work.next();
+              return { ...request, method: spec.method, path: spec.path, headers: { 'content-type': 'application/json', ...spec.headers }, body: spec.body };
+            },
+            onResponse: (status, body) => work.onResponse?.(status, body),
+          },
+        ],
+      });
+    };
+    await drive(500); // warm-up (JIT, pools)
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // the outbox worker catches up
+    const pid = api.process.pid!;
+    const [apiBefore, pgBefore] = [ticks(pid), postgresTicks(database)];
+    const started = Date.now();
+    await drive(requests);
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // mails queued by the requests are delivered
+    measuredMs = Date.now() - started;
+    const tick = 10_000; // µs per clock tick (USER_HZ 100)
+    const apiUs = ((ticks(pid) - apiBefore) * tick) / requests;
+    const pgUs = ((postgresTicks(database) - pgBefore) * tick) / requests;
+    console.log(JSON.stringify({ row, root: root ?? 'this checkout', requests, apiCpuUsPerRequest: Math.round(apiUs), postgresCpuUsPerRequest: Math.round(pgUs) }));
+    await seeder.close();
+  } finally {
+    await api.stop();
+    if (profile) {
+      // The API wrote its profile on exit: self time per owner and frame over the measured window.
+      const file = join(profileDir, readdirSync(profileDir)[0]);
+      const summary = summarizeProfile(file, measuredMs, 20);
+      console.log(JSON.stringify({ owners: summary.owners.slice(0, 15), frames: summary.frames.slice(0, 20) }, null, 1));
+    }
+    await dropDatabase(database);
+    await clearRedisPrefix(redisPrefix).catch(() => undefined);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,321 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import type { Bench, BenchResults } from './context';
+import { databaseUrl, SVC_SCHEMA } from './database';
+import { runConcurrently, round, settle } from './load';
+import { ROOT } from './processes';
+import * as rows from './rows';
+import { ADMIN_TOKEN, createProject, logIn, MASTER_KEY, PASSWORD, RAISED_LIMITS } from './svc';
+import type { RunScope } from './suite-postgres';
+
+/** Start and memory figures of the built server (what the image runs), per storage. */
+export interface StartupFigures {
+  /** ms from spawn to the first `/healthz` 200, each restart on migrated storage; `readyMs` is their median. */
+  readyRuns: number[];
+  readyMs: number;
+  /** The first start on empty storage (migrations included), for information. */
+  firstBootMs: number;
+  /** VmRSS `IDLE_SECONDS` after ready, no request but the health checks; median over the restarts. */
+  idleRssMb: number;
+}
+
+export interface MemoryFigures {
+  storage: 'sqlite' | 'postgres';
+  loadSeconds: number;
+  restSeconds: number;
+  idleRssMb: number;
+  afterLoadRssMb: number;
+  afterRestRssMb: number;
+  /** Seconds from the end of the load until the server's CPU fell quiet (when the rest began). */
+  drainSeconds?: number;
+  /** afterRest / idle: 1.2 = 20 % above idle. */
+  ratio: number;
+  requests: number;
+  errors: number;
+}
+
+const IDLE_SECONDS = 5;
+const RESTARTS = 3;
+
+/**
+ * The built API (`@svc/server` as the image holds it): `--built DIR`, or built now by replaying
+ * the image's steps (scripts/build-image-steps.mjs --keep, about 30 s) in a scratch folder that
+ * the run removes at the end. Answers the app folder (the image's WORKDIR).
+ */
+export function builtServerDir(bench: Bench, scope: RunScope): string {
+  if (bench.args.built) return bench.args.built;
+  const root = bench.args.apiRoot ?? ROOT;
+  bench.log(`  building the server as the image does (node scripts/build-image-steps.mjs --keep in ${root}) ...`);
+  const built = spawnSync(process.execPath, [join(root, 'scripts', 'build-image-steps.mjs'), '--keep'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const work = /working in (\S+)/.exec(built.stdout)?.[1];
+  if (work) scope.cleanups.push(() => void spawnSync('rm', ['-rf', work]));
+  if (built.status !== 0 || !work) throw new Error(`building the server failed (${built.status}):\n${(built.stdout + built.stderr).slice(-3000)}`);
+  return imageAppDir(work);
+}
+
+/** The app folder inside a kept scripts/build-image-steps.mjs work folder. */
+export function imageAppDir(work: string): string {
+  const app = join(work, 'api-root', 'app');
+  if (!existsSync(join(app, 'dist', 'cli.js'))) throw new Error(`${app} holds no dist/cli.js: not a built server`);
+  return app;
+}
+
+type Storage = { kind: 'sqlite' } | { kind: 'postgres'; database: string; redisPrefix: string };
+
+interface BuiltProcess {
+  child: ChildProcess;
+  url: string;
+  readyMs: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns the image's command (`node --enable-source-maps dist/cli.js start`) in `dir` and times it
+ * to the first `/healthz` 200, polled every 5 ms over node:http (a refused connection costs
+ * microseconds): the figure an orchestrator's readiness probe would see, less its interval.
+ */
+export async function spawnBuilt(dir: string, storage: Storage, dataDir: string, logFile: string, cost: number, port: number, extraEnv: Record<string, string> = {}): Promise<BuiltProcess> {
+  const log = openSync(logFile, 'a');
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/cli.js', 'start'], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'production',
+      PORT: String(port),
+      SVC_DATA_DIR: dataDir,
+      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+      SVC_MASTER_KEY: MASTER_KEY,
+      SVC_BCRYPT_COST: String(cost),
+      SVC_RATE_LIMITS: RAISED_LIMITS,
+      ...(storage.kind === 'postgres'
+        ? { DATABASE_URL: databaseUrl(storage.database), SVC_DATABASE_SCHEMA: SVC_SCHEMA, REDIS_URL: 'redis://127.0.0.1:6379', SVC_REDIS_PREFIX: storage.redisPrefix }
+        : {}),
+      ...extraEnv,
+    },
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (!(await healthy(url))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the built server did not answer /healthz (exit ${child.exitCode}):\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const readyMs = round(performance.now() - started);
+  return {
+    child,
+    url,
+    readyMs,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function healthy(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(`${url}/healthz`, { agent: false }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode === 200));
+    });
+    req.once('error', () => resolve(false));
+    req.end();
+  });
+}
+
+/** Resident set of a process in MB (VmRSS of /proc/<pid>/status). */
+export function rssMb(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
+  return round(kb / 1024);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Time to ready and idle RSS of the built server on `storage`: a first start (migrations on empty
+ * storage), then `RESTARTS` starts on the migrated storage, each left idle for `IDLE_SECONDS`.
+ */
+export async function measureStartup(bench: Bench, scope: RunScope, dir: string, storage: Storage, freePort: () => Promise<number>): Promise<StartupFigures> {
+  const dataDir = mkdtempSync(join(scope.tmp, `built-${storage.kind}-`));
+  const logFile = join(scope.tmp, `built-${storage.kind}.log`);
+  const first = await spawnBuilt(dir, storage, dataDir, logFile, bench.args.cost, await freePort());
+  await first.stop();
+  const readyRuns: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < RESTARTS; i += 1) {
+    await settle();
+    const running = await spawnBuilt(dir, storage, dataDir, logFile, bench.args.cost, await freePort());
+    readyRuns.push(running.readyMs);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    rss.push(rssMb(running.child.pid!));
+    await running.stop();
+  }
+  const figures = { readyRuns, readyMs: median(readyRuns), firstBootMs: first.readyMs, idleRssMb: median(rss) };
+  bench.log(`  built server, ${storage.kind}: ready in ${readyRuns.join(' / ')} ms (median ${figures.readyMs}; first start ${first.readyMs} ms), idle RSS ${rss.join(' / ')} MB`);
+  return figures;
+}
+
+/**
+ * The leak check: the built server idle, then `loadSeconds` of mixed load (logins, refreshes,
+ * `/me`, magic links and sign-ups at once), then `restSeconds` without a request; RSS at each step.
+ */
+export async function measureMemory(bench: Bench, scope: RunScope, dir: string, storage: Storage, port: number, extraEnv: Record<string, string> = {}): Promise<MemoryFigures> {
+  const seconds = bench.args.seconds >= 5 ? 60 : 10;
+  const dataDir = mkdtempSync(join(scope.tmp, 'built-memory-'));
+  const running = await spawnBuilt(dir, storage, dataDir, join(scope.tmp, 'built-memory.log'), bench.args.cost, port, extraEnv);
+  try {
+    const project = await createProject(running.url);
+    const emails = [1, 2, 3, 4].map((n) => `leak-${n}@example.test`);
+    for (const email of emails) await signUp(running.url, project.apiKey, email);
+    const sessions = await Promise.all(Array.from({ length: 24 }, (_, i) => logIn(running.url, project.apiKey, emails[i % emails.length])));
+    const key = { 'x-api-key': project.apiKey };
+    await settle();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    const idle = rssMb(running.child.pid!);
+    bench.log(`  memory (built server, ${storage.kind}): idle ${idle} MB; ${seconds} s of mixed load ...`);
+    let n = 0;
+    const loads = await runConcurrently([
+      { url: running.url, connections: 2, seconds, ...loginOf(project.apiKey, emails) },
+      {
+        url: running.url,
+        connections: 3,
+        seconds,
+        ...rows.refresh(
+          '/api/auth/refresh',
+          key,
+          sessions.map((s) => s.refreshToken),
+        ),
+      },
+      {
+        url: running.url,
+        connections: 3,
+        seconds,
+        ...rows.bearerGet(
+          '/api/auth/me',
+          key,
+          sessions.map((s) => s.accessToken),
+        ),
+      },
+      {
+        url: running.url,
+        connections: 2,
+        seconds,
+        next: () => ({ method: 'POST', path: '/api/auth/magic-link', headers: key, body: JSON.stringify({ email: emails[n++ % emails.length] }) }),
+        expectStatus: 200,
+      },
+    ]);
+    const afterLoad = rssMb(running.child.pid!);
+    // Work the load left behind (mails accepted but not yet delivered, hashes queued) is not rest:
+    // the rest starts once the server's CPU falls quiet.
+    const drainSeconds = await quietProcess(running.child.pid!, 180);
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    const afterRest = rssMb(running.child.pid!);
+    const figures: MemoryFigures = {
+      storage: storage.kind,
+      loadSeconds: seconds,
+      restSeconds: seconds,
+      idleRssMb: idle,
+      afterLoadRssMb: afterLoad,
+      afterRestRssMb: afterRest,
+      ratio: round(afterRest / idle, 3),
+      drainSeconds,
+      requests: loads.reduce((sum, load) => sum + load.requests, 0),
+      errors: loads.reduce((sum, load) => sum + load.errors, 0),
+    };
+    bench.log(
+      `  memory: ${figures.requests} requests (${figures.errors} errors); RSS idle ${idle} MB, after load ${afterLoad} MB, quiet ${drainSeconds} s later, after ${seconds} s of rest ${afterRest} MB (${figures.ratio}x idle)`,
+    );
+    return figures;
+  } finally {
+    await running.stop();
+  }
+}
+
+/** utime + stime of a process in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
+function cpuTicks(pid: number): number | null {
+  if (!existsSync(`/proc/${pid}/stat`)) return null;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * Waits until `pid` used under 5 % of a core over a second, or is gone (at most `maxSeconds`);
+ * answers the seconds waited.
+ */
+export async function quietProcess(pid: number, maxSeconds: number): Promise<number> {
+  const started = Date.now();
+  let before = cpuTicks(pid);
+  while (before !== null && Date.now() - started < maxSeconds * 1000) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = cpuTicks(pid);
+    // USER_HZ is 100: 5 ticks in a second are 5 % of one core.
+    if (now === null || now - before <= 5) break;
+    before = now;
+  }
+  return Math.round((Date.now() - started) / 1000);
+}
+
+function loginOf(apiKey: string, emails: string[]): rows.Workload {
+  let n = 0;
+  return {
+    next: () => ({ method: 'POST', path: '/api/auth/login', headers: { 'x-api-key': apiKey }, body: JSON.stringify({ email: emails[n++ % emails.length], password: PASSWORD }) }),
+    expectStatus: 200,
+  };
+}
+
+async function signUp(url: string, apiKey: string, email: string): Promise<void> {
+  const response = await fetch(`${url}/api/auth/signup`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  await response.arrayBuffer();
+  if (response.status !== 201) throw new Error(`sign-up on the built server failed: ${response.status}`);
+}
+
+/** Each start figure's median over the runs that measured it (readyRuns: every restart of every run). */
+export function medianStartup(all: BenchResults[]): BenchResults['startup'] {
+  const out: NonNullable<BenchResults['startup']> = {};
+  for (const storage of ['sqlite', 'postgres'] as const) {
+    const figures = all.map((run) => run.startup?.[storage]).filter((f): f is StartupFigures => f !== undefined);
+    if (figures.length === 0) continue;
+    out[storage] = {
+      readyRuns: figures.flatMap((f) => f.readyRuns),
+      readyMs: round(median(figures.map((f) => f.readyMs))),
+      firstBootMs: round(median(figures.map((f) => f.firstBootMs))),
+      idleRssMb: round(median(figures.map((f) => f.idleRssMb))),
+    };
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+export function medianMemory(all: BenchResults[]): MemoryFigures | undefined {
+  const figures = all.map((run) => run.memory).filter((m): m is MemoryFigures => m !== undefined);
+  if (figures.length === 0) return undefined;
+  const of = (pick: (m: MemoryFigures) => number, digits = 1) => round(median(figures.map(pick)), digits);
+  return {
+    ...figures[0],
+    idleRssMb: of((m) => m.idleRssMb),
+    afterLoadRssMb: of((m) => m.afterLoadRssMb),
+    afterRestRssMb: of((m) => m.afterRestRssMb),
+    ratio: of((m) => m.ratio, 3),
+    requests: of((m) => m.requests),
+    errors: of((m) => m.errors),
+  };
+}

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { imageAppDir, medianMemory, medianStartup, quietProcess, rssMb, spawnBuilt, type MemoryFigures, type StartupFigures } from '../lib/built';
+import type { BenchResults } from '../lib/context';
+import { freePort } from '../lib/processes';
+
+// A stand-in for the built server: `dist/cli.js start` that listens at once but answers /healthz
+// 503 until DELAY ms after it started, and holds BALLAST MB of memory.
+const FAKE_CLI = `
+const started = Date.now();
+const ballast = Buffer.alloc(Number(process.env.BALLAST_MB || 0) * 1024 * 1024, 1);
+require('node:http').createServer((req, res) => {
+  const ready = Date.now() - started >= Number(process.env.DELAY_MS);
+  res.writeHead(req.url === '/healthz' && ready ? 200 : 503).end(String(ballast.length));
+}).listen(Number(process.env.PORT), '127.0.0.1');
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+describe('the built server figures (start time, RSS)', () => {
+  let work: string;
+  let app: string;
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'bench-built-'));
+    app = join(work, 'api-root', 'app');
+    mkdirSync(join(app, 'dist'), { recursive: true });
+    writeFileSync(join(app, 'dist', 'cli.js'), FAKE_CLI);
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('finds the app folder in a kept image-steps folder, and refuses one without dist/cli.js', () => {
+    expect(imageAppDir(work)).toBe(app);
+    expect(() => imageAppDir(tmpdir())).toThrow(/not a built server/);
+  });
+
+  it('times spawn to the first /healthz 200 (not the first answer), and reads the RSS of the process', async () => {
+    const spawnEnv = { DELAY_MS: '300', BALLAST_MB: '64' };
+    const running = await spawnBuilt(app, { kind: 'sqlite' }, work, join(work, 'log'), 4, await freePort(), spawnEnv);
+    try {
+      expect(running.readyMs).toBeGreaterThanOrEqual(300);
+      expect(running.readyMs).toBeLessThan(5000);
+      // The 64 MB of ballast are resident (filled, not just reserved).
+      expect(rssMb(running.child.pid!)).toBeGreaterThan(64);
+    } finally {
+      await running.stop();
+    }
+    expect(running.child.exitCode).toBe(0);
+  }, 20_000);
+
+  it('waits for a process to fall quiet: at once for an idle one, until its busy spell ends for a busy one', async () => {
+    expect(await quietProcess(process.pid, 5)).toBeLessThanOrEqual(2);
+    const busy = spawn(process.execPath, ['-e', 'const end = Date.now() + 2500; while (Date.now() < end); setTimeout(() => {}, 5000);'], { stdio: 'ignore' });
+    try {
+      const waited = await quietProcess(busy.pid!, 10);
+      expect(waited).toBeGreaterThanOrEqual(2);
+      expect(waited).toBeLessThan(10);
+    } finally {
+      busy.kill();
+    }
+  }, 20_000);
+
+  it('takes the median of each figure across runs', () => {
+    const run = (startup: StartupFigures, memory: MemoryFigures) => ({ startup: { sqlite: startup }, memory }) as unknown as BenchResults;
+    const s = (readyMs: number, idleRssMb: number): StartupFigures => ({ readyRuns: [readyMs, readyMs + 1], readyMs, firstBootMs: readyMs * 2, idleRssMb });
+    const m = (ratio: number, idleRssMb: number): MemoryFigures => ({
+      storage: 'postgres',
+      loadSeconds: 60,
+      restSeconds: 60,
+      idleRssMb,
+      afterLoadRssMb: 2 * idleRssMb,
+      afterRestRssMb: ratio * idleRssMb,
+      ratio,
+      requests: 10,
+      errors: 0,
+    });
+    const runs = [run(s(900, 80), m(1.1, 80)), run(s(500, 100), m(1.3, 100)), run(s(700, 90), m(1.05, 90))];
+    const startup = medianStartup(runs)!;
+    expect(startup.sqlite).toEqual({ readyRuns: [900, 901, 500, 501, 700, 701], readyMs: 700, firstBootMs: 1400, idleRssMb: 90 });
+    expect(startup.postgres).toBeUndefined();
+    expect(medianMemory(runs)).toMatchObject({ idleRssMb: 90, ratio: 1.1, afterLoadRssMb: 180 });
+    expect(medianStartup([{} as BenchResults])).toBeUndefined();
+    expect(medianMemory([{} as BenchResults])).toBeUndefined();
+  });
+});
