@@ -21,6 +21,8 @@ RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pn
 RUN node scripts/build-packages.mjs @svc/sdk @svc/proxy
 RUN node scripts/build-runtime.mjs manifests @svc/sdk @svc/proxy
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm deploy --filter @svc/proxy --prod --prefer-offline --ignore-scripts ../out
+# Source maps: third-party ones go, the service's lose their sources (scripts/build-runtime.mjs says why).
+RUN node scripts/build-runtime.mjs maps ../out
 # The demo is static files (its client bundle is committed): no build step, no dependencies.
 RUN cp -R apps/demo ../out/demo && rm -rf ../out/demo/test ../out/demo/node_modules ../out/demo/screenshots ../out/demo/package.json
 
@@ -35,4 +37,5 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PROXY_PORT || 3001) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The `svc-proxy` bin of @svc/proxy.
-CMD ["node", "--enable-source-maps", "dist/main.js"]
+# Source maps are opt-in (NODE_OPTIONS=--enable-source-maps), as in the API's image.
+CMD ["node", "dist/main.js"]

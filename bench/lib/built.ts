@@ -72,14 +72,14 @@ interface BuiltProcess {
 }
 
 /**
- * Spawns the image's command (`node --enable-source-maps dist/cli.js start`) in `dir` and times it
+ * Spawns the image's command (`node dist/cli.js start`) in `dir` and times it
  * to the first `/healthz` 200, polled every 5 ms over node:http (a refused connection costs
  * microseconds): the figure an orchestrator's readiness probe would see, less its interval.
  */
 export async function spawnBuilt(dir: string, storage: Storage, dataDir: string, logFile: string, cost: number, port: number, extraEnv: Record<string, string> = {}): Promise<BuiltProcess> {
   const log = openSync(logFile, 'a');
   const started = performance.now();
-  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/cli.js', 'start'], {
+  const child = spawn(process.execPath, ['dist/cli.js', 'start'], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? '',

@@ -70,7 +70,7 @@ describe('docker/', () => {
       expect(health.json?.[2]).toContain('/healthz');
       const [cmd] = find(runtime, 'CMD');
       // The built JavaScript of the package, run by node: no TypeScript loader at run time.
-      expect(cmd.json).toEqual(['node', '--enable-source-maps', ...command]);
+      expect(cmd.json).toEqual(['node', ...command]);
     });
 
     it('copies only what exists in the build context, and from earlier stages', () => {
