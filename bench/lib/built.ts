@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Bench, BenchResults } from './context';
 import { databaseUrl, SVC_SCHEMA } from './database';
 import { runConcurrently, round, settle } from './load';
-import { ROOT } from './processes';
+import { ROOT, stopChild } from './processes';
 import * as rows from './rows';
 import { ADMIN_TOKEN, createProject, logIn, MASTER_KEY, PASSWORD, RAISED_LIMITS } from './svc';
 import type { RunScope } from './suite-postgres';
@@ -114,13 +114,7 @@ export async function spawnBuilt(dir: string, storage: Storage, dataDir: string,
     child,
     url,
     readyMs,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child, exited),
   };
 }
 

@@ -32,6 +32,15 @@ export interface StartOptions {
 }
 
 /** Starts `script` under node + tsx on a free loopback port and waits until it answers. */
+/** SIGTERM, then SIGKILL after 15 s; resolves once `child` has exited (`exited` resolves on its exit). */
+export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 export async function startChild(options: StartOptions): Promise<Child> {
   const port = await freePort();
   const log = openSync(options.logFile, 'a');
@@ -53,13 +62,7 @@ export async function startChild(options: StartOptions): Promise<Child> {
     name: options.name,
     url,
     process: child,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child, exited),
   };
 }
 
