@@ -60,10 +60,10 @@ export function passwordReset(apiKey: string, users: number): Workload {
   return { next: () => ({ method: 'POST', path: '/api/auth/password/reset', headers: { 'x-api-key': apiKey }, body: json({ email: seedEmail((n++ % users) + 1) }) }), expectStatus: 200 };
 }
 
-/** The minimal mail request (bench/servers/minimal-server.ts) for seeded users. */
-export function minimalMailRequest(users: number): Workload {
+/** The minimal mail request (bench/servers/minimal-server.ts) for seeded users, at `path` (with or without delivery). */
+export function minimalMailRequest(users: number, path: '/mail-request' | '/mail-request-delivered'): Workload {
   let n = 0;
-  return { next: () => ({ method: 'POST', path: '/mail-request', body: json({ email: seedEmail((n++ % users) + 1) }) }), expectStatus: 200 };
+  return { next: () => ({ method: 'POST', path, body: json({ email: seedEmail((n++ % users) + 1) }) }), expectStatus: 200 };
 }
 
 /** A GET with fixed headers (the proxy's session, the peer's get-session, "hello"). */

@@ -1,8 +1,10 @@
 // The minimal handlers: the same work as the API's refresh, /me and mail requests with nothing else (no framework,
 // no ORM, no validation library, no logging), on bare node:http and a raw `pg` pool. Their req/s on
 // this machine is the ceiling the API's rows are divided by. Started as a child by bench/run.ts.
-import { createPrivateKey, createPublicKey, randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool } from 'pg';
 import { sha256Hex } from '../lib/database';
@@ -19,16 +21,24 @@ const server = createServer((req, res) => {
   handle(req, res).catch((error: unknown) => send(res, 500, { error: 'internal_error', message: String(error) }));
 });
 server.keepAliveTimeout = 65_000;
-// The mail request's tables, copied (columns, checks, indexes) so its rows never reach the API's outbox worker.
+// The mail request's tables, copied (columns, checks, indexes) so its rows never reach the API's outbox worker:
+// one outbox whose mails stay queued (the request alone) and one this server delivers (request and delivery).
+const mailDir = env('MINIMAL_MAIL_DIR');
+mkdirSync(mailDir, { recursive: true, mode: 0o700 });
 void pool
-  .query('CREATE TABLE IF NOT EXISTS minimal_one_time_tokens (LIKE one_time_tokens INCLUDING ALL); CREATE TABLE IF NOT EXISTS minimal_mail_outbox (LIKE mail_outbox INCLUDING ALL)')
+  .query(
+    `CREATE TABLE IF NOT EXISTS minimal_one_time_tokens (LIKE one_time_tokens INCLUDING ALL);
+     CREATE TABLE IF NOT EXISTS minimal_mail_outbox (LIKE mail_outbox INCLUDING ALL);
+     CREATE TABLE IF NOT EXISTS minimal_delivered_outbox (LIKE mail_outbox INCLUDING ALL)`,
+  )
   .then(() => server.listen(Number(env('PORT')), '127.0.0.1'));
 process.once('SIGTERM', () => server.close(() => void pool.end().then(() => process.exit(0))));
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.url === '/hello' || req.url === '/healthz') return send(res, 200, { data: { hello: 'world' } });
   if (req.method === 'POST' && req.url === '/refresh') return refresh(res, (JSON.parse(await readBody(req)) as { refreshToken: string }).refreshToken);
-  if (req.method === 'POST' && req.url === '/mail-request') return mailRequest(res, (JSON.parse(await readBody(req)) as { email: string }).email);
+  if (req.method === 'POST' && req.url === '/mail-request') return mailRequest(res, (JSON.parse(await readBody(req)) as { email: string }).email, false);
+  if (req.method === 'POST' && req.url === '/mail-request-delivered') return mailRequest(res, (JSON.parse(await readBody(req)) as { email: string }).email, true);
   if (req.method === 'GET' && req.url === '/me') return me(res, /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
   send(res, 404, { error: 'not_found' });
 }
@@ -70,32 +80,116 @@ async function refresh(res: ServerResponse, presented: string): Promise<void> {
 
 /**
  * A magic-link or reset request, bare: find the user by address, then one transaction that stores
- * the hashed link token and the mail (a random payload in place of the sealed one), and answer 200.
+ * the hashed link token and the mail, and answer 200. `deliver`: the mail (its text sealed with
+ * AES-256-GCM, as the API seals it) goes to the outbox this server delivers from (see `deliver`);
+ * otherwise a random payload goes to one nobody delivers from.
  */
-async function mailRequest(res: ServerResponse, email: string): Promise<void> {
+async function mailRequest(res: ServerResponse, email: string, deliver: boolean): Promise<void> {
   const {
     rows: [user],
   } = await pool.query<{ id: string }>(`SELECT id FROM users WHERE project_id = $1 AND environment = 'production' AND email = $2`, [projectId, email]);
   if (user) {
+    const token = randomBytes(32).toString('base64url');
+    const payload = deliver ? seal(JSON.stringify({ subject: 'Your sign-in link', text: mailText(token), html: `<p><a href="${link(token)}">Sign in</a></p>` })) : randomBytes(600).toString('base64');
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
       await client.query(
         `INSERT INTO minimal_one_time_tokens (token_hash, project_id, environment, purpose, user_id, data, created_at, expires_at, consumed_at, failed_attempts)
          VALUES ($1, $2, 'production', 'magic_link', $3, '{}', now(), now() + interval '15 minutes', NULL, 0)`,
-        [sha256Hex(randomBytes(32).toString('base64url')), projectId, user.id],
+        [sha256Hex(token), projectId, user.id],
       );
       await client.query(
-        `INSERT INTO minimal_mail_outbox (id, project_id, environment, recipient, template, sealed_payload, status, attempts, next_attempt_at, created_at, expires_at)
+        `INSERT INTO ${deliver ? 'minimal_delivered_outbox' : 'minimal_mail_outbox'} (id, project_id, environment, recipient, template, sealed_payload, status, attempts, next_attempt_at, created_at, expires_at)
          VALUES ($1, $2, 'production', $3, 'magic_link', $4, 'pending', 0, now(), now(), now() + interval '15 minutes')`,
-        [randomUUID(), projectId, email, randomBytes(600).toString('base64')],
+        [randomUUID(), projectId, email, payload],
       );
       await client.query('COMMIT');
     } finally {
       client.release();
     }
+    if (deliver) wakeDelivery();
   }
   send(res, 200, { data: { sent: true } });
+}
+
+const MAIL_KEY = randomBytes(32);
+const link = (token: string) => `http://localhost:3000/api/auth/magic-link/verify?token=${token}`;
+const mailText = (token: string) => `Sign in with this link (valid for 15 minutes):\n\n${link(token)}\n`;
+
+function seal(text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', MAIL_KEY, iv);
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+}
+
+function open(sealed: string): { subject: string; text: string; html: string } {
+  const bytes = Buffer.from(sealed, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', MAIL_KEY, bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  return JSON.parse(Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8'));
+}
+
+let delivering = false;
+let again = false;
+
+/**
+ * The outbox's delivery, bare, as the API's worker does it after each request: claim up to ten
+ * due mails (SKIP LOCKED), open each, write it as a plain-text RFC 5322 file (0600, exclusive
+ * create), then mark the round's mails sent in one statement; again until a round comes back short.
+ */
+function wakeDelivery(): void {
+  if (delivering) {
+    again = true;
+    return;
+  }
+  delivering = true;
+  void (async () => {
+    try {
+      do {
+        again = false;
+        while ((await deliverRound()) === 10);
+      } while (again);
+    } finally {
+      delivering = false;
+    }
+  })();
+}
+
+async function deliverRound(): Promise<number> {
+  const { rows } = await pool.query<{ id: string; recipient: string; sealed_payload: string }>(
+    `WITH due AS MATERIALIZED (
+       SELECT id FROM minimal_delivered_outbox WHERE status = 'pending' AND next_attempt_at <= now()
+       ORDER BY next_attempt_at LIMIT 10 FOR UPDATE SKIP LOCKED)
+     UPDATE minimal_delivered_outbox m SET status = 'sending', attempts = m.attempts + 1, lease_until = now() + interval '120 seconds'
+     FROM due WHERE m.id = due.id RETURNING m.id, m.recipient, m.sealed_payload`,
+  );
+  await Promise.all(
+    rows.map((row) => {
+      const mail = open(row.sealed_payload);
+      const message = [
+        'From: svc <no-reply@localhost>',
+        `To: ${row.recipient}`,
+        `Subject: ${mail.subject}`,
+        `Message-ID: <${row.id}@svc>`,
+        `Date: ${new Date().toUTCString()}`,
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        mail.text,
+      ].join('\n');
+      return writeFile(join(mailDir, `${row.id}@svc.eml`), message, { mode: 0o600, flag: 'wx' });
+    }),
+  );
+  if (rows.length > 0) {
+    await pool.query(
+      `UPDATE minimal_delivered_outbox SET status = 'sent', message_id = '<' || id || '@svc>', sent_at = now(), lease_until = NULL, sealed_payload = NULL
+       WHERE id = ANY($1::uuid[])`,
+      [rows.map((row) => row.id)],
+    );
+  }
+  return rows.length;
 }
 
 /** An RS256 verify and one select (the user joined with its live session): /me, bare. */

@@ -206,7 +206,7 @@ async function seedExpiredRows(where: Parameters<typeof openStorage>[0]): Promis
     await storage.oneTimeTokens.issue(scope, { tokenHash: sha256Hex(newId()), purpose: 'magic_link', userId: user.id, data: {}, createdAt: old, expiresAt: new Date('2001-01-01T00:15:00.000Z') });
     await storage.outbox.enqueue(scope, { id: newId(), to: 'a@example.test', template: 'magic_link', sealedPayload: 's', createdAt: old, expiresAt: new Date('2001-01-01T00:15:00.000Z') });
     const [mail] = await storage.outbox.claimDue(old, { limit: 1, leaseSeconds: 60 });
-    await storage.outbox.markSent(scope, mail.id, { messageId: 'm', sentAt: old, keepPayload: false });
+    await storage.outbox.markSent([{ scope, id: mail.id, messageId: 'm', sentAt: old, keepPayload: false }]);
     const artifact = (id: string, expiresAt: Date) => ({ model: 'AuthorizationCode', id, payload: {}, grantId: 'g', uid: null, userCode: null, expiresAt });
     await storage.oidcArtifacts.upsert(scope.projectId, artifact('expired-code', new Date('2001-01-01T00:01:00.000Z')));
     await storage.oidcArtifacts.upsert(scope.projectId, artifact('live-code', new Date('2999-01-01T00:00:00.000Z')));

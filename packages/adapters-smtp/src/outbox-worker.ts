@@ -91,7 +91,7 @@ export function withEnqueueHook(outbox: MailOutbox, after: () => void): MailOutb
       after();
     },
     claimDue: (now, options) => outbox.claimDue(now, options),
-    markSent: (scope, id, result) => outbox.markSent(scope, id, result),
+    markSent: (sent) => outbox.markSent(sent),
     markFailed: (scope, id, failure) => outbox.markFailed(scope, id, failure),
     listForAddress: (scope, to, limit) => outbox.listForAddress(scope, to, limit),
     listDead: (query) => outbox.listDead(query),

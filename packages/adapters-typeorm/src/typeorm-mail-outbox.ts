@@ -8,6 +8,7 @@ import {
   type NewOutboxMail,
   type OutboxMail,
   type OutboxStatus,
+  type SentMail,
   type TenantScope,
 } from '@svc/core';
 import { assertLimit, deleteBounded } from './bounded-delete';
@@ -118,18 +119,46 @@ export class TypeormMailOutbox implements MailOutbox {
     return rows.map(toMail).sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
   }
 
-  async markSent(scope: TenantScope, id: string, result: { messageId: string; sentAt: Date; keepPayload: boolean }): Promise<void> {
-    if (!isScope(scope) || !isUuid(id)) return;
-    assertDate(result.sentAt, 'sentAt');
-    // Built from two fixed texts, never from input; better-sqlite3 cannot bind booleans anyway.
-    const wipe = result.keepPayload ? '' : ', sealed_payload = NULL';
-    await this.db.query(`UPDATE mail_outbox SET status = 'sent', message_id = $4, sent_at = $5, lease_until = NULL${wipe} WHERE ${IN_SCOPE}`, [
-      scope.projectId,
-      scope.environment,
-      id,
-      result.messageId,
-      dateParam(result.sentAt),
-    ]);
+  /**
+   * PostgreSQL: one UPDATE joined with the marks as arrays (`unnest`), so a round of ten mails is
+   * one statement and one commit instead of ten. SQLite: one transaction of single-row UPDATEs.
+   */
+  async markSent(sent: readonly SentMail[]): Promise<void> {
+    const marks = sent.filter((mark) => isScope(mark.scope) && isUuid(mark.id));
+    if (marks.length === 0) return;
+    for (const mark of marks) assertDate(mark.sentAt, 'sentAt');
+    if (this.db.kind === 'postgres') {
+      // sealed_payload is wiped unless the mark keeps it; a CASE over a column of the join, not text built from input.
+      await this.db.query(
+        `UPDATE mail_outbox AS m SET status = 'sent', message_id = v.message_id, sent_at = v.sent_at, lease_until = NULL,
+           sealed_payload = CASE WHEN v.keep_payload THEN m.sealed_payload ELSE NULL END
+         FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::timestamptz[], $6::boolean[])
+           AS v (project_id, environment, id, message_id, sent_at, keep_payload)
+         WHERE m.project_id = v.project_id AND m.environment = v.environment AND m.id = v.id`,
+        [
+          marks.map((m) => m.scope.projectId),
+          marks.map((m) => m.scope.environment),
+          marks.map((m) => m.id),
+          marks.map((m) => m.messageId),
+          marks.map((m) => dateParam(m.sentAt)),
+          marks.map((m) => m.keepPayload),
+        ],
+      );
+      return;
+    }
+    await this.db.transaction(async (tx) => {
+      for (const mark of marks) {
+        // Built from two fixed texts, never from input; better-sqlite3 cannot bind booleans anyway.
+        const wipe = mark.keepPayload ? '' : ', sealed_payload = NULL';
+        await tx.query(`UPDATE mail_outbox SET status = 'sent', message_id = $4, sent_at = $5, lease_until = NULL${wipe} WHERE ${IN_SCOPE}`, [
+          mark.scope.projectId,
+          mark.scope.environment,
+          mark.id,
+          mark.messageId,
+          dateParam(mark.sentAt),
+        ]);
+      }
+    });
   }
 
   async markFailed(scope: TenantScope, id: string, failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean }): Promise<void> {

@@ -85,6 +85,26 @@ describe('deliverOutbox', () => {
     expect(mailer.sent).toEqual([]);
   });
 
+  it("records a round's sends in one write, and its failures each at once", async () => {
+    const { deps, mailer, scope, enqueue, run } = await setup();
+    const ids = [await enqueue(), await enqueue(), await enqueue()];
+    mailer.failNext(new MailDeliveryError('451 try later', { permanent: false }));
+    const writes: string[][] = [];
+    const markSent = deps.outbox.markSent.bind(deps.outbox);
+    deps.outbox.markSent = async (sent) => {
+      writes.push(sent.map((mark) => mark.id));
+      return markSent(sent);
+    };
+    expect(await run()).toEqual({ claimed: 3, sent: 2, retried: 1, dead: 0 });
+    expect(writes).toHaveLength(1);
+    expect(writes[0].sort()).toEqual(ids.filter((id) => mailer.sent.some((m) => m.messageId === `<${id}@svc>`)).sort());
+    const stored = await deps.outbox.listForAddress(scope, 'ada@example.test', 3);
+    expect(stored.map((m) => m.status).sort()).toEqual(['pending', 'sent', 'sent']);
+    // A round with nothing sent writes no marks.
+    expect(await run()).toEqual({ claimed: 0, sent: 0, retried: 0, dead: 0 });
+    expect(writes).toHaveLength(1);
+  });
+
   it('a refusal dies at once with maxPermanentAttempts: 1', async () => {
     const { mailer, enqueue, deps } = await setup();
     await enqueue();

@@ -35,7 +35,7 @@ describe('purgeExpired', () => {
     });
     for (const id of [1, 2, 3]) await deps.outbox.enqueue(production.scope, mail(id));
     for (const claimed of await deps.outbox.claimDue(deps.clock.now(), { limit: 10, leaseSeconds: 60 })) {
-      await deps.outbox.markSent(production.scope, claimed.id, { messageId: 'x', sentAt: deps.clock.now(), keepPayload: false });
+      await deps.outbox.markSent([{ scope: production.scope, id: claimed.id, messageId: 'x', sentAt: deps.clock.now(), keepPayload: false }]);
     }
     await deps.outbox.enqueue(production.scope, mail(4));
 

@@ -11,6 +11,16 @@ export interface EnqueueOptions {
   token?: { token: NewOneTimeToken; supersede: boolean };
 }
 
+/** One successful send, as `MailOutbox.markSent` records it. */
+export interface SentMail {
+  scope: TenantScope;
+  id: string;
+  messageId: string;
+  sentAt: Date;
+  /** Sandbox mails keep their sealed payload (the sandbox outbox endpoint shows it). */
+  keepPayload: boolean;
+}
+
 /**
  * Durable queue of outgoing mail. Requests only enqueue; a worker claims due mails, sends them
  * and records the outcome, so an SMTP outage delays mail but never loses it.
@@ -31,10 +41,12 @@ export interface MailOutbox {
    */
   claimDue(now: Date, options: { limit: number; leaseSeconds: number }): Promise<OutboxMail[]>;
   /**
-   * Records a successful send: `sent`, with the Message-ID and time. Unless `keepPayload`, the
-   * sealed payload is wiped (the link must not outlive its purpose at rest). Idempotent.
+   * Records successful sends, all in one write (a worker's round marks its mails together):
+   * each becomes `sent`, with its Message-ID and time. Unless its `keepPayload`, the sealed
+   * payload is wiped (the link must not outlive its purpose at rest). A mail not found in its
+   * scope is skipped. Idempotent.
    */
-  markSent(scope: TenantScope, id: string, result: { messageId: string; sentAt: Date; keepPayload: boolean }): Promise<void>;
+  markSent(sent: readonly SentMail[]): Promise<void>;
   /**
    * Records a failed attempt of a `sending` mail with its (secret-free) error text. With a
    * `nextAttemptAt` the mail goes back to `pending`, due then; with null it is `dead` (never tried

@@ -1,6 +1,6 @@
 import { sameScope, type TenantScope } from '../domain/environment';
 import { OUTBOX_STATUSES, type NewOutboxMail, type OutboxMail, type OutboxStatus } from '../domain/mail';
-import type { EnqueueOptions, MailOutbox } from '../ports/mail-outbox';
+import type { EnqueueOptions, MailOutbox, SentMail } from '../ports/mail-outbox';
 import type { OneTimeTokenStore } from '../ports/one-time-token-store';
 import { InMemoryOneTimeTokenStore } from './in-memory-one-time-token-store';
 
@@ -46,11 +46,13 @@ export class InMemoryMailOutbox implements MailOutbox {
     return due.map((m) => structuredClone(m));
   }
 
-  async markSent(scope: TenantScope, id: string, result: { messageId: string; sentAt: Date; keepPayload: boolean }): Promise<void> {
-    const mail = this.find(scope, id);
-    if (!mail) return;
-    Object.assign(mail, { status: 'sent', messageId: result.messageId, sentAt: result.sentAt, leaseUntil: null });
-    if (!result.keepPayload) mail.sealedPayload = null;
+  async markSent(sent: readonly SentMail[]): Promise<void> {
+    for (const result of sent) {
+      const mail = this.find(result.scope, result.id);
+      if (!mail) continue;
+      Object.assign(mail, { status: 'sent', messageId: result.messageId, sentAt: result.sentAt, leaseUntil: null });
+      if (!result.keepPayload) mail.sealedPayload = null;
+    }
   }
 
   async markFailed(scope: TenantScope, id: string, failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean }): Promise<void> {

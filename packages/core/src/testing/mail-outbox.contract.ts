@@ -38,7 +38,7 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
     // with nothing claimable: whatever earlier cases left is claimed and marked sent.
     beforeEach(async () => {
       for (const mail of await outbox().claimDue(FAR, { limit: 10_000, leaseSeconds: 1 })) {
-        await outbox().markSent(mail, mail.id, { messageId: 'drained', sentAt: FAR, keepPayload: false });
+        await outbox().markSent([{ scope: mail, id: mail.id, messageId: 'drained', sentAt: FAR, keepPayload: false }]);
       }
     });
 
@@ -143,21 +143,28 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
       expect(ids(await outbox().listDead({ projectId: scope.projectId, environment: 'production', limit: 10 }))).toEqual([a.id]);
     });
 
-    it('marks sent, wiping the payload unless it is kept, and counts by status', async () => {
+    it('marks sent in one call, each with its own Message-ID and time, wiping the payload unless it is kept, and counts by status', async () => {
       const scope = await seedScope(subject.ports);
+      const sandbox = { ...scope, environment: 'sandbox' as const };
       const before = await outbox().stats();
-      const [wiped, kept] = [mail(), mail()];
+      const [wiped, kept, elsewhere] = [mail(), mail(), mail()];
       for (const m of [wiped, kept]) await outbox().enqueue(scope, m);
-      expect((await outbox().stats()).pending).toBe(before.pending + 2);
+      await outbox().enqueue(sandbox, elsewhere);
+      expect((await outbox().stats()).pending).toBe(before.pending + 3);
       await outbox().claimDue(T0, LEASE);
-      expect((await outbox().stats()).sending).toBe(before.sending + 2);
-      await outbox().markSent(scope, wiped.id, { messageId: '<a@svc>', sentAt: plus(T0, 2), keepPayload: false });
-      await outbox().markSent(scope, kept.id, { messageId: '<b@svc>', sentAt: plus(T0, 2), keepPayload: true });
+      expect((await outbox().stats()).sending).toBe(before.sending + 3);
+      await outbox().markSent([]);
+      await outbox().markSent([
+        { scope, id: wiped.id, messageId: '<a@svc>', sentAt: plus(T0, 2), keepPayload: false },
+        { scope, id: kept.id, messageId: '<b@svc>', sentAt: plus(T0, 3), keepPayload: true },
+        { scope: sandbox, id: elsewhere.id, messageId: '<c@svc>', sentAt: plus(T0, 4), keepPayload: true },
+      ]);
       expect(await outbox().listForAddress(scope, wiped.to, 5)).toMatchObject([{ status: 'sent', sealedPayload: null, messageId: '<a@svc>', sentAt: plus(T0, 2), leaseUntil: null }]);
-      expect((await outbox().listForAddress(scope, kept.to, 5))[0].sealedPayload).toBe(kept.sealedPayload);
+      expect(await outbox().listForAddress(scope, kept.to, 5)).toMatchObject([{ status: 'sent', sealedPayload: kept.sealedPayload, messageId: '<b@svc>', sentAt: plus(T0, 3) }]);
+      expect(await outbox().listForAddress(sandbox, elsewhere.to, 5)).toMatchObject([{ status: 'sent', sealedPayload: elsewhere.sealedPayload, messageId: '<c@svc>', sentAt: plus(T0, 4) }]);
       expect(await outbox().claimDue(FAR, LEASE)).toEqual([]);
       const after = await outbox().stats();
-      expect([after.sent - before.sent, after.sending - before.sending, after.dead - before.dead]).toEqual([2, 0, 0]);
+      expect([after.sent - before.sent, after.sending - before.sending, after.dead - before.dead]).toEqual([3, 0, 0]);
     });
 
     it('writes the token with the mail, superseding older tokens, or neither', async () => {
@@ -209,8 +216,17 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
       for (const foreign of [sandbox, other] as TenantScope[]) {
         expect(await outbox().listForAddress(foreign, m.to, 10)).toEqual([]);
         await outbox().markFailed(foreign, m.id, { error: 'x', nextAttemptAt: null, keepPayload: false });
-        await outbox().markSent(foreign, m.id, { messageId: 'x', sentAt: T0, keepPayload: false });
+        await outbox().markSent([{ scope: foreign, id: m.id, messageId: 'x', sentAt: T0, keepPayload: false }]);
       }
+      // A mark out of its scope is skipped while the others of the same call are recorded.
+      const theirs = mail();
+      await outbox().enqueue(other, theirs);
+      await outbox().claimDue(plus(T0, 2), LEASE);
+      await outbox().markSent([
+        { scope: other, id: m.id, messageId: 'x', sentAt: T0, keepPayload: false },
+        { scope: other, id: theirs.id, messageId: '<t@svc>', sentAt: T0, keepPayload: false },
+      ]);
+      expect(await outbox().listForAddress(other, theirs.to, 10)).toMatchObject([{ id: theirs.id, status: 'sent', messageId: '<t@svc>' }]);
       expect(await outbox().listDead({ projectId: other.projectId, limit: 10 })).toEqual([]);
       expect(await outbox().listForAddress(scope, m.to, 10)).toMatchObject([{ id: m.id, status: 'sending', sealedPayload: m.sealedPayload }]);
     });
@@ -220,7 +236,7 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
       const m = mail();
       await outbox().enqueue(scope, m);
       await outbox().claimDue(T0, LEASE);
-      await outbox().markSent(scope, m.id, { messageId: '<m@svc>', sentAt: plus(T0, 1), keepPayload: false });
+      await outbox().markSent([{ scope, id: m.id, messageId: '<m@svc>', sentAt: plus(T0, 1), keepPayload: false }]);
       await outbox().markFailed(scope, m.id, { error: 'timeout', nextAttemptAt: plus(T0, 30), keepPayload: false });
       expect(await outbox().listForAddress(scope, m.to, 1)).toMatchObject([{ status: 'sent', lastError: null }]);
       expect(await outbox().claimDue(FAR, LEASE)).toEqual([]);
@@ -250,8 +266,8 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
       await outbox().enqueue(other, deadOld);
       const now = plus(cutoff, 1);
       expect(await outbox().claimDue(now, LEASE)).toHaveLength(3);
-      await outbox().markSent(scope, sentOld.id, { messageId: 'm1', sentAt: now, keepPayload: false });
-      await outbox().markSent(scope, sentRecent.id, { messageId: 'm2', sentAt: now, keepPayload: false });
+      await outbox().markSent([{ scope, id: sentOld.id, messageId: 'm1', sentAt: now, keepPayload: false }]);
+      await outbox().markSent([{ scope, id: sentRecent.id, messageId: 'm2', sentAt: now, keepPayload: false }]);
       await outbox().markFailed(other, deadOld.id, { error: 'refused', nextAttemptAt: null, keepPayload: false });
       await outbox().enqueue(scope, sendingOld);
       expect(await outbox().claimDue(now, LEASE)).toHaveLength(1);

@@ -1,4 +1,5 @@
 import { MailDeliveryError, outboxMessageId, outboxSealContext, type MailPayload, type OutboxMail } from '../../domain/mail';
+import type { SentMail } from '../../ports/mail-outbox';
 import type { Mailer } from '../../ports/mailer';
 import type { Random } from '../../ports/random';
 import type { SecretBox } from '../../ports/secret-box';
@@ -36,23 +37,27 @@ export type DeliveryFailureListener = (failure: { mailId: string; outcome: 'retr
 
 /**
  * One round of the outbox worker: claims due mails, sends each with its stable Message-ID, and
- * records the outcome. A crash after a send but before its mark leaves the claim to expire; the
- * next round sends the same message again under the same Message-ID, which receivers dedupe.
+ * records the outcomes, the round's successful sends together in one write. A crash after a send
+ * but before its mark leaves the claim to expire; the next round sends the same message again
+ * under the same Message-ID, which receivers dedupe.
  */
 export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<DeliveryPolicy> = {}, onFailure?: DeliveryFailureListener): Promise<DeliveryReport> {
   const rules = { ...DEFAULT_DELIVERY_POLICY, ...policy };
   const mails = await deps.outbox.claimDue(deps.clock.now(), { limit: rules.batchSize, leaseSeconds: rules.leaseSeconds });
   const outcomes = await Promise.all(mails.map((mail) => deliverOne(deps, rules, mail, onFailure)));
-  const report: DeliveryReport = { claimed: mails.length, sent: 0, retried: 0, dead: 0 };
-  for (const outcome of outcomes) report[outcome] += 1;
+  const sent = outcomes.filter((outcome): outcome is SentMail => outcome !== 'retried' && outcome !== 'dead');
+  if (sent.length > 0) await deps.outbox.markSent(sent);
+  const report: DeliveryReport = { claimed: mails.length, sent: sent.length, retried: 0, dead: 0 };
+  for (const outcome of outcomes) if (outcome === 'retried' || outcome === 'dead') report[outcome] += 1;
   return report;
 }
 
-async function deliverOne(deps: DeliveryDeps, rules: DeliveryPolicy, mail: OutboxMail, onFailure?: DeliveryFailureListener): Promise<DeliveryOutcome> {
+/** A failure is recorded here at once; a success is returned, for the round to record with the others. */
+async function deliverOne(deps: DeliveryDeps, rules: DeliveryPolicy, mail: OutboxMail, onFailure?: DeliveryFailureListener): Promise<SentMail | 'retried' | 'dead'> {
   const now = deps.clock.now();
   // Sandbox payloads stay (sealed) for the sandbox outbox endpoint; production ones are wiped.
   const keepPayload = mail.environment === 'sandbox';
-  const fail = async (error: string, nextAttemptAt: Date | null): Promise<DeliveryOutcome> => {
+  const fail = async (error: string, nextAttemptAt: Date | null): Promise<'retried' | 'dead'> => {
     await deps.outbox.markFailed(mail, mail.id, { error, nextAttemptAt, keepPayload });
     const outcome = nextAttemptAt ? 'retried' : 'dead';
     onFailure?.({ mailId: mail.id, outcome, reason: error });
@@ -68,8 +73,7 @@ async function deliverOne(deps: DeliveryDeps, rules: DeliveryPolicy, mail: Outbo
     const retryAt = nextAttemptAt(rules, mail, error, now, deps.random);
     return fail(describe(error), retryAt);
   }
-  await deps.outbox.markSent(mail, mail.id, { messageId, sentAt: deps.clock.now(), keepPayload });
-  return 'sent';
+  return { scope: { projectId: mail.projectId, environment: mail.environment }, id: mail.id, messageId, sentAt: deps.clock.now(), keepPayload };
 }
 
 /** When to try again, or null when the mail is dead (out of tries, or its link would be dead by then). */
