@@ -61,7 +61,7 @@ export class Bench {
   async row(system: string, endpoint: string, url: string, make: WorkloadFactory, options: { ceiling?: Ceiling; connections?: number; record?: boolean } = {}): Promise<RowRecord> {
     const connections = options.connections ?? this.args.connections;
     await settle();
-    const result = await runLoad({ url, connections, seconds: this.args.seconds, ...(await make()) });
+    const result = await loadAndDrain(url, connections, this.args.seconds, await make());
     const record: RowRecord = {
       system,
       endpoint,
@@ -78,7 +78,7 @@ export class Bench {
    * warm-up (JIT, pools) that is not recorded. The point at the row connection count is the row.
    */
   async series(name: string, system: string, endpoint: string, url: string, make: WorkloadFactory, ceiling?: (connections: number) => Ceiling | undefined): Promise<RowRecord> {
-    await runLoad({ url, connections: this.args.connections, seconds: 1, ...(await make()) });
+    await loadAndDrain(url, this.args.connections, 1, await make());
     let main: RowRecord | undefined;
     const points: LoadResult[] = [];
     for (const connections of this.args.sweep) {
@@ -99,10 +99,10 @@ export class Bench {
   async remeasure(name: string, url: string, make: WorkloadFactory, dependants: string[]): Promise<void> {
     const points = this.results.sweep[name];
     if (!points) return;
-    await runLoad({ url, connections: this.args.connections, seconds: 1, ...(await make()) });
+    await loadAndDrain(url, this.args.connections, 1, await make());
     for (const [i, old] of points.entries()) {
       await settle();
-      const again = await runLoad({ url, connections: old.connections, seconds: this.args.seconds, ...(await make()) });
+      const again = await loadAndDrain(url, old.connections, this.args.seconds, await make());
       this.log(`  again: ${name} c=${again.connections} ${again.rps} req/s (first ${old.rps})${again.rps > old.rps ? ', kept' : ''}`);
       if (again.rps <= old.rps) continue;
       points[i] = again;
@@ -127,10 +127,36 @@ export class Bench {
   }
 }
 
+/** One load, then the wait for the work it left behind (see withDrain). */
+async function loadAndDrain(url: string, connections: number, seconds: number, workload: Workload): Promise<LoadResult> {
+  const result = await runLoad({ url, connections, seconds, ...workload });
+  return withDrain(result, await drainMs(workload));
+}
+
+/** How long the row's left-behind work took to finish after its last answer (0 for rows that leave none). */
+async function drainMs(workload: Workload): Promise<number> {
+  if (!workload.drained) return 0;
+  const started = performance.now();
+  await workload.drained();
+  return performance.now() - started;
+}
+
+/**
+ * A row whose requests leave work behind counts it: its rate is the answers over the load's
+ * seconds plus the time their work took to finish (a mail request is done when its mail is out,
+ * and a backlog left to the next row would be measured there instead).
+ */
+function withDrain(result: LoadResult, drain: number): LoadResult {
+  if (drain === 0) return result;
+  const rps = round((result.rps * result.seconds) / (result.seconds + drain / 1000));
+  return { ...result, rps, answeredRps: result.rps, drainMs: Math.round(drain) };
+}
+
 function formatRow(record: RowRecord): string {
   const { result } = record;
   const ratio = record.ratio !== undefined ? `${(record.ratio * 100).toFixed(0)} % of ${record.ceiling!.name} (${record.ceiling!.perSecond}/s)` : '';
-  return `  ${pad(record.system, 22)} ${pad(record.endpoint, 22)} c=${pad(String(result.connections), 3)} ${padLeft(result.rps.toFixed(1), 8)} req/s  p50 ${padLeft(String(result.p50), 5)} ms  p99 ${padLeft(String(result.p99), 5)} ms  errors ${pad(String(result.errors), 5)} ${ratio}`;
+  const drained = result.drainMs !== undefined ? ` (answered ${result.answeredRps} req/s, then ${result.drainMs} ms until delivered)` : '';
+  return `  ${pad(record.system, 22)} ${pad(record.endpoint, 22)} c=${pad(String(result.connections), 3)} ${padLeft(result.rps.toFixed(1), 8)} req/s  p50 ${padLeft(String(result.p50), 5)} ms  p99 ${padLeft(String(result.p99), 5)} ms  errors ${pad(String(result.errors), 5)} ${ratio}${drained}`;
 }
 
 const pad = (text: string, width: number) => text.padEnd(width);

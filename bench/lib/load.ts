@@ -11,6 +11,12 @@ export interface LoadResult {
   /** Socket errors and timeouts plus answers other than the expected status. */
   errors: number;
   requests: number;
+  /**
+   * Rows whose requests leave work behind (a mail to deliver): the answers' own rate, and how long
+   * the work took to finish after the last answer. `rps` is then the rate over both (see Bench.row).
+   */
+  answeredRps?: number;
+  drainMs?: number;
 }
 
 /** One request as autocannon sends it; `body` is JSON text. */
@@ -31,6 +37,8 @@ export interface LoadOptions {
   onResponse?: (status: number, body: string) => void;
   /** Status that counts as success (others are errors). Default: any 2xx. */
   expectStatus?: number;
+  /** Resolves once the work the requests left behind is done (every mail they queued delivered). */
+  drained?: () => Promise<void>;
 }
 
 /**

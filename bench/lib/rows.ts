@@ -3,7 +3,7 @@ import { seedEmail } from './database';
 import { PASSWORD } from './svc';
 
 /** How a row is driven, apart from where and how hard (url, connections, seconds). */
-export type Workload = Pick<LoadOptions, 'next' | 'onResponse' | 'expectStatus'>;
+export type Workload = Pick<LoadOptions, 'next' | 'onResponse' | 'expectStatus' | 'drained'>;
 
 const json = (body: unknown) => JSON.stringify(body);
 

@@ -89,6 +89,35 @@ export async function createProject(apiUrl: string): Promise<BenchProject> {
   return { id: body.data.project.id, apiKey: body.data.apiKeys.production };
 }
 
+/**
+ * Resolves once the API's outbox holds no mail waiting or being sent (`svc_outbox_depth` on
+ * /metrics, read live from the database on each scrape), polled every 20 ms; throws after `timeoutMs`.
+ */
+export async function outboxDrained(apiUrl: string, timeoutMs = 120_000): Promise<void> {
+  await until(
+    async () => {
+      const text = await (await fetch(`${apiUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+      const depth = (status: string) => Number(new RegExp(`^svc_outbox_depth\\{status="${status}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+      return depth('pending') + depth('sending') === 0;
+    },
+    timeoutMs,
+    "the API's outbox",
+  );
+}
+
+/** Resolves once the minimal handler has delivered every mail it queued (its GET /outbox-depth). */
+export async function minimalOutboxDrained(url: string, timeoutMs = 120_000): Promise<void> {
+  await until(async () => Number(await (await fetch(`${url}/outbox-depth`)).text()) === 0, timeoutMs, "the minimal handler's outbox");
+}
+
+async function until(done: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`${what} was not drained within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Signs `email` in through the API; the tokens feed /me and the proxy rows. */
 export async function logIn(apiUrl: string, apiKey: string, email: string): Promise<{ accessToken: string; refreshToken: string }> {
   const response = await fetch(`${apiUrl}/api/auth/login`, {

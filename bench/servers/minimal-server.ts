@@ -39,6 +39,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (req.method === 'POST' && req.url === '/refresh') return refresh(res, (JSON.parse(await readBody(req)) as { refreshToken: string }).refreshToken);
   if (req.method === 'POST' && req.url === '/mail-request') return mailRequest(res, (JSON.parse(await readBody(req)) as { email: string }).email, false);
   if (req.method === 'POST' && req.url === '/mail-request-delivered') return mailRequest(res, (JSON.parse(await readBody(req)) as { email: string }).email, true);
+  if (req.method === 'GET' && req.url === '/outbox-depth') return sendText(res, await outboxDepth());
   if (req.method === 'GET' && req.url === '/me') return me(res, /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
   send(res, 404, { error: 'not_found' });
 }
@@ -204,6 +205,17 @@ async function me(res: ServerResponse, token: string): Promise<void> {
   );
   if (rows.length === 0) return send(res, 401, { error: 'invalid_token' });
   send(res, 200, { data: { user: rows[0] } });
+}
+
+/** Mails of the delivered outbox not yet sent (the bench waits for 0 after each row). */
+async function outboxDepth(): Promise<string> {
+  const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM minimal_delivered_outbox WHERE status IN ('pending', 'sending')`);
+  return rows[0].n;
+}
+
+function sendText(res: ServerResponse, text: string): void {
+  res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summarizeProfile } from '../lib/cpuprofile';
+import { Bench, type BenchResults } from '../lib/context';
 import { runLoad, TokenQueue } from '../lib/load';
 import { pendingWriteBytes } from '../lib/quiet-disk';
 
@@ -48,6 +49,24 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
     expect(answers[0]).toBe('200 {"path":"/n1"}');
     expect(built).toBeGreaterThanOrEqual(result.requests);
   });
+
+  it('counts the work a row leaves behind: its rate runs until drained() resolves, over the load and the wait', async () => {
+    const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
+    const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
+    bench.log = () => undefined;
+    const next = () => ({ method: 'GET' as const, path: '/ok' });
+    const plain = await bench.row('test', 'plain', url, () => ({ next }));
+    expect(plain.result.drainMs).toBeUndefined();
+    let asked = 0;
+    const drained = () => new Promise<void>((resolve) => setTimeout(() => resolve(void (asked += 1)), 1000));
+    const left = await bench.row('test', 'leaves work', url, () => ({ next, drained }), { ceiling: { name: 'c', perSecond: 1 } });
+    expect(asked).toBe(1);
+    expect(left.result.drainMs).toBeGreaterThanOrEqual(990);
+    // One second of load and one of waiting: about half the answers' own rate, and the ratio from it.
+    expect(left.result.rps / left.result.answeredRps!).toBeGreaterThan(0.45);
+    expect(left.result.rps / left.result.answeredRps!).toBeLessThan(0.51);
+    expect(left.ratio).toBeCloseTo(left.result.rps, 0);
+  }, 60_000);
 
   it('counts answers other than the expected status as errors', async () => {
     const result = await runLoad({ url, connections: 1, seconds: 1, next: () => ({ method: 'GET', path: '/bad' }) });

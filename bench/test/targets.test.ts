@@ -24,7 +24,7 @@ describe('judgeTargets (the verdicts of a run against bench/README.md targets)',
     const results = stored();
     const judged = judgeTargets(results);
     const met = Object.fromEntries(judged.map((t) => [t.target, t.met]));
-    expect(judged).toHaveLength(20);
+    expect(judged).toHaveLength(22);
     // Met then and still met.
     expect(met['login >= 90 % of its ceiling']).toBe(true);
     expect(met['sign-up >= 85 % of its ceiling']).toBe(true);
@@ -32,6 +32,7 @@ describe('judgeTargets (the verdicts of a run against bench/README.md targets)',
     expect(met['refresh >= 80 % of its ceiling (p99 <= 25 ms)']).toBe(false);
     // Rows that run did not have.
     expect(met['password-reset request >= 75 % of its ceiling']).toBeNull();
+    expect(met['magic-link request >= 75 % of the minimal mail txn without delivery']).toBeNull();
     expect(met['mounted proxy GET session >= 55 % of its ceiling']).toBeNull();
     expect(met['built server ready (/healthz 200) within 1000 ms of start, embedded default']).toBeNull();
     expect(met['built server idle RSS <= 90 MB (embedded default)']).toBeNull();
@@ -84,6 +85,17 @@ describe('judgeTargets (the verdicts of a run against bench/README.md targets)',
     expect(verdict(results, 'mounted proxy GET session >= 55 %')).toBe(true);
     mounted.ratio = 0.54;
     expect(verdict(results, 'mounted proxy GET session >= 55 %')).toBe(false);
+  });
+
+  it('also judges the mail rows against the request-only handler (no delivery), at the same connection count', () => {
+    const results = stored();
+    const magicLink = row(results, 'svc · PostgreSQL', 'magic-link request');
+    const point = { ...magicLink.result, rps: magicLink.result.rps / 0.75 };
+    results.sweep['mail request (minimal)'] = [{ ...point, connections: 1, rps: 1 }, point];
+    expect(verdict(results, 'magic-link request >= 75 % of the minimal mail txn without delivery')).toBe(true);
+    point.rps *= 1.01;
+    expect(verdict(results, 'magic-link request >= 75 % of the minimal mail txn without delivery')).toBe(false);
+    expect(verdict(results, 'password-reset request >= 75 % of the minimal mail txn without delivery')).toBeNull();
   });
 
   it('judges the built server: ready within 1 s embedded and 1.5 s on PostgreSQL, idle RSS, no growth after load and rest', () => {
