@@ -10,7 +10,7 @@ import autocannon from 'autocannon';
 import { summarizeProfile } from './lib/cpuprofile';
 import { createDatabase, databaseUrl, dropDatabase, postgresSeeder } from './lib/database';
 import * as rows from './lib/rows';
-import { clearRedisPrefix, createProject, logIn, servicePasswordHash, startApi } from './lib/svc';
+import { clearRedisPrefix, createProject, logIn, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => {
@@ -87,12 +87,12 @@ async function main(): Promise<void> {
       });
     };
     await drive(500); // warm-up (JIT, pools)
-    await new Promise((resolve) => setTimeout(resolve, 2000)); // the outbox worker catches up
+    await outboxDrained(api.url); // the outbox worker catches up
     const pid = api.process.pid!;
     const [apiBefore, pgBefore] = [ticks(pid), postgresTicks(database)];
     const started = Date.now();
     await drive(requests);
-    await new Promise((resolve) => setTimeout(resolve, 3000)); // mails queued by the requests are delivered
+    await outboxDrained(api.url); // every mail the requests queued is delivered
     measuredMs = Date.now() - started;
     const tick = 10_000; // µs per clock tick (USER_HZ 100)
     const apiUs = ((ticks(pid) - apiBefore) * tick) / requests;

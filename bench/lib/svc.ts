@@ -91,7 +91,7 @@ export async function createProject(apiUrl: string): Promise<BenchProject> {
 
 /**
  * Resolves once the API's outbox holds no mail waiting or being sent (`svc_outbox_depth` on
- * /metrics, read live from the database on each scrape), polled every 20 ms; throws after `timeoutMs`.
+ * /metrics, read live from the database on each scrape), polled every 50 ms; throws after `timeoutMs`.
  */
 export async function outboxDrained(apiUrl: string, timeoutMs = 120_000): Promise<void> {
   await until(
@@ -114,7 +114,7 @@ async function until(done: () => Promise<boolean>, timeoutMs: number, what: stri
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`${what} was not drained within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
