@@ -4,6 +4,7 @@ import request from 'supertest';
 import { AuthError, createAuthService } from '@svc/core';
 import { createInMemoryDeps } from '@svc/core/testing';
 import { installHotPaths } from '../src/http/hot-path';
+import { meHotPath } from '../src/http/routes/auth-me';
 import { createLogger } from '../src/composition/logger';
 import { createMetrics } from '../src/http/metrics';
 import { SECURITY_HEADERS } from '../src/http/middleware/security-headers';
@@ -29,8 +30,9 @@ describe('GET /api/auth/me on the hot path', () => {
   it('answers exactly what the Express route answers: status, every header, body', async () => {
     const { me } = await signedIn();
     const hot = await me().expect(200);
-    // A query string sends the same request through Express (the hot path takes the exact path only).
-    const viaExpress = await me('/api/auth/me?').expect(200);
+    // A query string sends the same request through Express (the hot path takes the exact path
+    // only); a bare `?` would not do, supertest drops it.
+    const viaExpress = await me('/api/auth/me?via=express').expect(200);
     expect(hot.text).toBe(viaExpress.text);
     expect(comparable(hot.headers)).toEqual(comparable(viaExpress.headers));
     expect(Object.keys(hot.headers)).toEqual(Object.keys(viaExpress.headers));
@@ -50,7 +52,7 @@ describe('GET /api/auth/me on the hot path', () => {
     const { me, logs, app } = await signedIn();
     logs.length = 0;
     await me().set('X-Request-Id', 'hot-1').expect(200);
-    await me('/api/auth/me?').set('X-Request-Id', 'express-1').expect(200);
+    await me('/api/auth/me?via=express').set('X-Request-Id', 'express-1').expect(200);
     const lines = logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request');
     const pick = ({ method, route, status, level, msg }: Record<string, unknown>) => ({ method, route, status, level, msg });
     expect(lines.map((line) => line.requestId)).toEqual(['hot-1', 'express-1']);
@@ -85,6 +87,23 @@ describe('GET /api/auth/me on the hot path', () => {
     expect(calls).toBe(1);
   });
 
+  it("answers that 503 as the route does: the route's headers, in order, and its log line", async () => {
+    const { me, deps, logs } = await signedIn();
+    deps.sessions.findLiveSession = async () => {
+      throw new AuthError('service_unavailable');
+    };
+    logs.length = 0;
+    const hot = await me().set('X-Request-Id', 'hot-503').expect(503);
+    const viaExpress = await me('/api/auth/me?via=express').set('X-Request-Id', 'express-503').expect(503);
+    expect(hot.text).toBe(viaExpress.text);
+    expect(Object.entries(comparable(hot.headers))).toEqual(Object.entries(comparable(viaExpress.headers)));
+    const lines = logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request');
+    expect(lines.map(({ requestId, route, status }) => ({ requestId, route, status }))).toEqual([
+      { requestId: 'hot-503', route: '/api/auth/me', status: 503 },
+      { requestId: 'express-503', route: '/api/auth/me', status: 503 },
+    ]);
+  });
+
   it('takes only server-side GETs of the exact path, and hands what it cannot answer to Express', async () => {
     // A stub app whose own /api/auth/me answers 418: a 200 can only come from the hot path.
     const deps = createInMemoryDeps();
@@ -104,7 +123,7 @@ describe('GET /api/auth/me on the hot path', () => {
         },
       }),
     });
-    installHotPaths(stub, { auth, metrics: createMetrics(), logger });
+    installHotPaths(stub, [meHotPath({ auth, metrics: createMetrics(), logger })]);
     const http = request(stub);
     const call = (path = '/api/auth/me') => http.get(path).set('X-API-Key', project.live).set('Authorization', `Bearer ${session.accessToken}`);
 

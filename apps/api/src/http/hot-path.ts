@@ -1,95 +1,177 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Express, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { isAuthError, type AuthService } from '@svc/core';
 import { countAnswer, type Metrics } from './metrics';
-import { BEARER } from './middleware/bearer';
 import { chooseRequestId } from './middleware/request-id';
 import { elapsedMs, requestLineWriter } from './middleware/request-log';
+import { BODY_LIMIT_BYTES } from './middleware/json-guard';
 import { setSecurityHeaders } from './middleware/security-headers';
-import { ME_PATH, writeMeAnswer } from './routes/auth-me';
-
-export interface HotPathDeps {
-  auth: Pick<AuthService, 'resolveApiKey' | 'getMe'>;
-  metrics: Metrics;
-  logger: Logger;
-}
 
 /**
- * The one request every page view of a customer's app makes, `GET /api/auth/me` from a server
- * (the SDK, the session proxy), answered without Express: routing, the middleware chain and
- * Express's response helpers cost more than the token check and the query together (bench/README.md).
+ * Hot paths answer the busiest server-to-server requests without Express: routing, the middleware
+ * chain and Express's response helpers cost more than the work of such a request (bench/README.md).
+ * Each is defined beside its route (routes/auth-me.ts, routes/auth-refresh.ts) and calls the same
+ * functions the route calls; this module puts them in front of the app and hands Express what
+ * they do not answer themselves.
  *
- * Only the success answer is written here, by the route's own writer (routes/auth-me.ts), with
- * the same headers, log line and metrics as the route. Anything else is handed to Express
- * untouched and answered there, errors included, so there is one place that decides every
- * failure: a request whose key, token, user or session does not check out is simply run again
- * through the app (getMe only reads). Requests with an Origin (browsers: CORS), a body, a query
- * string or another method always go to Express.
+ * A hot path writes only its success answer. Anything else goes to Express in one of two ways:
+ * - `handOver()`: nothing has happened yet that a second run could not repeat (no write, nothing
+ *   counted, no header set); Express runs the request as if the hot path had not seen it.
+ * - `handOver(failure)`: the request failed part-way (a refresh's rotation, a rate limit already
+ *   counted, a database that did not answer in time); Express is handed the failure, and its
+ *   error handler answers it behind the same middleware as when the route throws it. The hot
+ *   path has set, in the app's order, the headers the middleware set as far as the request got
+ *   (frontHeaders, no-store, Vary, the rate limit's); Express sets the first ones again in place,
+ *   so the answer is the one the route gives (test/refresh-hot-path.test.ts compares them).
  */
-export function installHotPaths(app: Express, deps: HotPathDeps): void {
-  const me = meHotPath(deps);
+export type HotPath = (req: IncomingMessage, res: ServerResponse, handOver: HandOver) => boolean;
+
+type HandOver = (failure?: HotPathFailure) => void;
+
+/** A failure of a hot path that Express is to answer as it is. */
+interface HotPathFailure {
+  error: unknown;
+  /** The id the request already carries (in events, in log lines); Express keeps it. */
+  requestId: string;
+  /**
+   * Where the route would have thrown it: `'route'` once the request would have reached its route
+   * (the error then passes the middleware in front, and the log names the route), `'front'` for
+   * the body's own checks, which run before any route (json-guard.ts).
+   */
+  at: 'front' | 'route';
+}
+
+/** Puts `paths` in front of every way `app` is served; each says whether it took the request. */
+export function installHotPaths(app: Express, paths: readonly HotPath[]): void {
   const expressApp = app as unknown as { handle(req: IncomingMessage, res: ServerResponse, done?: unknown): void };
   const viaExpress = expressApp.handle.bind(app);
   // `app` (the function listen() and supertest call) delegates to app.handle: wrapping it puts the
-  // hot path in front of every way the app is served, mounted apps included.
+  // hot paths in front of every way the app is served, mounted apps included.
   expressApp.handle = (req, res, done) => {
-    const fallback = (error: unknown) => {
-      // A database that did not answer in time would not answer a second time either: Express
-      // is handed the failure to answer (503) rather than the request to run again.
-      if (isAuthError(error, 'service_unavailable')) failures.set(req, error);
+    const handOver: HandOver = (failure) => {
+      if (failure) failures.set(req, failure);
       viaExpress(req, res, done);
     };
-    if (!me(req, res, fallback)) viaExpress(req, res, done);
+    for (const path of paths) if (path(req, res, handOver)) return;
+    viaExpress(req, res, done);
   };
 }
 
-/** Failures of the hot path that Express is to answer as they are (see `hotPathFailures`). */
-const failures = new WeakMap<IncomingMessage, unknown>();
+const failures = new WeakMap<IncomingMessage, HotPathFailure>();
 
 /**
- * Mounted in the app after the request id and the log, before any route: a request the hot path
- * already failed with `service_unavailable` goes straight to the error handler.
+ * Mounted in the app after the request id and the log, before anything else: a request a hot path
+ * handed over with a failure keeps the request id it was given, and a failure of the front goes
+ * straight to the error handler. A route's failure waits for its route (`hotPathRouteFailure`).
  */
 export function hotPathFailures(): RequestHandler {
+  return (req, res, next) => {
+    const failure = failures.get(req);
+    if (failure === undefined) return next();
+    res.locals.requestId = failure.requestId;
+    res.set('X-Request-Id', failure.requestId);
+    if (failure.at === 'route') return next();
+    failures.delete(req);
+    next(failure.error);
+  };
+}
+
+/**
+ * First handler of a route that has a hot path: a failure the hot path met in this route is thrown
+ * here, so the error handler answers it as when the route's own handlers throw it (the log and the
+ * metrics name the route; the headers the hot path set stand as the route's middleware set them).
+ */
+export function hotPathRouteFailure(): RequestHandler {
   return (req, _res, next) => {
     const failure = failures.get(req);
     if (failure === undefined) return next();
     failures.delete(req);
-    next(failure);
+    next(failure.error);
   };
 }
 
-/** True when it took the request; `fallback` hands it to Express when it cannot answer 200. */
-type HotPath = (req: IncomingMessage, res: ServerResponse, fallback: (error: unknown) => void) => boolean;
+/**
+ * The app's `request` and `response` prototypes on a request the router has not seen, as
+ * app.handle sets them: Express's helpers (`req.ip` after TRUST_PROXY, `req.get`, `res.set`,
+ * `res.locals`) work, and the functions the route calls can be called with them.
+ */
+export function asExpress(app: Express, req: IncomingMessage, res: ServerResponse): { req: Request; res: Response } {
+  const express = req as Request;
+  const response = res as Response;
+  express.res = response;
+  response.req = express;
+  Object.setPrototypeOf(req, app.request);
+  Object.setPrototypeOf(res, app.response);
+  response.locals ??= Object.create(null) as Response['locals'];
+  return { req: express, res: response };
+}
 
-function meHotPath(deps: HotPathDeps): HotPath {
-  const writeLine = requestLineWriter(deps.logger);
-  return (req, res, fallback) => {
-    const headers = req.headers;
-    if (req.method !== 'GET' || req.url !== ME_PATH || headers.origin !== undefined) return false;
-    if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
-    const apiKey = headers['x-api-key'];
-    const token = BEARER.exec(headers.authorization ?? '')?.[1];
-    if (typeof apiKey !== 'string' || token === undefined) return false;
-    const started = process.hrtime.bigint();
-    deps.auth
-      .resolveApiKey(apiKey)
-      .then((key) => deps.auth.getMe(key, token))
-      .then((user) => {
-        const requestId = chooseRequestId(headers['x-request-id']);
-        // What the middleware in front of routes/auth-me.ts sets, in its order (request id,
-        // helmet, no-store, CORS vary); then the route's own answer.
-        res.setHeader('X-Request-Id', requestId);
-        setSecurityHeaders(res);
-        res.setHeader('Cache-Control', 'no-store');
-        res.setHeader('Vary', 'Origin');
-        writeMeAnswer(res, user);
-        const route = `${(req as { baseUrl?: string }).baseUrl ?? ''}${ME_PATH}`;
-        writeLine({ requestId, method: 'GET', route, status: 200, ms: elapsedMs(started) });
-        countAnswer(deps.metrics, { method: 'GET', route, status: 200, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
-      })
-      .catch(fallback);
-    return true;
+/**
+ * What the app's middleware sets before anything reads the request (request id, helmet): the
+ * request's id, to be carried by its events and its log line.
+ */
+export function frontHeaders(req: IncomingMessage, res: ServerResponse): string {
+  const requestId = chooseRequestId(req.headers['x-request-id']);
+  res.setHeader('X-Request-Id', requestId);
+  setSecurityHeaders(res);
+  return requestId;
+}
+
+/** What requestLog and countRequests write for an answer a hot path sent. */
+export type AnswerRecorder = (answer: { req: IncomingMessage; requestId: string; method: string; path: string; status: number; started: bigint }) => void;
+
+export function answerRecorder(logger: Logger, metrics: Metrics): AnswerRecorder {
+  const writeLine = requestLineWriter(logger);
+  return ({ req, requestId, method, path, status, started }) => {
+    const route = `${(req as { baseUrl?: string }).baseUrl ?? ''}${path}`;
+    writeLine({ requestId, method, route, status, ms: elapsedMs(started) });
+    countAnswer(metrics, { method, route, status, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
   };
+}
+
+/**
+ * A 200 with `{ data }` as `res.json` writes it (the app sends no ETag): the one writer of the
+ * routes that have a hot path, used by the route and by its hot path.
+ */
+export function writeDataAnswer(res: ServerResponse, data: unknown): void {
+  const body = JSON.stringify({ data });
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.statusCode = 200;
+  res.end(body);
+}
+
+const PLAIN_JSON = /^application\/json(?:;\s*charset=utf-8)?$/i;
+const DECIMAL = /^[1-9][0-9]{0,9}$/;
+
+/**
+ * True when the request carries a body that Express's body handling (require-json.ts,
+ * json-guard.ts) would read and hand on without a word: JSON, UTF-8, not compressed, a declared
+ * length within the limit, and not read by anyone yet (an app this one is mounted in may parse
+ * bodies itself). Other bodies (and none) are left to Express, which answers them.
+ */
+export function unreadJsonBody(req: IncomingMessage): boolean {
+  const headers = req.headers;
+  if (req.readableFlowing !== null || req.readableEnded) return false;
+  if (headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined) return false;
+  const length = headers['content-length'];
+  if (length === undefined || !DECIMAL.test(length) || Number(length) > BODY_LIMIT_BYTES) return false;
+  return PLAIN_JSON.test(headers['content-type'] ?? '');
+}
+
+/**
+ * The body's text, read as body-parser reads it; a request that ends before its body rejects with
+ * body-parser's error (400 through http-errors.ts), for the error handler to answer.
+ */
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const aborted = () => reject(Object.assign(new Error('request aborted'), { type: 'request.aborted', status: 400 }));
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', aborted);
+    req.once('close', () => {
+      if (!req.complete) aborted();
+    });
+  });
 }

@@ -19,7 +19,12 @@ const storage = new AsyncLocalStorage<RequestScope>();
  * request id. Mounted after the body parsers: their stream callbacks run outside any context.
  */
 export function requestContext(): RequestHandler {
-  return (req, res, next) => storage.run({ req, res }, next);
+  return (req, res, next) => runInRequestContext(req, res, next);
+}
+
+/** Runs `work` inside the context of the request (requestContext; hot paths, which have no chain). */
+export function runInRequestContext<T>(req: Request, res: Response, work: () => T): T {
+  return storage.run({ req, res }, work);
 }
 
 /** Names the operator as the caller of the rest of the request (the admin API). */

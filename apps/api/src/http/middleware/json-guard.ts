@@ -4,7 +4,7 @@ import { MAX_BODY_DEPTH } from '../dto/plain-object';
 import { unstorableTextProblem } from '../dto/storable-text';
 
 /** Request bodies above this are refused with 413 (the OpenAPI document). */
-const BODY_LIMIT_BYTES = 64 * 1024;
+export const BODY_LIMIT_BYTES = 64 * 1024;
 
 const OPEN_OBJECT = 0x7b; // {
 const CLOSE_OBJECT = 0x7d; // }
@@ -125,20 +125,26 @@ const refuseDeclaredOversize: RequestHandler = (req, res, next) => {
 };
 
 /**
- * UTF-8 only (415 otherwise: the scanner reads the bytes as UTF-8), then {@link scanJson}, then
- * JSON.parse, then no NUL or unpaired surrogate in any key or value (escapes such as `\u0000`
- * decode to them); every refusal is 400 validation_error. An empty body stays undefined, and a
- * body that is not an object (an array, a scalar) is refused by validation with the same code.
+ * UTF-8 only (415 otherwise: the scanner reads the bytes as UTF-8), then {@link parseJsonText}.
+ * An empty body stays undefined, and a body that is not an object (an array, a scalar) is refused
+ * by validation with the same code.
  */
 const parseJsonBody: RequestHandler = (req, _res, next) => {
   if (!Buffer.isBuffer(req.body)) return next();
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new AuthError('unsupported_media_type', 'The request body must be UTF-8 encoded JSON.');
-  const text = req.body.toString('utf8');
-  if (text.trim() === '') {
-    req.body = undefined;
-    return next();
-  }
+  req.body = parseJsonText(req.body.toString('utf8'));
+  next();
+};
+
+/**
+ * A UTF-8 JSON body's text as the routes get it: {@link scanJson}, then JSON.parse, then no NUL or
+ * unpaired surrogate in any key or value (escapes such as `\u0000` decode to them); every refusal
+ * is 400 validation_error. Blank text is no body (undefined). Also used by the hot paths that read
+ * their own body (hot-path.ts).
+ */
+export function parseJsonText(text: string): unknown {
+  if (text.trim() === '') return undefined;
   const problem = scanJson(text);
   if (problem) throw new AuthError('validation_error', problem);
   let body: unknown;
@@ -149,6 +155,5 @@ const parseJsonBody: RequestHandler = (req, _res, next) => {
   }
   const unstorable = unstorableTextProblem(body, 'The request body');
   if (unstorable) throw new AuthError('validation_error', unstorable);
-  req.body = body;
-  next();
-};
+  return body;
+}

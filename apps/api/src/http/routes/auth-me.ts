@@ -1,31 +1,75 @@
-import type { ServerResponse } from 'node:http';
 import { Router } from 'express';
-import type { User } from '@svc/core';
+import { isAuthError, type AuthService, type User } from '@svc/core';
+import type { Logger } from 'pino';
 import type { AppDeps } from '../app-deps';
+import { answerRecorder, frontHeaders, hotPathRouteFailure, writeDataAnswer, type HotPath } from '../hot-path';
+import type { Metrics } from '../metrics';
 import { apiKeyOf } from '../middleware/api-key';
-import { bearerToken } from '../middleware/bearer';
+import { BEARER, bearerToken } from '../middleware/bearer';
 import { presentUserMe } from '../presenters';
 import { keyed } from './guards';
 
-export const ME_PATH = '/api/auth/me';
+const ME_PATH = '/api/auth/me';
 
 /** GET /api/auth/me with X-API-Key and a bearer access token -> { user: UserMe }. */
 export function meRoutes(deps: AppDeps): Router {
-  return Router().get(ME_PATH, ...keyed(deps), async (req, res) => {
-    writeMeAnswer(res, await deps.auth.getMe(apiKeyOf(res), bearerToken(req)));
+  return Router().get(ME_PATH, hotPathRouteFailure(), ...keyed(deps), async (req, res) => {
+    writeDataAnswer(res, meData(await deps.auth.getMe(apiKeyOf(res), bearerToken(req))));
   });
 }
 
+function meData(user: User) {
+  return { user: presentUserMe(user) };
+}
+
+export interface MeHotPathDeps {
+  auth: Pick<AuthService, 'resolveApiKey' | 'getMe'>;
+  metrics: Metrics;
+  logger: Logger;
+}
+
 /**
- * The success answer of GET /api/auth/me: the presenter, the body and its headers, as `res.json`
- * would write them. This route and the hot path (hot-path.ts), which answers servers without
- * Express, both write it here; the headers the middleware sets before a route runs, the hot path
- * sets itself.
+ * The request every page view of a customer's app makes, from a server (the SDK, the session
+ * proxy), answered without Express (hot-path.ts). A request whose key, token, user or session does
+ * not check out is handed to Express to run again (getMe only reads), so one place decides every
+ * failure; a database that did not answer in time would not answer a second time either, so that
+ * failure is handed over as it is. Requests with an Origin (browsers: CORS), a body, a query
+ * string or another method always go to Express.
  */
-export function writeMeAnswer(res: ServerResponse, user: User): void {
-  const body = JSON.stringify({ data: { user: presentUserMe(user) } });
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.statusCode = 200;
-  res.end(body);
+export function meHotPath(deps: MeHotPathDeps): HotPath {
+  const recordAnswer = answerRecorder(deps.logger, deps.metrics);
+  return (req, res, handOver) => {
+    const headers = req.headers;
+    if (req.method !== 'GET' || req.url !== ME_PATH || headers.origin !== undefined) return false;
+    if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+    const apiKey = headers['x-api-key'];
+    const token = BEARER.exec(headers.authorization ?? '')?.[1];
+    if (typeof apiKey !== 'string' || token === undefined) return false;
+    const started = process.hrtime.bigint();
+    let keyed = false;
+    // What the middleware in front of the route sets, in its order (request id, helmet, no-store;
+    // checkOrigin's Vary once the key is known).
+    const routeHeaders = () => {
+      const requestId = frontHeaders(req, res);
+      res.setHeader('Cache-Control', 'no-store');
+      if (keyed) res.setHeader('Vary', 'Origin');
+      return requestId;
+    };
+    deps.auth
+      .resolveApiKey(apiKey)
+      .then((key) => {
+        keyed = true;
+        return deps.auth.getMe(key, token);
+      })
+      .then((user) => {
+        const requestId = routeHeaders();
+        writeDataAnswer(res, meData(user));
+        recordAnswer({ req, requestId, method: 'GET', path: ME_PATH, status: 200, started });
+      })
+      .catch((error: unknown) => {
+        if (!isAuthError(error, 'service_unavailable')) return handOver();
+        handOver({ error, requestId: routeHeaders(), at: 'route' });
+      });
+    return true;
+  };
 }
