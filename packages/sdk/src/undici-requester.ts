@@ -31,12 +31,14 @@ function splitUrl(url: string): { origin: string; path: string } {
   const scheme = url.indexOf('://');
   const slash = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
   const origin = slash < 0 ? url : url.slice(0, slash);
-  // Anything unusual in the authority (credentials, a query right after the host) goes through URL.
-  if (scheme < 0 || slash < 0 || /[@?#]/.test(origin)) {
+  const path = slash < 0 ? '' : url.slice(slash);
+  // Anything unusual (credentials or a query right after the host, a fragment, characters URL
+  // would percent-encode) goes through URL, as undici's request() does with every URL.
+  if (scheme < 0 || slash < 0 || /[@?#]/.test(origin) || /[^\x21-\x7e]|#/.test(path)) {
     const parsed = new URL(url);
     return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
   }
-  return { origin, path: url.slice(slash) };
+  return { origin, path };
 }
 
 /** Why the signal aborted (any value; typed as undici's abort takes it). */

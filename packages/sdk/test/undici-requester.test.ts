@@ -68,6 +68,8 @@ describe('undiciRequester', () => {
     expect(await read(send, `${server.url}/chunked`)).toMatchObject({ status: 200, headers: { 'X-Multi': 'a, b', 'x-absent': null }, body: '{"data":{"name":"Zoé"}}' });
     expect(await read(send, `${server.url}/hints`)).toMatchObject({ status: 429, headers: { 'retry-after': '7' } });
     expect(await read(send, `${server.url}/prefix/echo?q=1`)).toMatchObject({ body: 'GET /prefix/echo?q=1 application/json' });
+    // What URL would encode or drop is sent as URL has it (a base URL with a space, a fragment).
+    expect(await read(send, `${server.url}/prefix/echo?q=a b#frag`)).toMatchObject({ body: 'GET /prefix/echo?q=a%20b application/json' });
     await server.close();
   });
 
