@@ -1,14 +1,18 @@
 // `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] <row>`: CPU time the API process
-// and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me),
-// read from /proc before and after N requests at 10 connections. On a machine shared with other
+// and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me,
+// or proxy / mounted-proxy: GET session through the standalone or the mounted session proxy, whose own
+// process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
 // work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
-// (--api-root on a checkout without it) reads better from it. Not part of `pnpm bench`.
+// (--api-root on a checkout without it) reads better from it. `failed` counts non-2xx answers and
+// errors of the measured requests. --profile profiles the API, or the proxy in the proxy rows.
+// Not part of `pnpm bench`.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { summarizeProfile } from './lib/cpuprofile';
 import { createDatabase, databaseUrl, dropDatabase, postgresSeeder } from './lib/database';
+import { startChild, type Child } from './lib/processes';
 import * as rows from './lib/rows';
 import { clearRedisPrefix, createProject, logIn, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
 
@@ -21,6 +25,21 @@ const root = flag('--api-root') ?? null;
 const requests = Number(flag('--requests') ?? 3000);
 const profile = argv.includes('--profile') ? argv.splice(argv.indexOf('--profile'), 1).length > 0 : false;
 const row = argv[0] ?? 'magic-link';
+const proxied = row === 'proxy' || row === 'mounted-proxy';
+
+/**
+ * The session proxy in front of `apiUrl` as the bench's proxy rows start it (bench/lib/svc.ts),
+ * here with node flags of its own (--cpu-prof on the proxy rather than the API).
+ */
+function startProxyChild(apiUrl: string, apiKey: string, logFile: string, nodeFlags: string[]): Promise<Child> {
+  const env = { NODE_ENV: 'production', SVC_API_KEY: apiKey, SVC_API_URL: apiUrl };
+  if (row === 'proxy') {
+    const proxyEnv = { ...env, SVC_ACCOUNT_PLAN: 'PRO' };
+    return startChild({ cwd: root ?? undefined, name: 'session proxy', script: 'apps/proxy/src/main.ts', env: proxyEnv, portVariable: 'PROXY_PORT', logFile, nodeFlags });
+  }
+  const mountedEnv = { ...env, ...(root ? { MOUNTED_PROXY_ROOT: root } : {}) };
+  return startChild({ name: 'mounted session proxy', script: 'bench/servers/mounted-proxy.ts', env: mountedEnv, logFile, nodeFlags });
+}
 
 /** utime + stime of a process in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
 function ticks(pid: number): number {
@@ -50,13 +69,19 @@ async function main(): Promise<void> {
   await createDatabase(database);
   const profileDir = join(tmp, 'profile');
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const api = await startApi({ storage: { kind: 'postgres', database, redisPrefix }, cost: 4, dataDir: join(tmp, 'data'), logFile: join(tmp, 'api.log'), root, nodeFlags });
+  const api = await startApi({ storage: { kind: 'postgres', database, redisPrefix }, cost: 4, dataDir: join(tmp, 'data'), logFile: join(tmp, 'api.log'), root, nodeFlags: proxied ? [] : nodeFlags });
+  let proxy: Child | null = null;
   let measuredMs = 0;
   try {
     const project = await createProject(api.url);
     const seeder = await postgresSeeder(databaseUrl(database));
     const userIds = await seeder.insertUsers(project.id, 1, 1000, await servicePasswordHash(4));
     const key = { 'x-api-key': project.apiKey };
+    let target = api.url;
+    if (proxied) {
+      proxy = await startProxyChild(api.url, project.apiKey, join(tmp, 'proxy.log'), nodeFlags);
+      target = proxy.url;
+    }
     const make = async (): Promise<rows.Workload> => {
       if (row === 'magic-link') return rows.magicLink(project.apiKey, 1000);
       if (row === 'password-reset') return rows.passwordReset(project.apiKey, 1000);
@@ -66,13 +91,15 @@ async function main(): Promise<void> {
           key,
           (await seeder.insertSessions(project.id, userIds.slice(0, 30))).map((s) => s.refreshToken),
         );
-      const { accessToken } = await logIn(api.url, project.apiKey, 'bench-user-1@example.test');
+      const { accessToken, refreshToken } = await logIn(api.url, project.apiKey, 'bench-user-1@example.test');
+      // The proxy rows' request is the bench's (bench/lib/suite-postgres.ts proxyRow).
+      if (proxied) return rows.get('/api/session/session', { cookie: `svc_at=${accessToken}; svc_rt=${refreshToken}` });
       return rows.bearerGet('/api/auth/me', key, [accessToken]);
     };
     const drive = async (amount: number) => {
       const work = await make();
-      await autocannon({
-        url: api.url,
+      const result = await autocannon({
+        url: target,
         connections: 10,
         amount,
         requests: [
@@ -85,24 +112,29 @@ async function main(): Promise<void> {
           },
         ],
       });
+      return result.non2xx + result.errors;
     };
     await drive(500); // warm-up (JIT, pools)
     await outboxDrained(api.url); // the outbox worker catches up
     const pid = api.process.pid!;
-    const [apiBefore, pgBefore] = [ticks(pid), postgresTicks(database)];
+    const proxyPid = proxy?.process.pid;
+    const [apiBefore, pgBefore, proxyBefore] = [ticks(pid), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
     const started = Date.now();
-    await drive(requests);
+    const failed = await drive(requests);
     await outboxDrained(api.url); // every mail the requests queued is delivered
     measuredMs = Date.now() - started;
     const tick = 10_000; // µs per clock tick (USER_HZ 100)
     const apiUs = ((ticks(pid) - apiBefore) * tick) / requests;
     const pgUs = ((postgresTicks(database) - pgBefore) * tick) / requests;
-    console.log(JSON.stringify({ row, root: root ?? 'this checkout', requests, apiCpuUsPerRequest: Math.round(apiUs), postgresCpuUsPerRequest: Math.round(pgUs) }));
+    const proxyUs = proxyPid ? { proxyCpuUsPerRequest: Math.round(((ticks(proxyPid) - proxyBefore) * tick) / requests) } : {};
+    console.log(JSON.stringify({ row, root: root ?? 'this checkout', requests, failed, ...proxyUs, apiCpuUsPerRequest: Math.round(apiUs), postgresCpuUsPerRequest: Math.round(pgUs) }));
     await seeder.close();
   } finally {
+    await proxy?.stop();
     await api.stop();
     if (profile) {
-      // The API wrote its profile on exit: self time per owner and frame over the measured window.
+      // The profiled process (the proxy in the proxy rows, else the API) wrote its profile on exit:
+      // self time per owner and frame over the measured window.
       const file = join(profileDir, readdirSync(profileDir)[0]);
       const summary = summarizeProfile(file, measuredMs, 20);
       console.log(JSON.stringify({ owners: summary.owners.slice(0, 15), frames: summary.frames.slice(0, 20) }, null, 1));

@@ -6,9 +6,9 @@ let requester: HttpRequester | undefined;
 
 /**
  * The Node proxy's client of the API: every page view costs one `/me` call through it, so it
- * sends with undici's `request` rather than fetch (about a third of the CPU per call on Node 20;
- * bench/README.md). Everything else is the SDK's default (retries, 10 s per attempt). The
- * web-standard handler uses the SDK's fetch default instead.
+ * sends through undici's dispatcher rather than fetch (`undiciRequester`: under a third of
+ * fetch's CPU per call on Node 20; bench/README.md, rounds 3 and 5). Everything else is the SDK's
+ * default (retries, 10 s per attempt). The web-standard handler uses the SDK's fetch default.
  */
 export function proxySvcClient(apiKey: string, baseUrl: string | undefined): SvcClient {
   requester ??= undiciRequester();

@@ -1,5 +1,5 @@
-import { Agent, request, type Dispatcher } from 'undici';
-import type { HttpRequester } from './http-requester';
+import { Agent, type Dispatcher } from 'undici';
+import type { HttpAnswer, HttpRequester } from './http-requester';
 
 export interface UndiciRequesterOptions {
   /** Connections kept per API origin (default: no limit, as undici's default agent). */
@@ -9,24 +9,144 @@ export interface UndiciRequesterOptions {
 }
 
 /**
- * The SDK's requester over undici's `request` (Node only; `@svc/sdk/node`). Same answers as the
- * fetch one: no redirects followed, no rejection for a status, the signal also cuts off a body
- * still arriving. On Node 20 a `/me` call costs ~100 µs of CPU this way against ~300 µs through
- * fetch (its Request, Headers and web-stream objects); the session proxy uses it.
+ * The SDK's requester over undici (Node only; `@svc/sdk/node`). Same answers as the fetch one: no
+ * redirects followed, no rejection for a status, the signal also cuts off a body still arriving.
+ * It hands undici a handler of its own (`dispatcher.dispatch`) rather than calling undici's
+ * `request`, which wraps each answer in a Readable stream, an AsyncResource and a parsed header
+ * object: on Node 20 a `/me` call costs about 90 µs of CPU this way, 120 µs through `request` and
+ * 300 µs through fetch (bench/README.md, rounds 3 and 5). The session proxy uses it.
  */
 export function undiciRequester(options: UndiciRequesterOptions = {}): HttpRequester {
   const dispatcher = options.dispatcher ?? new Agent(options.connections === undefined ? {} : { connections: options.connections });
-  return async (url, init) => {
-    const answer = await request(url, { method: init.method, headers: init.headers, body: init.body, signal: init.signal, dispatcher });
-    return {
-      status: answer.statusCode,
-      header: (name) => {
-        const value = answer.headers[name.toLowerCase()];
-        if (value === undefined) return null;
-        return Array.isArray(value) ? value.join(', ') : value;
-      },
-      text: () => answer.body.text(),
-      discard: () => answer.body.dump(),
-    };
-  };
+  return (url, init) =>
+    new Promise((resolve, reject) => {
+      if (init.signal.aborted) return void reject(abortReason(init.signal));
+      const { origin, path } = splitUrl(url);
+      dispatcher.dispatch({ origin, path, method: init.method, headers: init.headers, body: init.body }, new Exchange(init.signal, resolve, reject));
+    });
+}
+
+/** `http://host:port/a/b?c` -> origin and path, as undici's own URL parsing splits it. */
+function splitUrl(url: string): { origin: string; path: string } {
+  const scheme = url.indexOf('://');
+  const slash = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
+  const origin = slash < 0 ? url : url.slice(0, slash);
+  const path = slash < 0 ? '' : url.slice(slash);
+  // Anything unusual (credentials or a query right after the host, a fragment, characters URL
+  // would percent-encode) goes through URL, as undici's request() does with every URL.
+  if (scheme < 0 || slash < 0 || /[@?#]/.test(origin) || /[^\x21-\x7e]|#/.test(path)) {
+    const parsed = new URL(url);
+    return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+  }
+  return { origin, path };
+}
+
+/** Why the signal aborted (any value; typed as undici's abort takes it). */
+function abortReason(signal: AbortSignal): Error {
+  return (signal.reason as Error | undefined) ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+type RawHeaders = Array<Buffer | string | Array<Buffer | string>>;
+
+const latin1 = (value: Buffer | string) => (typeof value === 'string' ? value : value.toString('latin1'));
+
+/**
+ * One request as undici's dispatcher drives it (its handler interface: onConnect, onHeaders,
+ * onData, onComplete, onError). Resolves with the answer once the status and headers arrived; the
+ * body is collected as it comes and handed out by `text()`. The caller's signal aborts the request
+ * at any point, before the status as while the body arrives.
+ */
+class Exchange implements HttpAnswer {
+  status = 0;
+  private rawHeaders: RawHeaders = [];
+  private chunks: Buffer[] = [];
+  private dropBody = false;
+  private ended = false;
+  private failure: { error: unknown } | undefined;
+  private waiting: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+  private abortRequest: ((reason: Error) => void) | undefined;
+  private readonly onAbort = () => this.abortRequest?.(abortReason(this.signal));
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private resolveHead: ((answer: HttpAnswer) => void) | undefined,
+    private rejectHead: ((error: unknown) => void) | undefined,
+  ) {
+    signal.addEventListener('abort', this.onAbort);
+  }
+
+  // --- undici's handler ---
+
+  onConnect(abort: (reason: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.signal.aborted) abort(abortReason(this.signal));
+  }
+
+  onHeaders(statusCode: number, rawHeaders: RawHeaders): boolean {
+    // 1xx interim answers are not the answer.
+    if (statusCode < 200) return true;
+    this.status = statusCode;
+    this.rawHeaders = rawHeaders;
+    const resolve = this.resolveHead;
+    this.resolveHead = this.rejectHead = undefined;
+    resolve?.(this);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (!this.dropBody) this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    this.ended = true;
+    this.finish();
+  }
+
+  onError(error: Error): void {
+    this.failure = { error };
+    const reject = this.rejectHead;
+    this.resolveHead = this.rejectHead = undefined;
+    if (reject) reject(error);
+    this.finish();
+  }
+
+  // --- HttpAnswer ---
+
+  header(name: string): string | null {
+    const wanted = name.toLowerCase();
+    let found: string | null = null;
+    for (let i = 0; i < this.rawHeaders.length; i += 2) {
+      if (latin1(this.rawHeaders[i] as Buffer | string).toLowerCase() !== wanted) continue;
+      const value = this.rawHeaders[i + 1];
+      const values = Array.isArray(value) ? value.map(latin1).join(', ') : latin1(value);
+      found = found === null ? values : `${found}, ${values}`;
+    }
+    return found;
+  }
+
+  text(): Promise<string> {
+    return this.whenDone().then(() => Buffer.concat(this.chunks).toString('utf8'));
+  }
+
+  discard(): Promise<void> {
+    this.dropBody = true;
+    this.chunks = [];
+    return this.whenDone().catch(() => undefined);
+  }
+
+  private whenDone(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure.error);
+    if (this.ended) return Promise.resolve();
+    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
+  }
+
+  private finish(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (!waiting) return;
+    if (this.failure) waiting.reject(this.failure.error);
+    else waiting.resolve();
+  }
 }
