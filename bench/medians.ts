@@ -27,7 +27,13 @@ function median(values: number[]): number {
 
 function medianResult(results: LoadResult[]): LoadResult {
   const of = (pick: (r: LoadResult) => number) => round(median(results.map(pick)));
-  return { ...results[0], rps: of((r) => r.rps), p50: of((r) => r.p50), p99: of((r) => r.p99), errors: of((r) => r.errors), requests: of((r) => r.requests) };
+  const middle: LoadResult = { ...results[0], rps: of((r) => r.rps), p50: of((r) => r.p50), p99: of((r) => r.p99), errors: of((r) => r.errors), requests: of((r) => r.requests) };
+  // Mail rows: the answers' own rate and the wait for delivery, when every run has them.
+  if (results.every((r) => r.answeredRps !== undefined && r.drainMs !== undefined)) {
+    return { ...middle, answeredRps: of((r) => r.answeredRps!), drainMs: of((r) => r.drainMs!) };
+  }
+  const { answeredRps: _answered, drainMs: _drain, ...plain } = middle;
+  return plain;
 }
 
 /** Rows present in every run that has any, matched by system and endpoint. */

@@ -25,6 +25,15 @@ export function summaryMarkdown(results: BenchResults): string {
         `| ${row.system} | ${row.endpoint} | ${row.result.rps} | ${row.result.p50} | ${row.result.p99} | ${row.result.errors} | ${row.ceiling ? `${row.ceiling.name} ${row.ceiling.perSecond}/s` : ''} | ${row.ratio !== undefined ? `${(row.ratio * 100).toFixed(0)} %` : ''} |`,
     ),
   ];
+  const drained = results.rows.filter((row) => row.result.drainMs !== undefined);
+  if (drained.length > 0) {
+    lines.push(
+      '',
+      'Mail rows, req/s counted until the last mail is delivered; the answers alone, then the wait: ' +
+        drained.map((row) => `${row.system} ${row.endpoint} ${row.result.answeredRps} req/s, then ${row.result.drainMs} ms`).join('; ') +
+        '.',
+    );
+  }
   if (results.mixed) {
     const { login, me } = results.mixed;
     lines.push('', `Mixed: login at 16 connections ${login.rps} req/s while /me at ${me.connections} connections ${me.rps} req/s, p50 ${me.p50} ms, p99 ${me.p99} ms.`);
