@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { describeWithChromium, launchChromium } from './browser/chromium';
-import { buildConsole, checkScreen, signedInConsole } from './support/console-browser';
+import { apiCalls, buildConsole, checkScreen } from './support/console-browser';
 import { listenRealApp, REAL_ADMIN_TOKEN, type ListeningApp } from './support/real-app';
 
 // The admin console in Chromium against the real service (SQLite): sign-in, every screen, an
@@ -24,18 +24,7 @@ describeWithChromium('the admin console in Chromium', () => {
   let attackerOrigin: string;
   let project: { id: string; live: string; sandbox: string };
 
-  const adminCall = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${origin}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${REAL_ADMIN_TOKEN}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
-  const keyCall = (key: string, path: string, body: unknown) =>
-    fetch(`${origin}${path}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-
-  const _signedIn = (viewport?: { width: number; height: number }) => signedInConsole(browser, origin, viewport);
+  const { adminCall, keyCall } = apiCalls(() => origin);
 
   beforeAll(async () => {
     // Built from the sources under test (esbuild takes well under a second), never a stale bundle.

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { describeWithChromium, launchChromium } from './browser/chromium';
-import { buildConsole, checkScreen, signedInConsole } from './support/console-browser';
-import { listenRealApp, REAL_ADMIN_TOKEN, type ListeningApp } from './support/real-app';
+import { apiCalls, buildConsole, checkScreen, signedInConsole } from './support/console-browser';
+import { listenRealApp, type ListeningApp } from './support/real-app';
 
 // The console's audit log and webhook screens in Chromium against the real service (SQLite), each
 // screen with an axe-core check and a screenshot (apps/api/test-output/console/, gitignored). The
@@ -53,16 +53,7 @@ describeWithChromium("the console's audit log and webhooks in Chromium", () => {
   let origin: string;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
-  const adminCall = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${origin}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${REAL_ADMIN_TOKEN}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
-  const keyCall = (key: string, path: string, body: unknown) =>
-    fetch(`${origin}${path}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const { adminCall, keyCall } = apiCalls(() => origin);
 
   const signedIn = (viewport?: { width: number; height: number }) => signedInConsole(browser, origin, viewport);
 

@@ -53,3 +53,21 @@ export async function signedInConsole(browser: Browser, origin: string, viewport
   await page.getByRole('heading', { name: 'Projects' }).first().waitFor();
   return { context, page, failures };
 }
+
+/**
+ * Calls to the API beside the browser: as the operator (admin token) and with a project's API key.
+ * `origin` is read at each call (suites set it in beforeAll).
+ */
+export function apiCalls(origin: () => string) {
+  const adminCall = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${origin()}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${REAL_ADMIN_TOKEN}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as Json };
+  };
+  const keyCall = (key: string, path: string, body: unknown) =>
+    fetch(`${origin()}${path}`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return { adminCall, keyCall };
+}
