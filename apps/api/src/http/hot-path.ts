@@ -13,9 +13,9 @@ import { runInRequestContext } from './request-context';
 /**
  * Hot paths answer the busiest server-to-server requests without Express: routing, the middleware
  * chain and Express's response helpers cost more than the work of such a request (bench/README.md).
- * Each is defined beside its route (routes/auth-me.ts, routes/auth-refresh.ts, routes/mail-request.ts)
- * and calls the same functions the route calls; this module puts them in front of the app and hands Express what
- * they do not answer themselves.
+ * Each is defined beside its route (routes/auth-me.ts, routes/auth-refresh.ts,
+ * routes/mail-request.ts) and calls the same functions the route calls; this module puts them in
+ * front of the app and hands Express what they do not answer themselves.
  *
  * A hot path writes only its success answer. Anything else goes to Express in one of two ways:
  * - `handOver()`: nothing has happened yet that a second run could not repeat (no write, nothing
@@ -181,7 +181,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * What a keyed JSON route ends with, after `keyed` and `validateBody(Dto)`: its own last handler,
- * which counts the route's limits, writes the success answer, or throws. The route and its hot
+ * which counts the route's limits (refresh: beside its read), writes the success answer, or throws. The route and its hot
  * path both call `answer`, so nothing after the body's check is decided twice.
  */
 export interface KeyedJsonRoute {
