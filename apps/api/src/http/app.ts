@@ -28,9 +28,10 @@ import { brandingRoutes } from './routes/sdk-branding';
 import { oauthRoutes } from './routes/auth-oauth';
 import { passkeyRoutes } from './routes/passkeys';
 import { twoFactorRoutes } from './routes/two-factor';
-import { magicLinkRoutes } from './routes/auth-magic-link';
+import { magicLinkRequest, magicLinkRoutes } from './routes/auth-magic-link';
+import { mailRequestHotPath } from './routes/mail-request';
 import { magicLinkVerifyRoutes } from './routes/auth-magic-link-verify';
-import { passwordRoutes } from './routes/auth-password';
+import { passwordResetRequest, passwordRoutes } from './routes/auth-password';
 import { oidcGrantRoutes } from './routes/auth-oidc-grant';
 import { oidcProviderRoutes } from './routes/oidc-provider';
 import { homeRoutes } from './routes/home';
@@ -74,8 +75,12 @@ export function createApp(deps: AppDeps): Express {
   // Unknown paths, and known paths with another method (405 is answered as 404, as the OpenAPI document says).
   app.use((_req, _res, next) => next(new AuthError('not_found', 'No such endpoint.')));
   app.use(errorHandler(deps.logger));
-  // The two busiest server-to-server requests, answered without Express (hot-path.ts).
-  installHotPaths(app, [refreshHotPath({ ...deps, metrics }, app), meHotPath({ auth: deps.auth, metrics, logger: deps.logger })]);
+  // The busiest server-to-server requests, answered without Express (hot-path.ts).
+  installHotPaths(app, [
+    refreshHotPath({ ...deps, metrics }, app),
+    meHotPath({ auth: deps.auth, metrics, logger: deps.logger }),
+    mailRequestHotPath(mailDeps, app, [magicLinkRequest(mailDeps), passwordResetRequest(mailDeps)]),
+  ]);
   return app;
 }
 

@@ -1,18 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import type { AuthService } from '@svc/core';
 import { countAnswer, type Metrics } from './metrics';
 import { chooseRequestId } from './middleware/request-id';
 import { elapsedMs, requestLineWriter } from './middleware/request-log';
-import { BODY_LIMIT_BYTES } from './middleware/json-guard';
+import { BODY_LIMIT_BYTES, parseJsonText } from './middleware/json-guard';
 import { setSecurityHeaders } from './middleware/security-headers';
+import { validateInput, type DtoClass } from './middleware/validate';
+import { runInRequestContext } from './request-context';
 
 /**
  * Hot paths answer the busiest server-to-server requests without Express: routing, the middleware
  * chain and Express's response helpers cost more than the work of such a request (bench/README.md).
- * Each is defined beside its route (routes/auth-me.ts, routes/auth-refresh.ts) and calls the same
- * functions the route calls; this module puts them in front of the app and hands Express what
- * they do not answer themselves.
+ * Each is defined beside its route (routes/auth-me.ts, routes/auth-refresh.ts,
+ * routes/mail-request.ts) and calls the same functions the route calls; this module puts them in
+ * front of the app and hands Express what they do not answer themselves.
  *
  * A hot path writes only its success answer. Anything else goes to Express in one of two ways:
  * - `handOver()`: nothing has happened yet that a second run could not repeat (no write, nothing
@@ -95,7 +98,7 @@ export function hotPathRouteFailure(): RequestHandler {
  * app.handle sets them: Express's helpers (`req.ip` after TRUST_PROXY, `req.get`, `res.set`,
  * `res.locals`) work, and the functions the route calls can be called with them.
  */
-export function asExpress(app: Express, req: IncomingMessage, res: ServerResponse): { req: Request; res: Response } {
+function asExpress(app: Express, req: IncomingMessage, res: ServerResponse): { req: Request; res: Response } {
   const express = req as Request;
   const response = res as Response;
   express.res = response;
@@ -150,7 +153,7 @@ const DECIMAL = /^[1-9][0-9]{0,9}$/;
  * length within the limit, and not read by anyone yet (an app this one is mounted in may parse
  * bodies itself). Other bodies (and none) are left to Express, which answers them.
  */
-export function unreadJsonBody(req: IncomingMessage): boolean {
+function unreadJsonBody(req: IncomingMessage): boolean {
   const headers = req.headers;
   if (req.readableFlowing !== null || req.readableEnded) return false;
   if (headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined) return false;
@@ -163,7 +166,7 @@ export function unreadJsonBody(req: IncomingMessage): boolean {
  * The body's text, read as body-parser reads it; a request that ends before its body rejects with
  * body-parser's error (400 through http-errors.ts), for the error handler to answer.
  */
-export function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const aborted = () => reject(Object.assign(new Error('request aborted'), { type: 'request.aborted', status: 400 }));
@@ -174,4 +177,70 @@ export function readBody(req: IncomingMessage): Promise<string> {
       if (!req.complete) aborted();
     });
   });
+}
+
+/**
+ * What a keyed JSON route ends with, after `keyed` and `validateBody(Dto)`: its own last handler,
+ * which counts the route's limits (refresh: beside its read), writes the success answer, or throws. The route and its hot
+ * path both call `answer`, so nothing after the body's check is decided twice.
+ */
+export interface KeyedJsonRoute {
+  Dto: DtoClass<object>;
+  answer(req: Request, res: Response): Promise<void>;
+}
+
+export interface KeyedJsonHotPathDeps {
+  auth: Pick<AuthService, 'resolveApiKey'>;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/**
+ * POSTs of `routes` (exact path -> route) from a server, answered without Express. Such a request
+ * changes state (a rotation, a limit counted, a mail accepted), so it runs once: the hot path takes
+ * only requests it can carry to the end and runs the steps the app and the route run, in their
+ * order and with their functions (request id, helmet, the body's checks, the request's context for
+ * events, no-store, the API key, Vary, the DTO, then the route's `answer`), and hands any failure
+ * to Express's error handler, which answers it behind the same headers. Not taken (Express answers
+ * as it always does): an Origin (CORS), a query string, a missing key, a body that is not plain
+ * JSON within the limit or was read already.
+ */
+export function keyedJsonHotPath(deps: KeyedJsonHotPathDeps, app: Express, routes: Readonly<Record<string, KeyedJsonRoute>>): HotPath {
+  const recordAnswer = answerRecorder(deps.logger, deps.metrics);
+  const byPath = new Map(Object.entries(routes));
+  return (incoming, response, handOver) => {
+    const headers = incoming.headers;
+    if (incoming.method !== 'POST' || headers.origin !== undefined) return false;
+    const path = incoming.url ?? '';
+    const route = byPath.get(path);
+    if (route === undefined || typeof headers['x-api-key'] !== 'string' || !unreadJsonBody(incoming)) return false;
+    const started = process.hrtime.bigint();
+    const { req, res } = asExpress(app, incoming, response);
+    const requestId = frontHeaders(req, res);
+    res.locals.requestId = requestId;
+    let handedOver = false;
+    const inRoute = async (body: unknown) => {
+      // Written once the answer is finished, as requestLog and countRequests write it: work the
+      // answer leaves for after it (answer-first.ts) logs in the same order as behind Express.
+      res.once('finish', () => {
+        if (!handedOver) recordAnswer({ req, requestId, method: 'POST', path, status: res.statusCode, started });
+      });
+      res.setHeader('Cache-Control', 'no-store'); // noStore, on /api/auth
+      res.locals.apiKey = await deps.auth.resolveApiKey(req.get('x-api-key')); // requireApiKey
+      res.vary('Origin'); // checkOrigin, for a request without an Origin
+      res.locals.body = await validateInput(route.Dto, body ?? null); // validateBody
+      await route.answer(req, res);
+    };
+    readBody(req)
+      .then(parseJsonText)
+      .then(
+        (body) =>
+          runInRequestContext(req, res, () => inRoute(body)).catch((error: unknown) => {
+            handedOver = true; // Express's requestLog and countRequests write this answer's line
+            handOver({ error, requestId, at: 'route' });
+          }),
+        (error: unknown) => handOver({ error, requestId, at: 'front' }),
+      );
+    return true;
+  };
 }

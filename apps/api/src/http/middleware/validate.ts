@@ -6,7 +6,7 @@ import { AuthError } from '@svc/core';
 import { findForbiddenKey } from '../dto/plain-object';
 import { unstorableTextProblem } from '../dto/storable-text';
 
-type DtoClass<T> = new () => T;
+export type DtoClass<T> = new () => T;
 
 /**
  * Turns `input` into a validated instance of `Dto` or throws 400 validation_error naming the first

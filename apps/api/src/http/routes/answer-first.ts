@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { AfterAnswer, AfterAnswerKind } from '../after-answer';
+import { writeDataAnswer } from '../hot-path';
 
 /**
  * Answers `{ data: { success: true } }`, then starts `work` (docs/decisions.md, "Mail requests
@@ -7,6 +8,6 @@ import type { AfterAnswer, AfterAnswerKind } from '../after-answer';
  */
 export async function answerSuccessThen(afterAnswer: AfterAnswer, res: Response, kind: AfterAnswerKind, work: () => Promise<void>): Promise<void> {
   await afterAnswer.slot();
-  res.json({ data: { success: true } });
+  writeDataAnswer(res, { success: true });
   afterAnswer.run(kind, res.locals.requestId, work);
 }

@@ -5,8 +5,10 @@ import { EmailResendDto, EmailVerifyDto } from '../dto/email-dtos';
 import { apiKeyOf } from '../middleware/api-key';
 import { EMAIL_VERIFY_RESEND_LIMITS } from '../middleware/rate-limit-rules';
 import { bodyOf, validateBody } from '../middleware/validate';
-import { answerSuccessThen } from './answer-first';
+import { mailRequestHandlers } from './mail-request';
 import { keyed, limited } from './guards';
+
+const RESEND_PATH = '/api/auth/email/verify/resend';
 
 /**
  * E-mail verification of password sign-ups (API key): confirming with the link's token or the
@@ -19,10 +21,16 @@ export function emailVerifyRoutes(deps: MailRouteDeps): Router {
       const user = await deps.auth.emailVerification.verify(apiKeyOf(res), verificationInput(bodyOf(res, EmailVerifyDto)));
       res.json({ data: { user: { id: user.id, email: user.email, emailVerified: user.emailVerified } } });
     })
-    .post('/api/auth/email/verify/resend', ...keyed(deps), validateBody(EmailResendDto), limited(deps, ...EMAIL_VERIFY_RESEND_LIMITS), async (_req, res) => {
-      const work = deps.auth.emailVerification.acceptResend(apiKeyOf(res), bodyOf(res, EmailResendDto));
-      await answerSuccessThen(deps.afterAnswer, res, 'email_verification', work);
-    });
+    .post(
+      RESEND_PATH,
+      ...mailRequestHandlers(deps, {
+        path: RESEND_PATH,
+        Dto: EmailResendDto,
+        limits: EMAIL_VERIFY_RESEND_LIMITS,
+        kind: 'email_verification',
+        accept: (_req, res, body) => deps.auth.emailVerification.acceptResend(apiKeyOf(res), body),
+      }),
+    );
 }
 
 /** Exactly one form: `{ token }` or `{ email, code }`. */

@@ -8,8 +8,10 @@ import { apiKeyOf } from '../middleware/api-key';
 import { deferredHit } from '../middleware/rate-limit';
 import { MAGIC_LINK_LIMITS } from '../middleware/rate-limit-rules';
 import { bodyOf, validateBody } from '../middleware/validate';
-import { answerSuccessThen } from './answer-first';
+import { mailRequestHandlers, type MailRequest } from './mail-request';
 import { keyed, limited, limitOptions } from './guards';
+
+const MAGIC_LINK_PATH = '/api/auth/magic-link';
 
 /**
  * POST /api/auth/magic-link always answers success (no enumeration),
@@ -19,14 +21,22 @@ import { keyed, limited, limitOptions } from './guards';
  */
 export function magicLinkRoutes(deps: MailRouteDeps): Router {
   return Router()
-    .post('/api/auth/magic-link', ...keyed(deps), validateBody(MagicLinkDto), limited(deps, ...MAGIC_LINK_LIMITS), async (req, res) => {
-      const work = deps.auth.magicLink.accept(apiKeyOf(res), bodyOf(res, MagicLinkDto), { mayCreateUser: creationBudget(deps, req, res) });
-      await answerSuccessThen(deps.afterAnswer, res, 'magic_link', work);
-    })
+    .post(MAGIC_LINK_PATH, ...mailRequestHandlers(deps, magicLinkRequest(deps)))
     .post('/api/auth/magic-link/verify-code', ...keyed(deps), validateBody(MagicLinkCodeDto), limited(deps, 'magicLinkCode'), async (req, res) => {
       const result = await deps.auth.magicLink.verifyCode(apiKeyOf(res), bodyOf(res, MagicLinkCodeDto), { client: signInClient(req, res) });
       res.json({ data: presentSignIn(result, presentMagicLinkUser) });
     });
+}
+
+/** POST /api/auth/magic-link as a mail request (mail-request.ts): the route's and its hot path's. */
+export function magicLinkRequest(deps: MailRouteDeps): MailRequest<MagicLinkDto> {
+  return {
+    path: MAGIC_LINK_PATH,
+    Dto: MagicLinkDto,
+    limits: MAGIC_LINK_LIMITS,
+    kind: 'magic_link',
+    accept: (req, res, body) => deps.auth.magicLink.accept(apiKeyOf(res), body, { mayCreateUser: creationBudget(deps, req, res) }),
+  };
 }
 
 /**

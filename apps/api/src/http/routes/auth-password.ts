@@ -3,9 +3,11 @@ import { PasswordResetDto, PasswordUpdateDto } from '../dto/email-dtos';
 import { apiKeyOf } from '../middleware/api-key';
 import { PASSWORD_RESET_LIMITS } from '../middleware/rate-limit-rules';
 import { bodyOf, validateBody } from '../middleware/validate';
-import { answerSuccessThen } from './answer-first';
+import { mailRequestHandlers, type MailRequest } from './mail-request';
 import type { MailRouteDeps } from '../app-deps';
 import { keyed, limited } from './guards';
+
+const PASSWORD_RESET_PATH = '/api/auth/password/reset';
 
 /**
  * POST /api/auth/password/reset and /update. The reset request always answers success, before it looks the
@@ -14,11 +16,20 @@ import { keyed, limited } from './guards';
  */
 export function passwordRoutes(deps: MailRouteDeps): Router {
   return Router()
-    .post('/api/auth/password/reset', ...keyed(deps), validateBody(PasswordResetDto), limited(deps, ...PASSWORD_RESET_LIMITS), async (_req, res) => {
-      await answerSuccessThen(deps.afterAnswer, res, 'password_reset', deps.auth.passwordReset.accept(apiKeyOf(res), bodyOf(res, PasswordResetDto)));
-    })
+    .post(PASSWORD_RESET_PATH, ...mailRequestHandlers(deps, passwordResetRequest(deps)))
     .post('/api/auth/password/update', ...keyed(deps), validateBody(PasswordUpdateDto), limited(deps, 'passwordUpdate'), async (_req, res) => {
       await deps.auth.passwordReset.update(apiKeyOf(res), bodyOf(res, PasswordUpdateDto));
       res.json({ data: { success: true } });
     });
+}
+
+/** POST /api/auth/password/reset as a mail request (mail-request.ts): the route's and its hot path's. */
+export function passwordResetRequest(deps: MailRouteDeps): MailRequest<PasswordResetDto> {
+  return {
+    path: PASSWORD_RESET_PATH,
+    Dto: PasswordResetDto,
+    limits: PASSWORD_RESET_LIMITS,
+    kind: 'password_reset',
+    accept: (_req, res, body) => deps.auth.passwordReset.accept(apiKeyOf(res), body),
+  };
 }
