@@ -81,11 +81,10 @@ export class Database implements Sql, UnitOfWork {
 
   /**
    * `query` for the few statements of the hot paths: on PostgreSQL's own pool, outside a unit of
-   * work, a named statement, so each connection parses it once and PostgreSQL may keep its plan
-   * (parsing and planning were most of the server's time for them; bench/README.md, round 6).
-   * Elsewhere (SQLite, TypeORM logging on, inside a unit of work) the same text as `query` runs it.
-   * Needs a connection per client session: behind PgBouncer in transaction mode, 1.21 or later
-   * with `max_prepared_statements` set (docs/operating.md).
+   * work, a named statement, so each connection parses it once (it is still planned on each run:
+   * connection-options.ts; bench/README.md, round 6). Elsewhere (SQLite, TypeORM logging on,
+   * inside a unit of work) the same text as `query` runs it. Behind PgBouncer in transaction
+   * mode this needs 1.21 or later with `max_prepared_statements` set (docs/operating.md).
    */
   async prepared<T extends Row = Row>(statement: PreparedStatement, params: readonly unknown[]): Promise<T[]> {
     if (this.pool && !this.openUnit()) return pgQuery<T>(this.pool, this.limits, statement, params);

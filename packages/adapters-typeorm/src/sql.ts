@@ -9,8 +9,7 @@ export interface Sql {
 
 /**
  * A statement PostgreSQL keeps prepared under `name` on each connection that has run it once
- * (`Database.prepared`): later runs skip parsing and, once PostgreSQL settles on a generic
- * plan, planning. `name` is unique per text across the adapter.
+ * (`Database.prepared`): later runs skip parsing. `name` is unique per text across the adapter.
  */
 export interface PreparedStatement {
   readonly name: string;

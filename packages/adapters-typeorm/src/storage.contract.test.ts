@@ -191,8 +191,9 @@ function hotPathCase(open: Open): void {
 /**
  * The hot paths' statements are named on PostgreSQL (Database.prepared): each connection parses
  * each one once, PostgreSQL holds them under their names, and they answer as before, also for a
- * rotation that claims nothing (replay) and a session revoked after its statement was prepared.
- * One connection, so every call meets the statements the first one prepared.
+ * rotation that claims nothing (replay) and a session revoked after its statement was prepared;
+ * PostgreSQL plans them on each run (connection-options.ts). One connection, so every call meets
+ * the statements the first one prepared.
  */
 function preparedCase(url: string): void {
   it('prepares the statements of /me and refresh once per connection', async () => {
@@ -219,8 +220,14 @@ function preparedCase(url: string): void {
       }
       const names = parsed.mock.calls.map(([message]) => (message as { name?: string }).name).filter(Boolean);
       expect(names.sort()).toEqual(['svc_rotate_refresh_token', 'svc_token_with_holder', 'svc_user_with_session_state']);
-      const held = await storage.database.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name');
-      expect(held.map((row) => row.name)).toEqual(['svc_rotate_refresh_token', 'svc_token_with_holder', 'svc_user_with_session_state']);
+      // Held under their names, and planned with each run's values: never a generic plan (one made
+      // before the tables had statistics scanned the tenant's sessions for one token).
+      const held = await storage.database.query<{ name: string; generic_plans: string; custom_plans: string }>('SELECT name, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name');
+      expect(held.map((row) => [row.name, Number(row.generic_plans), Number(row.custom_plans) >= 8])).toEqual([
+        ['svc_rotate_refresh_token', 0, true],
+        ['svc_token_with_holder', 0, true],
+        ['svc_user_with_session_state', 0, true],
+      ]);
       // A revocation after the statements (and perhaps their generic plans) were made is seen at once.
       await storage.sessions.revoke(scope, session.id, new Date(T0.getTime() + 60_000));
       expect(await storage.sessions.findLiveSession(scope, user.id, session.id)).toMatchObject({ sessionActive: false });
