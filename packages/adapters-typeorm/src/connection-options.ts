@@ -113,11 +113,8 @@ function connectionSettings(options: Pick<OpenStorageOptions, 'schema' | 'timeou
   const timeouts = timeoutsOf(options);
   return {
     // Our SQL names tables without a schema, so each pooled connection starts with search_path
-    // set to the chosen schema (the migration creates its tables there too). Named statements
-    // (Database.prepared) are planned on each run with its values, as unnamed ones are: a generic
-    // plan made before the tables had statistics scanned a whole tenant's sessions and tokens for
-    // one token (bench/README.md, round 6), so only their parsing is kept.
-    options: [...(options.schema !== undefined ? [`-c search_path=${options.schema}`] : []), '-c plan_cache_mode=force_custom_plan'].join(' '),
+    // set to the chosen schema (the migration creates its tables there too).
+    ...(options.schema !== undefined ? { options: `-c search_path=${options.schema}` } : {}),
     // Sent at connection start, so they hold for every statement; 0 is not sent (no bound).
     ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
     ...(timeouts.lockMs > 0 ? { lock_timeout: timeouts.lockMs } : {}),

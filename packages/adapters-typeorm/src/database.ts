@@ -6,14 +6,14 @@ import { servingPool, type PoolSettings } from './connection-options';
 import { DEFAULT_DATABASE_TIMEOUTS, answerMsOf, type DatabaseTimeouts } from './database-timeouts';
 import { pgProbeWrites, pgQuery, pgTransaction, type PgLimits } from './pg-statements';
 import { SqliteMutex } from './sqlite-mutex';
-import type { PreparedStatement, Row, Sql } from './sql';
+import type { Row, Sql } from './sql';
 import { fromPostgresError, fromSqliteError } from './unavailable';
 
 /** The two databases this adapter speaks. */
 export type StorageKind = 'postgres' | 'sqlite';
 
 // Row and Sql have their own file so pg-statements.ts, which this file uses, need not import it.
-export type { PreparedStatement, Row, Sql } from './sql';
+export type { Row, Sql } from './sql';
 
 /** The transaction of one open unit of work, and what waits for its commit. */
 interface OpenUnit {
@@ -77,18 +77,6 @@ export class Database implements Sql, UnitOfWork {
     } finally {
       await runner.release();
     }
-  }
-
-  /**
-   * `query` for the few statements of the hot paths: on PostgreSQL's own pool, outside a unit of
-   * work, a named statement, so each connection parses it once (it is still planned on each run:
-   * connection-options.ts; bench/README.md, round 6). Elsewhere (SQLite, TypeORM logging on,
-   * inside a unit of work) the same text as `query` runs it. Behind PgBouncer in transaction
-   * mode this needs 1.21 or later with `max_prepared_statements` set (docs/operating.md).
-   */
-  async prepared<T extends Row = Row>(statement: PreparedStatement, params: readonly unknown[]): Promise<T[]> {
-    if (this.pool && !this.openUnit()) return pgQuery<T>(this.pool, this.limits, statement, params);
-    return this.query<T>(statement.text, params);
   }
 
   /**

@@ -3,7 +3,7 @@ export { migrationNames, pendingMigrations, runMigrations } from './migrate';
 export type { OpenStorageOptions, StoragePorts, TypeormStorage } from './open-storage';
 export type { PoolSettings } from './connection-options';
 export { Database } from './database';
-export type { PreparedStatement, Row, Sql, StorageKind } from './database';
+export type { Row, Sql, StorageKind } from './database';
 export { TypeormProjectRepository } from './typeorm-project-repository';
 export { TypeormApiKeyRepository } from './typeorm-api-key-repository';
 export { TypeormUserRepository } from './typeorm-user-repository';

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { AuthError } from '@svc/core';
-import type { PreparedStatement, Row, Sql } from './sql';
+import type { Row, Sql } from './sql';
 import { fromPostgresError, unavailable, unavailableReason, withDeadline } from './unavailable';
 
 /** How long this process waits on the pool and on each statement; 0 = no bound. */
@@ -24,20 +24,18 @@ async function acquire(pool: Pool, limits: PgLimits): Promise<PoolClient> {
   }
 }
 
-/**
- * One statement on `client`, bounded by `answerMs`; driver failures become `service_unavailable`.
- * A string goes as an unnamed statement (parsed and planned on each run); a PreparedStatement as
- * a named one, which pg parses once per connection (it remembers which names each has prepared).
- */
-async function statement<T extends Row>(client: PoolClient, sql: string | PreparedStatement, params: readonly unknown[], answerMs: number): Promise<T[]> {
+/** One statement on `client`, bounded by `answerMs`; driver failures become `service_unavailable`. */
+async function statement<T extends Row>(client: PoolClient, sql: string, params: readonly unknown[], answerMs: number): Promise<T[]> {
   // TypeORM treats undefined as "no condition"; in raw SQL it would bind as NULL. Either way an
   // unchecked value slipped through (every value is validated before it reaches SQL), so refuse
   // it rather than guess.
-  const text = typeof sql === 'string' ? sql : sql.text;
-  if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${text}`);
+  if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${sql}`);
   try {
-    const query = typeof sql === 'string' ? client.query<T>(sql, [...params]) : client.query<T>({ name: sql.name, text, values: [...params] });
-    return (await withDeadline(query, answerMs, 'timeout')).rows;
+    // Unnamed statements on purpose (bench/README.md, rounds 1 and 6): named (prepared) ones get
+    // generic plans, and one made before the tables had statistics read a refresh token through
+    // the tenant's (project_id, environment) indexes, scanning all its sessions and tokens; with
+    // plan_cache_mode = force_custom_plan they only save parsing, which did not show per request.
+    return (await withDeadline(client.query<T>(sql, [...params]), answerMs, 'timeout')).rows;
   } catch (error) {
     throw fromPostgresError(error) ?? error;
   }
@@ -54,7 +52,7 @@ function brokenBy(error: unknown): Error | undefined {
 }
 
 /** One statement on a connection of its own. */
-export async function pgQuery<T extends Row>(pool: Pool, limits: PgLimits, sql: string | PreparedStatement, params: readonly unknown[]): Promise<T[]> {
+export async function pgQuery<T extends Row>(pool: Pool, limits: PgLimits, sql: string, params: readonly unknown[]): Promise<T[]> {
   const client = await acquire(pool, limits);
   let broken: Error | undefined;
   try {

@@ -1,7 +1,5 @@
-// The statements of TypeormSessionStore that read, with the rows they answer, and the rotation of
-// the hot path. Those of refresh and /me are PreparedStatements (Database.prepared).
+// The statements of TypeormSessionStore that read, with the rows they answer.
 import type { RefreshTokenRow, SessionRow, UserRow } from './rows';
-import type { PreparedStatement } from './sql';
 import { USER_COLUMNS } from './typeorm-user-repository';
 
 // The statements below read a token with its session, both pinned to the scope: $1 project,
@@ -22,55 +20,28 @@ export const TOKEN_IN_SCOPE = `
   ${PRESENTED}`;
 
 /**
- * The same token with the session's user, in one statement (refresh's read). The user's columns
- * keep their names (toUser reads them); the token's `created_at` is aliased, its `user_id` is the user's `id`.
+ * The same token with the session's user, in one statement. The user's columns keep their names
+ * (toUser reads them); the token's `created_at` is aliased, its `user_id` is the user's `id`.
  */
-export const TOKEN_WITH_HOLDER: PreparedStatement = {
-  name: 'svc_token_with_holder',
-  text: `
+export const TOKEN_WITH_HOLDER = `
   SELECT ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')},
          t.token_hash, t.session_id, s.rotation_key, t.created_at AS token_created_at, t.expires_at, t.used_at,
          t.successor_hash, s.revoked_at AS session_revoked_at, s.created_at AS session_created_at
   ${TOKEN_AND_SESSION}
   JOIN users u ON u.project_id = s.project_id AND u.environment = s.environment AND u.id = s.user_id
-  ${PRESENTED}`,
-};
+  ${PRESENTED}`;
 
 export type TokenWithHolderRow = UserRow & Omit<TokenWithSessionRow, 'user_id' | 'created_at'> & { token_created_at: RefreshTokenRow['created_at'] };
 
 /**
- * A user with an EXISTS on one session (the same test as isActive), in one statement (/me's
- * read). $1 project, $2 environment, $3 user id, $4 session id (NULL for an id that names no session).
+ * A user with an EXISTS on one session (the same test as isActive), in one statement. $1 project,
+ * $2 environment, $3 user id, $4 session id (NULL for an id that names no session).
  */
-export const USER_WITH_SESSION_STATE: PreparedStatement = {
-  name: 'svc_user_with_session_state',
-  text: `
+export const USER_WITH_SESSION_STATE = `
   SELECT ${USER_COLUMNS.join(', ')},
          EXISTS (SELECT 1 FROM sessions s WHERE s.project_id = $1 AND s.environment = $2 AND s.id = $4
                  AND s.revoked_at IS NULL) AS session_active
-  FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`,
-};
-
-/**
- * PostgreSQL's rotation (TypeormSessionStore.rotate): the claim of the presented token and the
- * insert of its successor as ONE statement. $1 project, $2 environment, $3 presented hash, $4 now,
- * $5 successor hash, $6 the successor's expiry; answers the session id once rotated, else nothing.
- */
-export const ROTATE_IN_ONE_STATEMENT: PreparedStatement = {
-  name: 'svc_rotate_refresh_token',
-  text: `
-  WITH claimed AS (
-    UPDATE refresh_tokens SET used_at = $4::timestamptz, successor_hash = $5::text
-    WHERE project_id = $1 AND environment = $2 AND token_hash = $3
-      AND used_at IS NULL AND expires_at > $4::timestamptz
-      AND EXISTS (SELECT 1 FROM sessions s
-                  WHERE s.project_id = refresh_tokens.project_id AND s.environment = refresh_tokens.environment
-                    AND s.id = refresh_tokens.session_id AND s.revoked_at IS NULL)
-    RETURNING project_id, environment, session_id)
-  INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
-  SELECT $5::text, project_id, environment, session_id, $4::timestamptz, $6::timestamptz FROM claimed
-  RETURNING session_id`,
-};
+  FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`;
 
 export type UserWithSessionStateRow = UserRow & { session_active: unknown };
 

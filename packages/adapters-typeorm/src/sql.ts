@@ -6,12 +6,3 @@ export interface Sql {
   /** Placeholders are PostgreSQL style (`$1`, `$2`, a number may repeat) on both databases. */
   query<T extends Row = Row>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
-
-/**
- * A statement PostgreSQL keeps prepared under `name` on each connection that has run it once
- * (`Database.prepared`): later runs skip parsing. `name` is unique per text across the adapter.
- */
-export interface PreparedStatement {
-  readonly name: string;
-  readonly text: string;
-}

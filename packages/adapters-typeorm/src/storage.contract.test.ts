@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId, passkeyFixture, seedScope, seedUser, storageContracts } from '@svc/core/testing';
-import { Client, Connection } from 'pg';
+import { Client } from 'pg';
 import { openStorage, type TypeormStorage } from './open-storage';
 import { createTestSchema, describeWithPostgres } from './testing';
 
@@ -57,7 +57,6 @@ const databases: { name: string; describe(body: (open: Open) => void): void }[] 
         body(postgresSchema(url));
         sharedOutboxCase(url);
         hotPathCase(postgresSchema(url));
-        preparedCase(url);
       }),
   },
 ];
@@ -184,60 +183,6 @@ function hotPathCase(open: Open): void {
     } finally {
       sent.mockRestore();
       await close();
-    }
-  });
-}
-
-/**
- * The hot paths' statements are named on PostgreSQL (Database.prepared): each connection parses
- * each one once, PostgreSQL holds them under their names, and they answer as before, also for a
- * rotation that claims nothing (replay) and a session revoked after its statement was prepared;
- * PostgreSQL plans them on each run (connection-options.ts). One connection, so every call meets
- * the statements the first one prepared.
- */
-function preparedCase(url: string): void {
-  it('prepares the statements of /me and refresh once per connection', async () => {
-    const { schema, drop } = await createTestSchema(url);
-    const storage = await openStorage({ databaseUrl: url, schema, poolSize: 1 });
-    const parsed = jest.spyOn(Connection.prototype, 'parse');
-    try {
-      const scope = await seedScope(storage);
-      const user = await seedUser(storage, scope);
-      const expiresAt = new Date('2026-03-01T00:00:00.000Z');
-      const session = { id: newId(), userId: user.id, rotationKey: newId(), createdAt: T0, refreshTokenHash: newId(), refreshExpiresAt: expiresAt };
-      await storage.sessions.create(scope, session);
-      parsed.mockClear();
-      let presented = session.refreshTokenHash;
-      for (let i = 0; i < 8; i++) {
-        expect(await storage.sessions.findLiveSession(scope, user.id, session.id)).toMatchObject({ user: { id: user.id }, sessionActive: true });
-        expect(await storage.sessions.findRefreshTokenWithHolder(scope, presented)).toMatchObject({ token: { sessionId: session.id, usedAt: null }, user: { id: user.id } });
-        const successorHash = newId();
-        const rotation = { presentedHash: presented, successorHash, now: new Date(T0.getTime() + 1000 * (i + 1)), expiresAt, reuseGraceSeconds: 0 };
-        expect(await storage.sessions.rotate(scope, rotation)).toEqual({ status: 'rotated' });
-        // The same token again claims nothing: a replay, read by the unnamed follow-up statement.
-        expect((await storage.sessions.rotate(scope, { ...rotation, successorHash: newId() })).status).toBe('reused');
-        presented = successorHash;
-      }
-      const names = parsed.mock.calls.map(([message]) => (message as { name?: string }).name).filter(Boolean);
-      expect(names.sort()).toEqual(['svc_rotate_refresh_token', 'svc_token_with_holder', 'svc_user_with_session_state']);
-      // Held under their names, and planned with each run's values: never a generic plan (one made
-      // before the tables had statistics scanned the tenant's sessions for one token).
-      const held = await storage.database.query<{ name: string; generic_plans: string; custom_plans: string }>('SELECT name, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name');
-      expect(held.map((row) => [row.name, Number(row.generic_plans), Number(row.custom_plans) >= 8])).toEqual([
-        ['svc_rotate_refresh_token', 0, true],
-        ['svc_token_with_holder', 0, true],
-        ['svc_user_with_session_state', 0, true],
-      ]);
-      // A revocation after the statements (and perhaps their generic plans) were made is seen at once.
-      await storage.sessions.revoke(scope, session.id, new Date(T0.getTime() + 60_000));
-      expect(await storage.sessions.findLiveSession(scope, user.id, session.id)).toMatchObject({ sessionActive: false });
-      const last = { presentedHash: presented, successorHash: newId(), now: new Date(T0.getTime() + 120_000), expiresAt, reuseGraceSeconds: 0 };
-      expect(await storage.sessions.rotate(scope, last)).toEqual({ status: 'reused' });
-      expect(await storage.sessions.findRefreshTokenWithHolder(scope, presented)).toMatchObject({ token: { sessionRevokedAt: expect.any(Date) } });
-    } finally {
-      parsed.mockRestore();
-      await storage.close();
-      await drop();
     }
   });
 }

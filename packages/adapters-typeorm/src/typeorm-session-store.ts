@@ -16,7 +16,6 @@ import type { Database, Sql } from './database';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readBoolean, readDate, readNullableDate } from './row-values';
 import {
-  ROTATE_IN_ONE_STATEMENT,
   SESSION_SUMMARY,
   TOKEN_IN_SCOPE,
   TOKEN_WITH_HOLDER,
@@ -65,7 +64,7 @@ export class TypeormSessionStore implements SessionStore {
 
   async findRefreshTokenWithHolder(scope: TenantScope, tokenHash: string): Promise<RefreshTokenWithHolder | null> {
     if (!isScope(scope) || !isText(tokenHash)) return null;
-    const [row] = await this.db.prepared<TokenWithHolderRow>(TOKEN_WITH_HOLDER, [scope.projectId, scope.environment, tokenHash]);
+    const [row] = await this.db.query<TokenWithHolderRow>(TOKEN_WITH_HOLDER, [scope.projectId, scope.environment, tokenHash]);
     if (!row) return null;
     return { token: toRecord({ ...row, user_id: row.id, created_at: row.token_created_at }), user: toUser(row) };
   }
@@ -114,11 +113,24 @@ export class TypeormSessionStore implements SessionStore {
    * PostgreSQL: the same claim and insert as ONE statement (a data-modifying CTE is atomic on its
    * own), so a rotation is one round trip instead of BEGIN, UPDATE, INSERT, COMMIT. Concurrent
    * callers queue on the row lock exactly as above; the loser's UPDATE re-checks
-   * `used_at IS NULL`, claims nothing, and so inserts nothing (session-statements.ts).
+   * `used_at IS NULL`, claims nothing, and so inserts nothing.
    */
   private async rotateInOneStatement(scope: TenantScope, rotation: Rotation): Promise<RotationResult> {
     const { presentedHash, successorHash, now, expiresAt } = rotation;
-    const inserted = await this.db.prepared(ROTATE_IN_ONE_STATEMENT, [scope.projectId, scope.environment, presentedHash, dateParam(now), successorHash, dateParam(expiresAt)]);
+    const inserted = await this.db.query(
+      `WITH claimed AS (
+         UPDATE refresh_tokens SET used_at = $4::timestamptz, successor_hash = $5::text
+         WHERE project_id = $1 AND environment = $2 AND token_hash = $3
+           AND used_at IS NULL AND expires_at > $4::timestamptz
+           AND EXISTS (SELECT 1 FROM sessions s
+                       WHERE s.project_id = refresh_tokens.project_id AND s.environment = refresh_tokens.environment
+                         AND s.id = refresh_tokens.session_id AND s.revoked_at IS NULL)
+         RETURNING project_id, environment, session_id)
+       INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
+       SELECT $5::text, project_id, environment, session_id, $4::timestamptz, $6::timestamptz FROM claimed
+       RETURNING session_id`,
+      [scope.projectId, scope.environment, presentedHash, dateParam(now), successorHash, dateParam(expiresAt)],
+    );
     return inserted.length === 1 ? { status: 'rotated' } : unclaimed(this.db, scope, rotation);
   }
 
@@ -132,7 +144,7 @@ export class TypeormSessionStore implements SessionStore {
     if (!isScope(scope) || !isUuid(userId)) return null;
     // PostgreSQL would refuse to compare a uuid column with text that is no uuid: NULL matches nothing.
     const session = isUuid(sessionId) ? sessionId : null;
-    const [row] = await this.db.prepared<UserWithSessionStateRow>(USER_WITH_SESSION_STATE, [scope.projectId, scope.environment, userId, session]);
+    const [row] = await this.db.query<UserWithSessionStateRow>(USER_WITH_SESSION_STATE, [scope.projectId, scope.environment, userId, session]);
     return row ? { user: toUser(row), sessionActive: readBoolean(row.session_active) } : null;
   }
 

@@ -59,24 +59,6 @@ function unitCases(open: () => Promise<{ storage: TypeormStorage; close(): Promi
     expect(effects).toBe(0);
   });
 
-  it('runs a prepared statement inside a unit in the unit, and one outside it on its own', async () => {
-    const probe = { name: 'svc_test_unit_probe', text: 'SELECT id FROM unit_probe WHERE id = $1' };
-    const seen = await storage.database.run(async () => {
-      await insert('a');
-      return storage.database.prepared<{ id: string }>(probe, ['a']);
-    });
-    expect(seen).toEqual([{ id: 'a' }]);
-    const failing = storage.database.run(async () => {
-      await insert('b');
-      // Seen only from within the unit's transaction (not yet committed, about to be rolled back).
-      expect(await storage.database.prepared(probe, ['b'])).toEqual([{ id: 'b' }]);
-      throw new Error('rolled back');
-    });
-    await expect(failing).rejects.toThrow('rolled back');
-    expect(await storage.database.prepared(probe, ['b'])).toEqual([]);
-    expect(await storage.database.prepared(probe, ['a'])).toEqual([{ id: 'a' }]);
-  });
-
   it('a store transaction that fails inside a unit rolls back alone; the unit goes on and commits', async () => {
     await storage.database.run(async () => {
       await insert('a');
