@@ -1,5 +1,5 @@
-// `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] [--minimal] [--pg-log FILE] <row>`: CPU time the API process
-// and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me,
+// `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] [--minimal] [--pg-log FILE] <row>`:
+// CPU time the API process and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me,
 // or proxy / mounted-proxy: GET session through the standalone or the mounted session proxy, whose own
 // process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
 // work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
@@ -58,24 +58,12 @@ function ticks(pid: number): number {
 }
 
 /** PostgreSQL's backends serving `database` (their title names it), not other work's. */
-function postgresBackends(database: string): number[] {
-  const pids: number[] = [];
+function postgresTicks(database: string): number {
+  let sum = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
-
-function postgresTicks(database: string): number {
-  let sum = 0;
-  for (const pid of postgresBackends(database)) {
-    try {
-      sum += ticks(pid);
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) sum += ticks(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -85,9 +73,10 @@ function postgresTicks(database: string): number {
 
 /**
  * The statements logged in `text` (PostgreSQL's log from the measured window, every statement
- * logged with its duration, the log's line prefix naming the database as Debian's does) on `database`: per phase and statement, how often per request and the
- * server's time for it. Extended-protocol statements log parse, bind (planning, for an unnamed
- * statement) and execute separately; simple ones (`statement:`) once.
+ * logged with its duration, the line prefix naming the database as Debian's does) on `database`:
+ * per phase and statement, how often per request and the server's time for it. Extended-protocol
+ * statements log parse, bind (planning, for an unnamed statement) and execute separately; simple
+ * ones (`statement:`) once.
  */
 function statementTable(text: string, database: string, perRequest: number): Array<Record<string, string | number>> {
   const lines: string[] = [];
