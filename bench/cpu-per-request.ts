@@ -1,17 +1,24 @@
-// `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] <row>`: CPU time the API process
-// and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me,
+// `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] [--minimal] [--pg-log FILE] <row>`:
+// CPU time the API process and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me,
 // or proxy / mounted-proxy: GET session through the standalone or the mounted session proxy, whose own
 // process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
 // work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
 // (--api-root on a checkout without it) reads better from it. `failed` counts non-2xx answers and
 // errors of the measured requests. --profile profiles the API, or the proxy in the proxy rows.
+// --minimal (refresh and me): measures the minimal handler of the row (bench/servers/minimal-server.ts, the
+// ceiling) the same way, in the API's place. --pg-log FILE (PostgreSQL's server log, readable here): every
+// statement of the measured requests is logged (log_min_duration_statement = 0 on the scratch database only),
+// and a table of them per request (parse, bind, execute: count and server time) is printed; the logging
+// costs CPU of its own, so CPU figures of such a run are not comparable.
 // Not part of `pnpm bench`.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { summarizeProfile } from './lib/cpuprofile';
-import { createDatabase, databaseUrl, dropDatabase, postgresSeeder } from './lib/database';
+import { createDatabase, databaseUrl, dropDatabase, PG_URL, postgresSeeder, SVC_SCHEMA, withClient } from './lib/database';
+import { accessClaims, signJwt } from './lib/jwt';
 import { startChild, type Child } from './lib/processes';
 import * as rows from './lib/rows';
 import { clearRedisPrefix, createProject, logIn, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
@@ -24,8 +31,11 @@ const flag = (name: string) => {
 const root = flag('--api-root') ?? null;
 const requests = Number(flag('--requests') ?? 3000);
 const profile = argv.includes('--profile') ? argv.splice(argv.indexOf('--profile'), 1).length > 0 : false;
+const pgLog = flag('--pg-log') ?? null;
+const minimal = argv.includes('--minimal') ? argv.splice(argv.indexOf('--minimal'), 1).length > 0 : false;
 const row = argv[0] ?? 'magic-link';
 const proxied = row === 'proxy' || row === 'mounted-proxy';
+if (minimal && row !== 'refresh' && row !== 'me') throw new Error('--minimal measures the refresh and me rows only');
 
 /**
  * The session proxy in front of `apiUrl` as the bench's proxy rows start it (bench/lib/svc.ts),
@@ -61,16 +71,79 @@ function postgresTicks(database: string): number {
   return sum;
 }
 
+/**
+ * The statements logged in `text` (PostgreSQL's log from the measured window, every statement
+ * logged with its duration, the line prefix naming the database as Debian's does) on `database`:
+ * per phase and statement, how often per request and the server's time for it. Extended-protocol
+ * statements log parse, bind (planning, for an unnamed statement) and execute separately; simple
+ * ones (`statement:`) once.
+ */
+function statementTable(text: string, database: string, perRequest: number): Array<Record<string, string | number>> {
+  const lines: string[] = [];
+  let keep = false;
+  for (const line of text.split('\n')) {
+    const prefixed = /^\d{4}-\d\d-\d\d [\d:.]+ \w+ \[\d+\] (?:\S*@(\S+) )?(\w+):\s+(.*)$/.exec(line);
+    if (prefixed) {
+      keep = prefixed[1] === database && prefixed[2] === 'LOG' && prefixed[3].startsWith('duration:');
+      if (keep) lines.push(prefixed[3]);
+    } else if (keep && lines.length > 0) lines[lines.length - 1] += ` ${line.trim()}`;
+  }
+  const table = new Map<string, { count: number; ms: number }>();
+  for (const line of lines) {
+    const match = /^duration: ([\d.]+) ms\s+(parse|bind|execute|statement)\s*([^:]*):\s*(.*)$/.exec(line);
+    if (!match) continue;
+    const [, ms, phase, name, sql] = match;
+    const key = `${phase}${name ? ` ${name}` : ''}\t${sql.replace(/\s+/g, ' ').trim().slice(0, 90)}`;
+    const entry = table.get(key) ?? { count: 0, ms: 0 };
+    entry.count += 1;
+    entry.ms += Number(ms);
+    table.set(key, entry);
+  }
+  return [...table.entries()]
+    .sort((a, b) => b[1].count - a[1].count || b[1].ms - a[1].ms)
+    .map(([key, { count, ms }]) => {
+      const [phase, statement] = key.split('\t');
+      return { phase, perRequest: Number((count / perRequest).toFixed(2)), usEach: Math.round((ms * 1000) / count), statement };
+    });
+}
+
+/** The minimal handlers (bench/servers/minimal-server.ts) on `database`, as bench/lib/suite-postgres.ts starts them, with a key of their own. */
+async function startMinimal(database: string, projectId: string, tmp: string, nodeFlags: string[]): Promise<{ child: Child; sign: (who: { userId: string; sessionId: string }, n: number) => string }> {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyFile = join(tmp, 'minimal-key.pem');
+  writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const child = await startChild({
+    name: 'minimal handlers',
+    script: 'bench/servers/minimal-server.ts',
+    env: { DATABASE_URL: databaseUrl(database), MINIMAL_SCHEMA: SVC_SCHEMA, MINIMAL_PROJECT_ID: projectId, MINIMAL_PRIVATE_KEY_FILE: keyFile, MINIMAL_MAIL_DIR: join(tmp, 'minimal-mail') },
+    logFile: join(tmp, 'minimal.log'),
+    nodeFlags,
+  });
+  const sign = (who: { userId: string; sessionId: string }, n: number) =>
+    signJwt(accessClaims({ projectId, sub: who.userId, sid: who.sessionId, email: `bench-user-${n}@example.test`, role: 'user' }), privateKey, 'minimal');
+  return { child, sign };
+}
+
 async function main(): Promise<void> {
   const id = `${process.pid}_${Date.now().toString(36)}`;
   const database = `svc_cpu_${id}`;
   const redisPrefix = `svcbench:${id}:`;
   const tmp = mkdtempSync(join(tmpdir(), 'svc-cpu-'));
   await createDatabase(database);
+  // Before any connection: the setting applies to the sessions opened after it.
+  if (pgLog) await withClient(PG_URL, (client) => client.query(`ALTER DATABASE ${database} SET log_min_duration_statement = 0`));
   const profileDir = join(tmp, 'profile');
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const api = await startApi({ storage: { kind: 'postgres', database, redisPrefix }, cost: 4, dataDir: join(tmp, 'data'), logFile: join(tmp, 'api.log'), root, nodeFlags: proxied ? [] : nodeFlags });
+  const api = await startApi({
+    storage: { kind: 'postgres', database, redisPrefix },
+    cost: 4,
+    dataDir: join(tmp, 'data'),
+    logFile: join(tmp, 'api.log'),
+    root,
+    nodeFlags: proxied || minimal ? [] : nodeFlags,
+  });
   let proxy: Child | null = null;
+  let measured: Child | null = null;
   let measuredMs = 0;
   try {
     const project = await createProject(api.url);
@@ -82,7 +155,24 @@ async function main(): Promise<void> {
       proxy = await startProxyChild(api.url, project.apiKey, join(tmp, 'proxy.log'), nodeFlags);
       target = proxy.url;
     }
+    const bare = minimal ? await startMinimal(database, project.id, tmp, nodeFlags) : null;
+    if (bare) {
+      measured = bare.child;
+      target = bare.child.url;
+    }
     const make = async (): Promise<rows.Workload> => {
+      if (bare && row === 'refresh')
+        return rows.refresh(
+          '/refresh',
+          {},
+          (await seeder.insertSessions(project.id, userIds.slice(0, 30))).map((s) => s.refreshToken),
+        );
+      if (bare)
+        return rows.bearerGet(
+          '/me',
+          {},
+          (await seeder.insertSessions(project.id, userIds.slice(0, 4))).map((s, i) => bare.sign(s, i + 1)),
+        );
       if (row === 'magic-link') return rows.magicLink(project.apiKey, 1000);
       if (row === 'password-reset') return rows.passwordReset(project.apiKey, 1000);
       if (row === 'refresh')
@@ -116,8 +206,9 @@ async function main(): Promise<void> {
     };
     await drive(500); // warm-up (JIT, pools)
     await outboxDrained(api.url); // the outbox worker catches up
-    const pid = api.process.pid!;
+    const pid = (measured ?? api).process.pid!;
     const proxyPid = proxy?.process.pid;
+    const logFrom = pgLog ? statSync(pgLog).size : 0;
     const [apiBefore, pgBefore, proxyBefore] = [ticks(pid), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
     const started = Date.now();
     const failed = await drive(requests);
@@ -127,13 +218,19 @@ async function main(): Promise<void> {
     const apiUs = ((ticks(pid) - apiBefore) * tick) / requests;
     const pgUs = ((postgresTicks(database) - pgBefore) * tick) / requests;
     const proxyUs = proxyPid ? { proxyCpuUsPerRequest: Math.round(((ticks(proxyPid) - proxyBefore) * tick) / requests) } : {};
-    console.log(JSON.stringify({ row, root: root ?? 'this checkout', requests, failed, ...proxyUs, apiCpuUsPerRequest: Math.round(apiUs), postgresCpuUsPerRequest: Math.round(pgUs) }));
+    const server = minimal ? { server: `minimal ${row}` } : {};
+    console.log(JSON.stringify({ row, ...server, root: root ?? 'this checkout', requests, failed, ...proxyUs, apiCpuUsPerRequest: Math.round(apiUs), postgresCpuUsPerRequest: Math.round(pgUs) }));
+    if (pgLog) {
+      const log = readFileSync(pgLog).subarray(logFrom).toString('utf8');
+      console.table(statementTable(log, database, requests));
+    }
     await seeder.close();
   } finally {
     await proxy?.stop();
+    await measured?.stop();
     await api.stop();
     if (profile) {
-      // The profiled process (the proxy in the proxy rows, else the API) wrote its profile on exit:
+      // The profiled process (the proxy in the proxy rows, the minimal handlers with --minimal, else the API) wrote its profile on exit:
       // self time per owner and frame over the measured window.
       const file = join(profileDir, readdirSync(profileDir)[0]);
       const summary = summarizeProfile(file, measuredMs, 20);

@@ -31,8 +31,10 @@ async function statement<T extends Row>(client: PoolClient, sql: string, params:
   // it rather than guess.
   if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${sql}`);
   try {
-    // Unnamed statements on purpose: named (prepared) ones made refresh ~25 % slower in the bench,
-    // once PostgreSQL switched them to generic plans (bench/README.md).
+    // Unnamed statements on purpose (bench/README.md, rounds 1 and 6): named (prepared) ones get
+    // generic plans, and one made before the tables had statistics read a refresh token through
+    // the tenant's (project_id, environment) indexes, scanning all its sessions and tokens; with
+    // plan_cache_mode = force_custom_plan they only save parsing, which did not show per request.
     return (await withDeadline(client.query<T>(sql, [...params]), answerMs, 'timeout')).rows;
   } catch (error) {
     throw fromPostgresError(error) ?? error;
