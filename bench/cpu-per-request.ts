@@ -127,7 +127,18 @@ async function main(): Promise<void> {
     const apiUs = ((ticks(pid) - apiBefore) * tick) / requests;
     const pgUs = ((postgresTicks(database) - pgBefore) * tick) / requests;
     const proxyUs = proxyPid ? { proxyCpuUsPerRequest: Math.round(((ticks(proxyPid) - proxyBefore) * tick) / requests) } : {};
-    console.log(JSON.stringify({ row, root: root ?? 'this checkout', requests, failed, ...proxyUs, apiCpuUsPerRequest: Math.round(apiUs), postgresCpuUsPerRequest: Math.round(pgUs) }));
+    console.log(
+      JSON.stringify({
+        row,
+        root: root ?? 'this checkout',
+        requests,
+        failed,
+        ...proxyUs,
+        apiCpuUsPerRequest: Math.round(apiUs),
+        postgresCpuUsPerRequest: Math.round(pgUs),
+        untilDeliveredMs: measuredMs,
+      }),
+    );
     await seeder.close();
   } finally {
     await proxy?.stop();
