@@ -4,7 +4,8 @@
 // process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
 // work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
 // (--api-root on a checkout without it) reads better from it. `failed` counts non-2xx answers and
-// errors of the measured requests. --profile profiles the API, or the proxy in the proxy rows.
+// errors of the measured requests; `untilDeliveredMs` is the time from the first measured request until
+// the outbox is empty again. --profile profiles the API, or the proxy in the proxy rows.
 // Not part of `pnpm bench`.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
