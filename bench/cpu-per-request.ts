@@ -4,7 +4,8 @@
 // process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
 // work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
 // (--api-root on a checkout without it) reads better from it. `failed` counts non-2xx answers and
-// errors of the measured requests. --profile profiles the API, or the proxy in the proxy rows.
+// errors of the measured requests; `untilDeliveredMs` is the time from the first measured request until
+// the outbox is empty again. --profile profiles the API, or the proxy in the proxy rows.
 // --minimal (refresh and me): measures the minimal handler of the row (bench/servers/minimal-server.ts, the
 // ceiling) the same way, in the API's place. --pg-log FILE (PostgreSQL's server log, readable here): every
 // statement of the measured requests is logged (log_min_duration_statement = 0 on the scratch database only),
@@ -219,7 +220,8 @@ async function main(): Promise<void> {
     const pgUs = ((postgresTicks(database) - pgBefore) * tick) / requests;
     const proxyUs = proxyPid ? { proxyCpuUsPerRequest: Math.round(((ticks(proxyPid) - proxyBefore) * tick) / requests) } : {};
     const server = minimal ? { server: `minimal ${row}` } : {};
-    console.log(JSON.stringify({ row, ...server, root: root ?? 'this checkout', requests, failed, ...proxyUs, apiCpuUsPerRequest: Math.round(apiUs), postgresCpuUsPerRequest: Math.round(pgUs) }));
+    const apiFigures = { apiCpuUsPerRequest: Math.round(apiUs), postgresCpuUsPerRequest: Math.round(pgUs), untilDeliveredMs: measuredMs };
+    console.log(JSON.stringify({ row, ...server, root: root ?? 'this checkout', requests, failed, ...proxyUs, ...apiFigures }));
     if (pgLog) {
       const log = readFileSync(pgLog).subarray(logFrom).toString('utf8');
       console.table(statementTable(log, database, requests));

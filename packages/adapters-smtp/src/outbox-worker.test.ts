@@ -1,4 +1,4 @@
-import { MailDeliveryError, outboxSealContext, type DeliveryDeps } from '@svc/core';
+import { DEFAULT_DELIVERY_POLICY, deliveryClaim, MailDeliveryError, outboxSealContext, type DeliveryDeps } from '@svc/core';
 import { createInMemoryDeps, RecordingMailer, seedScope } from '@svc/core/testing';
 import { OutboxWorker, withEnqueueHook } from './outbox-worker';
 import { SmtpMailer } from './smtp-mailer';
@@ -35,6 +35,41 @@ describe('OutboxWorker', () => {
     expect(await worker.runOnce()).toEqual({ claimed: 7, sent: 7, retried: 0, dead: 0 });
     expect(mailer.sent).toHaveLength(7);
     expect(await worker.runOnce()).toEqual({ claimed: 0, sent: 0, retried: 0, dead: 0 });
+  });
+
+  it('claims 50 at a time, sends at most 10 at once, and marks each claim in one write', async () => {
+    const { deps, delivery, enqueue } = await setup();
+    for (let i = 0; i < 120; i += 1) await enqueue(`u${i}@example.test`);
+    let inFlight = 0;
+    let peak = 0;
+    const mailer = {
+      send: async (message: { messageId: string }) => {
+        peak = Math.max(peak, (inFlight += 1));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        inFlight -= 1;
+        return { messageId: message.messageId };
+      },
+    };
+    const claims: number[] = [];
+    const marks: number[] = [];
+    const outbox = {
+      ...deps.outbox,
+      claimDue: async (now: Date, options: { limit: number; leaseSeconds: number }) => {
+        expect(options).toEqual(deliveryClaim(DEFAULT_DELIVERY_POLICY));
+        const mails = await deps.outbox.claimDue(now, options);
+        claims.push(mails.length);
+        return mails;
+      },
+      markSent: async (sent: Parameters<typeof deps.outbox.markSent>[0]) => {
+        marks.push(sent.length);
+        return deps.outbox.markSent(sent);
+      },
+    };
+    const worker = new OutboxWorker({ ...delivery, outbox, mailer }, { logger: quiet });
+    expect(await worker.runOnce()).toEqual({ claimed: 120, sent: 120, retried: 0, dead: 0 });
+    expect(claims).toEqual([50, 50, 20]);
+    expect(marks).toEqual([50, 50, 20]);
+    expect(peak).toBe(10);
   });
 
   it('runs on its own once started, wakes on enqueue, and stops cleanly', async () => {
@@ -86,6 +121,7 @@ describe('OutboxWorker', () => {
       expect(lines[0].message).toMatch(/^outbox: some mails failed \(retried later or dead-lettered\): .*550 Mailbox unavailable for a\*\*\*@example\.test/);
       expect(lines[0].details.reasons).toEqual([expect.stringContaining('550 Mailbox unavailable for a***@example.test')]);
       expect(JSON.stringify(lines)).not.toMatch(/ada\.lovelace|hunter2/);
+      mailer.close();
     } finally {
       await server.stop();
     }

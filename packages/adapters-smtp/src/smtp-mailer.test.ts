@@ -57,6 +57,24 @@ describe('SmtpMailer over a real SMTP conversation on loopback', () => {
   });
 });
 
+describe('SmtpMailer connections', () => {
+  it('sends many mails over a pool of at most maxConnections connections, reused', async () => {
+    const server = await startTestSmtpServer();
+    const mailer = new SmtpMailer(server.url, { from: 'svc <no-reply@svc.test>', connectTimeoutSeconds: 2, maxConnections: 3 });
+    try {
+      const ids = Array.from({ length: 20 }, (_, i) => `<pool-${i}@svc>`);
+      await Promise.all(ids.map((id, i) => mailer.send(message({ to: `u${i}@example.test`, messageId: id }))));
+      await Promise.all(ids.slice(0, 5).map((id, i) => mailer.send(message({ to: `again${i}@example.test`, messageId: id }))));
+      expect(server.received.map((mail) => mail.parsed.messageId).sort()).toEqual([...ids, ...ids.slice(0, 5)].sort());
+      expect(server.connections).toBeGreaterThanOrEqual(1);
+      expect(server.connections).toBeLessThanOrEqual(3);
+    } finally {
+      mailer.close();
+      await server.stop();
+    }
+  });
+});
+
 describe('toDeliveryError', () => {
   it.each([
     [{ code: 'EENVELOPE', responseCode: 550 }, true],

@@ -1,6 +1,6 @@
 import type { Transporter } from 'nodemailer';
 import { createTransport } from './nodemailer-module';
-import { MailDeliveryError, type Mailer, type OutgoingMail } from '@svc/core';
+import { DEFAULT_DELIVERY_POLICY, MailDeliveryError, type Mailer, type OutgoingMail } from '@svc/core';
 import { nodemailerMessage } from './nodemailer-message';
 
 export interface SmtpMailerOptions {
@@ -10,6 +10,11 @@ export interface SmtpMailerOptions {
   connectTimeoutSeconds?: number;
   /** Seconds of silence on an open connection before giving up (default 30). */
   socketTimeoutSeconds?: number;
+  /**
+   * Connections kept open to the server and reused from mail to mail (default: the outbox's
+   * concurrency, 10, so a round's sends never queue behind each other for a connection).
+   */
+  maxConnections?: number;
 }
 
 /** SMTP errors that refuse this mail (not the server as a whole): the envelope or the message. */
@@ -18,8 +23,10 @@ const MAIL_REFUSALS = new Set(['EENVELOPE', 'EMESSAGE']);
 /**
  * The Mailer port over SMTP (nodemailer), configured by `SMTP_URL` (`smtp://user:pass@host:587`,
  * `smtps://...:465`; URL query options such as `?tls.rejectUnauthorized=false` pass through).
- * Timeouts are short: a hung server must fail an attempt well within the outbox lease, not stall
- * the worker for nodemailer's default two minutes.
+ * Timeouts are short: a hung server must fail an attempt well within the outbox's
+ * `sendTimeoutSeconds` (the claim's lease is sized from it), not stall the worker for
+ * nodemailer's default two minutes. Sends share a pool of connections: a mail costs its
+ * SMTP transaction, not a new TCP (and TLS, and AUTH) handshake.
  */
 export class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
@@ -31,6 +38,8 @@ export class SmtpMailer implements Mailer {
     const connect = (options.connectTimeoutSeconds ?? 10) * 1000;
     this.transport = createTransport({
       url: smtpUrl,
+      pool: true,
+      maxConnections: options.maxConnections ?? DEFAULT_DELIVERY_POLICY.concurrency,
       connectionTimeout: connect,
       greetingTimeout: connect,
       socketTimeout: (options.socketTimeoutSeconds ?? 30) * 1000,
@@ -47,7 +56,7 @@ export class SmtpMailer implements Mailer {
     }
   }
 
-  /** Releases the transport (idle pooled connections, if a URL asked for `pool=true`). */
+  /** Closes the pooled connections (the server's shutdown calls it once the worker has stopped). */
   close(): void {
     this.transport.close();
   }

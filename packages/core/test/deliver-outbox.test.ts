@@ -1,5 +1,6 @@
 import { MailDeliveryError, outboxSealContext } from '../src/domain/mail';
-import { deliverOutbox, nextAttemptAt, retryDelaySeconds, DEFAULT_DELIVERY_POLICY } from '../src/use-cases/email/deliver-outbox';
+import { CLAIM_MARGIN_SECONDS, deliverOutbox, deliveryClaim, nextAttemptAt, retryDelaySeconds, DEFAULT_DELIVERY_POLICY } from '../src/use-cases/email/deliver-outbox';
+import type { Mailer, OutgoingMail } from '../src/ports/mailer';
 import { createInMemoryDeps } from '../src/testing/in-memory-deps';
 import { RecordingMailer } from '../src/testing/recording-mailer';
 import { seedScope } from '../src/testing/storage-fixture';
@@ -110,6 +111,115 @@ describe('deliverOutbox', () => {
     await enqueue();
     mailer.failNext(new MailDeliveryError('554 rejected', { permanent: true }));
     expect(await deliverOutbox({ ...deps, mailer }, { maxPermanentAttempts: 1 })).toMatchObject({ dead: 1 });
+  });
+});
+
+/** A mailer whose sends take a few event-loop turns each, and that records how many were in flight at most. */
+class SlowMailer implements Mailer {
+  readonly sent: OutgoingMail[] = [];
+  inFlight = 0;
+  peak = 0;
+
+  async send(message: OutgoingMail): Promise<{ messageId: string }> {
+    this.inFlight += 1;
+    this.peak = Math.max(this.peak, this.inFlight);
+    for (let i = 0; i < 3; i += 1) await new Promise((resolve) => setImmediate(resolve));
+    this.inFlight -= 1;
+    this.sent.push(message);
+    return { messageId: message.messageId };
+  }
+}
+
+describe('claims larger than the sends in flight', () => {
+  it('sizes the lease to the whole claim, sent `concurrency` at a time', () => {
+    expect(deliveryClaim(DEFAULT_DELIVERY_POLICY)).toEqual({ limit: 50, leaseSeconds: 5 * 60 + CLAIM_MARGIN_SECONDS });
+    // 50 mails 7 at a time: a slot sends up to 8 of them one after another.
+    expect(deliveryClaim({ batchSize: 50, concurrency: 7, sendTimeoutSeconds: 20 })).toEqual({ limit: 50, leaseSeconds: 8 * 20 + CLAIM_MARGIN_SECONDS });
+    expect(deliveryClaim({ batchSize: 3, concurrency: 10, sendTimeoutSeconds: 20 })).toEqual({ limit: 3, leaseSeconds: 20 + CLAIM_MARGIN_SECONDS });
+    expect(() => deliveryClaim({ batchSize: 50, concurrency: 0, sendTimeoutSeconds: 20 })).toThrow(RangeError);
+    expect(() => deliveryClaim({ batchSize: 0, concurrency: 1, sendTimeoutSeconds: 20 })).toThrow(RangeError);
+    expect(() => deliveryClaim({ batchSize: 5, concurrency: 1, sendTimeoutSeconds: 0 })).toThrow(RangeError);
+  });
+
+  it('claims 50 with that lease, never has more than 10 sends in flight, and marks the claim in one write', async () => {
+    const { deps, enqueue } = await setup();
+    for (let i = 0; i < 60; i += 1) await enqueue();
+    const mailer = new SlowMailer();
+    const claims: { limit: number; leaseSeconds: number }[] = [];
+    const claimDue = deps.outbox.claimDue.bind(deps.outbox);
+    deps.outbox.claimDue = (now, options) => {
+      claims.push(options);
+      return claimDue(now, options);
+    };
+    const writes: number[] = [];
+    const markSent = deps.outbox.markSent.bind(deps.outbox);
+    deps.outbox.markSent = async (sent) => {
+      // Every send of the claim has ended before its one mark.
+      expect(mailer.inFlight).toBe(0);
+      writes.push(sent.length);
+      return markSent(sent);
+    };
+    expect(await deliverOutbox({ ...deps, mailer })).toEqual({ claimed: 50, sent: 50, retried: 0, dead: 0 });
+    expect(mailer.peak).toBe(10);
+    expect(claims).toEqual([deliveryClaim(DEFAULT_DELIVERY_POLICY)]);
+    expect(writes).toEqual([50]);
+    expect(await deliverOutbox({ ...deps, mailer }, { concurrency: 3 })).toEqual({ claimed: 10, sent: 10, retried: 0, dead: 0 });
+    expect(mailer.peak).toBe(10);
+    expect(writes).toEqual([50, 10]);
+  });
+
+  it('keeps to `concurrency` when some of the sends fail', async () => {
+    const { deps, enqueue } = await setup();
+    for (let i = 0; i < 12; i += 1) await enqueue();
+    const mailer = new SlowMailer();
+    let calls = 0;
+    const failing: Mailer = {
+      send: async (message) => {
+        calls += 1;
+        if (calls % 3 === 0) throw new MailDeliveryError('451 later', { permanent: false });
+        return mailer.send(message);
+      },
+    };
+    expect(await deliverOutbox({ ...deps, mailer: failing }, { batchSize: 12, concurrency: 4 })).toEqual({ claimed: 12, sent: 8, retried: 4, dead: 0 });
+    expect(mailer.peak).toBeLessThanOrEqual(4);
+  });
+
+  it('starts no send that could end after the lease: a slow server cannot make a claim outlive it', async () => {
+    const { deps, scope, enqueue } = await setup();
+    for (let i = 0; i < 5; i += 1) await enqueue();
+    const policy = { batchSize: 5, concurrency: 1, sendTimeoutSeconds: 10 };
+    const { leaseSeconds } = deliveryClaim(policy);
+    const claimedAt = deps.clock.now().getTime();
+    const starts: number[] = [];
+    // Within its timeout: each send takes all of it, and the whole claim still goes out.
+    const patient: Mailer = {
+      send: async (message) => {
+        starts.push(deps.clock.now().getTime() - claimedAt);
+        deps.clock.advance(10);
+        return { messageId: message.messageId };
+      },
+    };
+    expect(await deliverOutbox({ ...deps, mailer: patient }, policy)).toMatchObject({ claimed: 5, sent: 5 });
+    expect(starts).toEqual([0, 10_000, 20_000, 30_000, 40_000]);
+
+    for (let i = 0; i < 5; i += 1) await enqueue();
+    const before = deps.clock.now().getTime();
+    const ends: number[] = [];
+    // A mailer that overruns its timeout (25 s a send): the sends that could not end in time are not started.
+    const overrunning: Mailer = {
+      send: async (message) => {
+        deps.clock.advance(25);
+        ends.push(deps.clock.now().getTime() - before);
+        return { messageId: message.messageId };
+      },
+    };
+    expect(await deliverOutbox({ ...deps, mailer: overrunning }, policy)).toEqual({ claimed: 5, sent: 2, retried: 3, dead: 0 });
+    // The last send started at 25 s, no later than lease - margin - one send (40 s), and ended inside the lease.
+    expect(Math.max(...ends)).toBeLessThanOrEqual((leaseSeconds - CLAIM_MARGIN_SECONDS) * 1000 + 10_000);
+    const stored = await deps.outbox.listForAddress(scope, 'ada@example.test', 10);
+    const waiting = stored.filter((m) => m.status === 'pending');
+    expect(waiting).toHaveLength(3);
+    expect(waiting.every((m) => /took too long/.test(m.lastError ?? ''))).toBe(true);
   });
 });
 

@@ -154,7 +154,8 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
   // its webhook deliveries in the same transaction; the worker is woken to deliver at once.
   const recorder = withRequestContext(createEventRecorder({ ...deps, auditLog: storage.auditLog, webhooks: storage.webhooks, onDeliveries: () => webhookWorker.wake() }));
   deps.events = options.metrics ? countEvents(recorder, options.metrics) : recorder;
-  outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer: buildMailer(config, logger) }, { logger });
+  const mailer = buildMailer(config, logger);
+  outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer }, { logger });
   const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts, consoleSignOuts: storage.consoleSignOuts });
   const janitor = new Janitor({
     purge,
@@ -191,6 +192,8 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
       // Answered requests first: their mails go into the outbox the worker may still send.
       await afterAnswer.idle();
       await Promise.all([outboxWorker.stop(), webhookWorker.stop(), janitor.stop(), rateLimited.loop.stop()]);
+      // The SMTP mailer's pooled connections, once the worker sends no more.
+      if (mailer instanceof SmtpMailer) mailer.close();
       // The refusals counted since the last flush, before the database closes.
       await rateLimited.tally.flush().catch((error: unknown) => logger.warn({ err: error, lost: rateLimited.tally.unflushed }, 'rate-limited counts not stored at shutdown'));
       await changes.feed.close();

@@ -20,6 +20,8 @@ export type SmtpRefusal = { code: number; message: string } | null;
 export class TestSmtpServer {
   readonly received: ReceivedMail[] = [];
   refusal: SmtpRefusal = null;
+  /** Connections accepted (since the first start): a pooling client opens few for many mails. */
+  connections = 0;
   private server: SMTPServer | null = null;
   private boundPort = 0;
 
@@ -37,6 +39,12 @@ export class TestSmtpServer {
       authOptional: true,
       disabledCommands: ['AUTH', 'STARTTLS'],
       logger: false,
+      // stop() closes connections still open (a pooling client's idle ones) after 50 ms, as an outage does.
+      closeTimeout: 50,
+      onConnect: (_session, done) => {
+        this.connections += 1;
+        done();
+      },
       onRcptTo: (_address, _session, done) => {
         if (!this.refusal) return done();
         done(Object.assign(new Error(this.refusal.message), { responseCode: this.refusal.code }));

@@ -5,12 +5,20 @@ import type { Random } from '../../ports/random';
 import type { SecretBox } from '../../ports/secret-box';
 import type { AuthDeps } from '../deps';
 
-/** How the worker retries. Defaults: 30 s doubling to at most 1 h, 10 tries; refusals 3 tries. */
+/**
+ * How the worker claims, sends and retries. Defaults: claims of 50 sent 10 at a time, each send
+ * given at most 60 s; retries 30 s doubling to at most 1 h, 10 tries; refusals 3 tries.
+ */
 export interface DeliveryPolicy {
-  /** Mails claimed (and sent in parallel) per round. */
+  /** Mails claimed per round (the lease is sized to the whole claim: `deliveryClaim`). */
   batchSize: number;
-  /** How long a claim is exclusive; must outlast one send (the SMTP adapter times out sooner). */
-  leaseSeconds: number;
+  /** Sends of a round in flight at once; the rest of the claim waits for a free slot. */
+  concurrency: number;
+  /**
+   * The longest one send may take; the mailer must give up sooner (the SMTP adapter does: 10 s
+   * to connect, 10 s for the greeting, 30 s of silence). The claim's lease is sized from it.
+   */
+  sendTimeoutSeconds: number;
   baseDelaySeconds: number;
   maxDelaySeconds: number;
   /** Attempts after which a transiently failing mail is dead. */
@@ -20,13 +28,32 @@ export interface DeliveryPolicy {
 }
 
 export const DEFAULT_DELIVERY_POLICY: Readonly<DeliveryPolicy> = {
-  batchSize: 10,
-  leaseSeconds: 120,
+  batchSize: 50,
+  concurrency: 10,
+  sendTimeoutSeconds: 60,
   baseDelaySeconds: 30,
   maxDelaySeconds: 60 * 60,
   maxAttempts: 10,
   maxPermanentAttempts: 3,
 };
+
+/** What a claim's lease holds beyond its sends: opening the payloads and the round's writes. */
+export const CLAIM_MARGIN_SECONDS = 30;
+
+/**
+ * One round's claim: up to `batchSize` mails, leased for as long as sending all of them takes at
+ * worst: `concurrency` at a time, so ceil(batchSize / concurrency) sends one after another in a
+ * slot, each at most `sendTimeoutSeconds`, plus `CLAIM_MARGIN_SECONDS`. With the defaults 50 mails
+ * for 5 x 60 + 30 = 330 s. `deliverOutbox` starts no send that could end after the lease's last
+ * `CLAIM_MARGIN_SECONDS`, so a slow or hung server cannot make a claim outlive its lease.
+ */
+export function deliveryClaim(policy: Pick<DeliveryPolicy, 'batchSize' | 'concurrency' | 'sendTimeoutSeconds'>): { limit: number; leaseSeconds: number } {
+  const { batchSize, concurrency, sendTimeoutSeconds } = policy;
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('batchSize must be a positive integer');
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a positive integer');
+  if (!(sendTimeoutSeconds > 0)) throw new RangeError('sendTimeoutSeconds must be positive');
+  return { limit: batchSize, leaseSeconds: Math.ceil(batchSize / concurrency) * sendTimeoutSeconds + CLAIM_MARGIN_SECONDS };
+}
 
 export type DeliveryDeps = Pick<AuthDeps, 'clock' | 'random' | 'outbox' | 'secretBox'> & { mailer: Mailer };
 export type DeliveryOutcome = 'sent' | 'retried' | 'dead';
@@ -36,15 +63,26 @@ export type DeliveryReport = Record<DeliveryOutcome | 'claimed', number>;
 export type DeliveryFailureListener = (failure: { mailId: string; outcome: 'retried' | 'dead'; reason: string }) => void;
 
 /**
- * One round of the outbox worker: claims due mails, sends each with its stable Message-ID, and
- * records the outcomes, the round's successful sends together in one write. A crash after a send
- * but before its mark leaves the claim to expire; the next round sends the same message again
- * under the same Message-ID, which receivers dedupe.
+ * One round of the outbox worker: claims due mails (`deliveryClaim`), sends each with its stable
+ * Message-ID, at most `concurrency` at a time, and records the outcomes: a failure at once, the
+ * round's successful sends together in one write at its end. A crash after a send but before its
+ * mark leaves the claim to expire; the next round sends the same message again under the same
+ * Message-ID, which receivers dedupe. A mail whose send could not end within the lease any more
+ * (the sends before it were slow) is not sent: it counts as a transient failure and is retried.
  */
 export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<DeliveryPolicy> = {}, onFailure?: DeliveryFailureListener): Promise<DeliveryReport> {
   const rules = { ...DEFAULT_DELIVERY_POLICY, ...policy };
-  const mails = await deps.outbox.claimDue(deps.clock.now(), { limit: rules.batchSize, leaseSeconds: rules.leaseSeconds });
-  const outcomes = await Promise.all(mails.map((mail) => deliverOne(deps, rules, mail, onFailure)));
+  const claim = deliveryClaim(rules);
+  const claimedAt = deps.clock.now();
+  const mails = await deps.outbox.claimDue(claimedAt, claim);
+  // The last moment a send may start and still end (sendTimeoutSeconds later) inside the lease's margin.
+  const lastStart = claimedAt.getTime() + (claim.leaseSeconds - CLAIM_MARGIN_SECONDS - rules.sendTimeoutSeconds) * 1000;
+  const outcomes: (SentMail | 'retried' | 'dead')[] = [];
+  let next = 0;
+  const slot = async () => {
+    for (let i = next++; i < mails.length; i = next++) outcomes[i] = await deliverOne(deps, rules, mails[i], lastStart, onFailure);
+  };
+  await Promise.all(Array.from({ length: Math.min(rules.concurrency, mails.length) }, slot));
   const sent = outcomes.filter((outcome): outcome is SentMail => outcome !== 'retried' && outcome !== 'dead');
   if (sent.length > 0) await deps.outbox.markSent(sent);
   const report: DeliveryReport = { claimed: mails.length, sent: sent.length, retried: 0, dead: 0 };
@@ -53,7 +91,7 @@ export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<Delivery
 }
 
 /** A failure is recorded here at once; a success is returned, for the round to record with the others. */
-async function deliverOne(deps: DeliveryDeps, rules: DeliveryPolicy, mail: OutboxMail, onFailure?: DeliveryFailureListener): Promise<SentMail | 'retried' | 'dead'> {
+async function deliverOne(deps: DeliveryDeps, rules: DeliveryPolicy, mail: OutboxMail, lastStart: number, onFailure?: DeliveryFailureListener): Promise<SentMail | 'retried' | 'dead'> {
   const now = deps.clock.now();
   // Sandbox payloads stay (sealed) for the sandbox outbox endpoint; production ones are wiped.
   const keepPayload = mail.environment === 'sandbox';
@@ -66,6 +104,10 @@ async function deliverOne(deps: DeliveryDeps, rules: DeliveryPolicy, mail: Outbo
   if (mail.expiresAt <= now) return fail('the link expired before the mail could be sent', null);
   const payload = openPayload(deps.secretBox, mail);
   if (!payload) return fail('the payload cannot be opened (wiped, tampered with, or sealed under another master key)', null);
+  if (now.getTime() > lastStart) {
+    const late = new MailDeliveryError('not sent: the sends before it in its claim took too long (a slow mail server)', { permanent: false });
+    return fail(late.message, nextAttemptAt(rules, mail, late, now, deps.random));
+  }
   let messageId: string;
   try {
     ({ messageId } = await deps.mailer.send({ to: mail.to, subject: payload.subject, text: payload.text, html: payload.html, messageId: outboxMessageId(mail.id) }));
