@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DEFAULT_RATE_LIMITS, type RateLimitRules } from '../src/http/middleware/rate-limit-rules';
 import { admin, createProject, signUp } from './helpers';
 import { buildEmailApp, countUsers, createMailProject } from './email-helpers';
+import { countRouted } from './support/routed';
 
 // POST /api/auth/magic-link and POST /api/auth/password/reset are answered without Express when a
 // server sends them (routes/mail-request.ts). As in refresh-hot-path.test.ts, each case runs on two
@@ -25,14 +26,7 @@ async function world(limits: Partial<RateLimitRules> = {}) {
   const project = await createMailProject(built.app);
   const bare = await createProject(built.app, { name: 'No mail pages' });
   await signUp(built.app, project.live, 'ada@example.com');
-  // Requests that reached Express's router: whether the hot path took a request or handed it over.
-  let routed = 0;
-  const router = (built.app as unknown as { router: { handle: (...args: unknown[]) => void } }).router;
-  const route = router.handle.bind(router);
-  router.handle = (...args) => {
-    routed += 1;
-    route(...args);
-  };
+  const routed = countRouted(built.app);
   // Every mail put in the outbox: the one write a mail request exists for.
   const enqueued: string[] = [];
   const outbox = built.deps.outbox;
@@ -41,7 +35,7 @@ async function world(limits: Partial<RateLimitRules> = {}) {
     enqueued.push(`${scope.environment} ${mail.template} ${mail.to}`);
     return enqueue(scope, mail);
   };
-  return { ...built, project, bare, enqueued, routed: () => routed };
+  return { ...built, project, bare, enqueued, routed };
 }
 
 /** One request of a case: what to send, given the world and the path to send it to. */

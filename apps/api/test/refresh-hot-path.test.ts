@@ -7,6 +7,7 @@ import { installHotPaths } from '../src/http/hot-path';
 import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { refreshHotPath } from '../src/http/routes/auth-refresh';
 import { admin, ADMIN_TOKEN, buildTestApp, createProject, signUp } from './helpers';
+import { countRouted } from './support/routed';
 
 // POST /api/auth/refresh is answered without Express when a server sends it (routes/auth-refresh.ts).
 // Each case below runs on two identical apps: once on the exact path (the hot path takes it), once
@@ -26,21 +27,14 @@ async function world(limit = DEFAULT_RATE_LIMITS.refresh.limit) {
   const project = await createProject(built.app);
   const users = [];
   for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) users.push(await signUp(built.app, project.live, email));
-  // Requests that reached Express's router: whether the hot path took a request or handed it over.
-  let routed = 0;
-  const router = (built.app as unknown as { router: { handle: (...args: unknown[]) => void } }).router;
-  const route = router.handle.bind(router);
-  router.handle = (...args) => {
-    routed += 1;
-    route(...args);
-  };
+  const routed = countRouted(built.app);
   let refreshes = 0;
   const refresh = built.auth.refresh.bind(built.auth);
   built.auth.refresh = (...args) => {
     refreshes += 1;
     return refresh(...args);
   };
-  return { ...built, project, users, refreshes: () => refreshes, routed: () => routed };
+  return { ...built, project, users, refreshes: () => refreshes, routed };
 }
 
 /** One request of a case: what to send, given the world and the path to send it to. */
