@@ -40,7 +40,7 @@ export type TokenWithHolderRow = UserRow & Omit<TokenWithSessionRow, 'user_id' |
 export const USER_WITH_SESSION_STATE = `
   SELECT ${USER_COLUMNS.join(', ')},
          EXISTS (SELECT 1 FROM sessions s WHERE s.project_id = $1 AND s.environment = $2 AND s.id = $4
-                 AND s.revoked_at IS NULL) AS session_active
+                 AND s.user_id = $3 AND s.revoked_at IS NULL) AS session_active
   FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`;
 
 export type UserWithSessionStateRow = UserRow & { session_active: unknown };

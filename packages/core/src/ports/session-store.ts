@@ -62,8 +62,9 @@ export interface SessionStore {
   isActive(scope: TenantScope, sessionId: string): Promise<boolean>;
   /**
    * The user `userId` (what `UserRepository.findById` answers) with whether the session
-   * `sessionId` is live (what `isActive` answers); null when the user is missing. `/me`, the
-   * hottest path, reads it: a SQL store answers in one statement.
+   * `sessionId` is live (what `isActive` answers) and that user's (a session of another user is
+   * not live for this one); null when the user is missing. `/me`, the hottest path, reads it: a
+   * SQL store answers in one statement.
    */
   findLiveSession(scope: TenantScope, userId: string, sessionId: string): Promise<UserWithSessionState | null>;
   /** The user's sessions in the scope, newest first, at most `limit`; revoked ones included. */

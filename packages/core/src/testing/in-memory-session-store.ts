@@ -114,7 +114,7 @@ export class InMemorySessionStore implements SessionStore {
 
   async findLiveSession(scope: TenantScope, userId: string, sessionId: string): Promise<UserWithSessionState | null> {
     const user = await this.users.findById(scope, userId);
-    return user ? { user, sessionActive: await this.isActive(scope, sessionId) } : null;
+    return user ? { user, sessionActive: this.sessions.get(sessionId)?.userId === userId && (await this.isActive(scope, sessionId)) } : null;
   }
 
   async listHistory(scope: TenantScope, userId: string, options: { limit: number }): Promise<SessionHistoryEntry[]> {

@@ -87,6 +87,9 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       expect(await sessions.findLiveSession(scope, user.id, 'not-an-id')).toEqual({ user, sessionActive: false });
       expect(await sessions.findLiveSession(scope, newId(), sessionId)).toBeNull();
       expect(await sessions.findLiveSession({ ...scope, environment: 'sandbox' }, user.id, sessionId)).toBeNull();
+      // Another user's live session is not live for this one.
+      const other = await seedUser(ports(), scope);
+      expect(await sessions.findLiveSession(scope, other.id, sessionId)).toEqual({ user: other, sessionActive: false });
       await ports().sessions.revoke(scope, sessionId, at('2026-01-02T00:00:00.000Z'));
       expect(await sessions.findLiveSession(scope, user.id, sessionId)).toEqual({ user, sessionActive: false });
     });
