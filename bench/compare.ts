@@ -17,7 +17,7 @@ const figure = (row?: RowRecord) => (row ? `${row.result.rps} req/s, p99 ${row.r
 
 const lines = ['| system | endpoint | before | after | ratio before → after |', '| --- | --- | --- | --- | --- |'];
 for (const row of after.rows) {
-  if (!row.system.startsWith('svc') && !row.system.startsWith('session proxy')) continue;
+  if (!/^(svc|session proxy|mounted proxy)/.test(row.system)) continue;
   const old = before.rows.find((candidate) => key(candidate) === key(row));
   lines.push(`| ${key(row)} | ${figure(old)} | ${figure(row)} | ${ratio(old) || '—'} → ${ratio(row) || '—'} |`);
 }
