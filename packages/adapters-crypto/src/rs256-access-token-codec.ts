@@ -20,10 +20,11 @@ export interface Rs256AccessTokenCodecOptions {
 }
 
 interface CurrentKey {
-  kid: string;
   projectId: string;
   privateKey: KeyObject;
   expiresAt: number;
+  /** The token's header segment with its dot (alg, typ and the key's kid), encoded once per key. */
+  headerSegment: string;
 }
 
 /**
@@ -51,7 +52,7 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
 
   async sign(scope: TenantScope, claims: AccessTokenClaims): Promise<string> {
     const key = await this.currentKey(scope);
-    const input = `${encodeJson({ alg: 'RS256', typ: 'JWT', kid: key.kid })}.${encodeJson(claims)}`;
+    const input = key.headerSegment + encodeJson(claims);
     return `${input}.${sign('sha256', Buffer.from(input), key.privateKey).toString('base64url')}`;
   }
 
@@ -96,7 +97,8 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
       privateKey = createPrivateKey(this.encryption.decrypt(record.encryptedPrivateKey, signingKeyContext(record)));
       this.privateKeys.set(id, privateKey);
     }
-    const current = { kid: record.kid, projectId: scope.projectId, privateKey, expiresAt: now + this.currentKeyCacheMs };
+    const headerSegment = `${encodeJson({ alg: 'RS256', typ: 'JWT', kid: record.kid })}.`;
+    const current = { projectId: scope.projectId, privateKey, expiresAt: now + this.currentKeyCacheMs, headerSegment };
     if (generation === this.generation) this.currentKeys.set(scopeId(scope), current);
     return current;
   }

@@ -66,7 +66,16 @@ export class TypeormSessionStore implements SessionStore {
     if (!isScope(scope) || !isText(tokenHash)) return null;
     const [row] = await this.db.query<TokenWithHolderRow>(TOKEN_WITH_HOLDER, [scope.projectId, scope.environment, tokenHash]);
     if (!row) return null;
-    return { token: toRecord({ ...row, user_id: row.id, created_at: row.token_created_at }), user: toUser(row) };
+    return {
+      token: {
+        sessionId: row.session_id,
+        userId: row.id,
+        rotationKey: row.rotation_key,
+        sessionRevokedAt: readNullableDate(row.session_revoked_at),
+        sessionCreatedAt: readDate(row.session_created_at),
+      },
+      user: { id: row.id, email: row.email, role: row.role, bannedAt: readNullableDate(row.banned_at) },
+    };
   }
 
   /**

@@ -14,10 +14,13 @@ export interface NewSession {
   client?: SessionClient;
 }
 
-/** A refresh token with the user whose session it belongs to. */
+/**
+ * A refresh token with the user whose session it belongs to: what a refresh decides on and signs,
+ * nothing more (each further column is parsed per refresh; bench/README.md, round 7).
+ */
 export interface RefreshTokenWithHolder {
-  token: RefreshTokenRecord;
-  user: User;
+  token: Pick<RefreshTokenRecord, 'sessionId' | 'userId' | 'rotationKey' | 'sessionRevokedAt' | 'sessionCreatedAt'>;
+  user: Pick<User, 'id' | 'email' | 'role' | 'bannedAt'>;
 }
 
 /** A user with the state of one session, as `/me` needs them. */

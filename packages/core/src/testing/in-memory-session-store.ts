@@ -81,7 +81,9 @@ export class InMemorySessionStore implements SessionStore {
   async findRefreshTokenWithHolder(scope: TenantScope, tokenHash: string): Promise<RefreshTokenWithHolder | null> {
     const token = await this.findRefreshToken(scope, tokenHash);
     const user = token && (await this.users.findById(scope, token.userId));
-    return token && user ? { token, user } : null;
+    if (!token || !user) return null;
+    const { sessionId, userId, rotationKey, sessionRevokedAt, sessionCreatedAt } = token;
+    return { token: { sessionId, userId, rotationKey, sessionRevokedAt, sessionCreatedAt }, user: { id: user.id, email: user.email, role: user.role, bannedAt: user.bannedAt } };
   }
 
   async rotate(scope: TenantScope, r: Rotation): Promise<RotationResult> {

@@ -94,7 +94,7 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       expect(await sessions.findLiveSession(scope, user.id, sessionId)).toEqual({ user, sessionActive: false });
     });
 
-    it('reads a refresh token with its holder as findRefreshToken and findById do', async () => {
+    it('reads a refresh token with its holder (what a refresh needs of them) as findRefreshToken and findById do', async () => {
       const sessions = ports().sessions;
       const scope = await seedScope(ports());
       const user = await seedUser(ports(), scope);
@@ -102,16 +102,25 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       const sessionId = newId();
       const created = at('2026-01-01T00:00:00.000Z');
       await ports().sessions.create(scope, { id: sessionId, userId: user.id, rotationKey: newId(), createdAt: created, refreshTokenHash: tokenHash, refreshExpiresAt: at('2026-03-01T00:00:00.000Z') });
-      const expected = async () => ({ user: await ports().users.findById(scope, user.id), token: await sessions.findRefreshToken(scope, tokenHash) });
+      const expected = async () => {
+        const holder = (await ports().users.findById(scope, user.id))!;
+        const token = (await sessions.findRefreshToken(scope, tokenHash))!;
+        return {
+          user: { id: holder.id, email: holder.email, role: holder.role, bannedAt: holder.bannedAt },
+          token: { sessionId: token.sessionId, userId: token.userId, rotationKey: token.rotationKey, sessionRevokedAt: token.sessionRevokedAt, sessionCreatedAt: token.sessionCreatedAt },
+        };
+      };
       expect(await sessions.findRefreshTokenWithHolder(scope, tokenHash)).toEqual(await expected());
-      expect((await sessions.findRefreshTokenWithHolder(scope, tokenHash))?.token.createdAt).toEqual(created);
+      expect((await sessions.findRefreshTokenWithHolder(scope, tokenHash))?.token.sessionCreatedAt).toEqual(created);
       // Used and revoked states come through as findRefreshToken reports them.
       await ports().sessions.rotate(scope, { presentedHash: tokenHash, successorHash: newId(), now: at('2026-01-02T00:00:00.000Z'), expiresAt: at('2026-03-02T00:00:00.000Z'), reuseGraceSeconds: 0 });
       await ports().sessions.revoke(scope, sessionId, at('2026-01-03T00:00:00.000Z'));
       const later = await sessions.findRefreshTokenWithHolder(scope, tokenHash);
       expect(later).toEqual(await expected());
-      expect(later?.token.usedAt).not.toBeNull();
       expect(later?.token.sessionRevokedAt).not.toBeNull();
+      // A banned holder comes through as banned (the refresh refuses on it).
+      await ports().users.setBanned(scope, user.id, at('2026-01-04T00:00:00.000Z'));
+      expect((await sessions.findRefreshTokenWithHolder(scope, tokenHash))?.user.bannedAt).toEqual(at('2026-01-04T00:00:00.000Z'));
       expect(await sessions.findRefreshTokenWithHolder(scope, newId())).toBeNull();
       expect(await sessions.findRefreshTokenWithHolder({ ...scope, environment: 'sandbox' }, tokenHash)).toBeNull();
     });

@@ -78,7 +78,7 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
  * stands although the request fails, and the event is emitted either way. Where the project asks
  * for it (and the service has mail), the user is told by a notice. Always throws.
  */
-async function answerReplay(deps: RefreshDeps, scope: TenantScope, project: Project, record: Pick<RefreshTokenRecord, 'userId' | 'sessionId'>, user: User, now: Date): Promise<never> {
+async function answerReplay(deps: RefreshDeps, scope: TenantScope, project: Project, record: Pick<RefreshTokenRecord, 'userId' | 'sessionId'>, user: Pick<User, 'email'>, now: Date): Promise<never> {
   const response = project.refreshReuseResponse;
   // The revocation, its record and the mail are one unit of work, committed before the refusal.
   await atomically(deps, async () => {
