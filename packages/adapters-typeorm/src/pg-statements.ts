@@ -51,18 +51,62 @@ function brokenBy(error: unknown): Error | undefined {
   return reason === 'timeout' || reason === 'unreachable' ? (error as Error) : undefined;
 }
 
-/** One statement on a connection of its own. */
-export async function pgQuery<T extends Row>(pool: Pool, limits: PgLimits, sql: string, params: readonly unknown[]): Promise<T[]> {
-  const client = await acquire(pool, limits);
-  let broken: Error | undefined;
-  try {
-    return await statement<T>(client, sql, params, limits.answerMs);
-  } catch (error) {
-    broken = brokenBy(error);
-    throw error;
-  } finally {
-    client.release(broken);
-  }
+/**
+ * One statement on a connection of its own: what `acquire` then `statement` do, bounded and mapped
+ * the same way, written with the driver's callbacks and one promise. The busiest reads (the
+ * session check of every `/me`) come here, and each promise of the awaited form (four async
+ * functions, two deadlines, the driver's own two) runs the hooks of every AsyncLocalStorage in the
+ * process on Node 20 (bench/README.md, round 7).
+ */
+export function pgQuery<T extends Row>(pool: Pool, limits: PgLimits, sql: string, params: readonly unknown[]): Promise<T[]> {
+  return new Promise<T[]>((resolve, reject) => {
+    let waited = false;
+    const acquireTimer = deadline(limits.acquireMs, () => {
+      waited = true;
+      reject(unavailable('timeout', new Error(`no answer within ${limits.acquireMs} ms`)));
+    });
+    pool.connect((error: Error | undefined, client: PoolClient | undefined) => {
+      clearTimeout(acquireTimer);
+      // A connection that arrives after the deadline goes straight back to the pool.
+      if (waited) return void client?.release();
+      if (error || !client) return reject(error instanceof AuthError ? error : (fromPostgresError(error) ?? unavailable('unreachable', error)));
+      // TypeORM treats undefined as "no condition"; in raw SQL it would bind as NULL. Either way
+      // an unchecked value slipped through (every value is validated before it reaches SQL), so
+      // refuse it rather than guess.
+      if (params.some((p) => p === undefined)) {
+        client.release();
+        return reject(new TypeError(`undefined SQL parameter in: ${sql}`));
+      }
+      let late = false;
+      const answerTimer = deadline(limits.answerMs, () => {
+        late = true;
+        const failure = unavailable('timeout', new Error(`no answer within ${limits.answerMs} ms`));
+        // It may still be busy with the statement: closed, not reused (brokenBy).
+        client.release(failure);
+        reject(failure);
+      });
+      // Unnamed statements on purpose (bench/README.md, rounds 1 and 6): named (prepared) ones get
+      // generic plans, and one made before the tables had statistics read a refresh token through
+      // the tenant's (project_id, environment) indexes, scanning all its sessions and tokens; with
+      // plan_cache_mode = force_custom_plan they only save parsing, which did not show per request.
+      client.query<T>(sql, [...params], (queryError: Error | undefined, result: { rows: T[] } | undefined) => {
+        clearTimeout(answerTimer);
+        if (late) return; // its failure was answered at the deadline
+        if (queryError || !result) {
+          const failure = fromPostgresError(queryError) ?? queryError;
+          client.release(brokenBy(failure));
+          return reject(failure);
+        }
+        client.release();
+        resolve(result.rows);
+      });
+    });
+  });
+}
+
+/** A timer calling `expire` after `ms` (none for 0: no bound), as withDeadline bounds a promise. */
+function deadline(ms: number, expire: () => void): NodeJS.Timeout | undefined {
+  return ms > 0 ? setTimeout(expire, ms) : undefined;
 }
 
 /** BEGIN, the advisory lock, `work`, COMMIT on one connection of the pool; ROLLBACK when anything throws. */
