@@ -37,9 +37,9 @@ function load(): Encoders {
  * values, the choice of each part's transfer encoding, the boundaries. Streaming that tree costs a
  * pipeline of transform streams and a `setImmediate` per part, about three quarters of a file
  * mail's composition (bench/README.md, "Mail requests: the file mailbox composes without
- * streams"). Here each node is written as `MimeNode.stream` writes it, its headers by nodemailer's
- * `buildHeaders()` and its body by the same encoders, given the body as one chunk.
- * mime-compose.test.ts compares the two byte for byte.
+ * streams, the claim stops at its limit"). Here each node is written as `MimeNode.stream` writes
+ * it, its headers by nodemailer's `buildHeaders()` and its body by the same encoders, given the
+ * body as one chunk. mime-compose.test.ts compares the two byte for byte.
  */
 export function composeUnixMessage(mail: SendMailOptions): Buffer | null {
   const { MailComposer } = load();

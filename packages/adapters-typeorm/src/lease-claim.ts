@@ -24,11 +24,11 @@ export async function claimLeased<T extends Row>(db: Database, spec: { table: st
   const set = "status = 'sending', attempts = attempts + 1, lease_until = $2";
   if (db.kind === 'postgres') {
     // The two ways a row is due are taken apart, each oldest first up to the limit, then the oldest
-    // of both: one condition with OR made PostgreSQL fetch and sort every due row (a backlog of
-    // thousands per claim) where the pending half can walk its index in order and stop at the
-    // limit (bench/README.md, "Mail requests: the file mailbox composes without streams"). The
-    // same rows are claimed; a row locked here but beyond the limit is free again when the
-    // statement ends.
+    // of both: one condition with OR made PostgreSQL fetch and sort every due row (a whole backlog
+    // per claim) where the pending half can walk its index in order and stop at the limit
+    // (bench/README.md, "Mail requests: the file mailbox composes without streams, the claim stops
+    // at its limit"). The same rows are claimed; a row locked here but beyond the limit is free
+    // again when the statement ends.
     const pick = (due: string) => `SELECT id, next_attempt_at, created_at FROM ${table} WHERE ${due} ORDER BY next_attempt_at, created_at LIMIT $3 FOR UPDATE SKIP LOCKED`;
     return db.query<T>(
       `WITH pending AS MATERIALIZED (${pick(DUE_PENDING)}),
