@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Transporter } from 'nodemailer';
 import { createTransport } from './nodemailer-module';
 import { maskEmail, type Mailer, type OutgoingMail } from '@svc/core';
+import { composeUnixMessage } from './mime-compose';
 import { nodemailerMessage } from './nodemailer-message';
 
 /** What the file mailbox logs with; pino's logger fits. */
@@ -31,12 +32,8 @@ export class FileMailer implements Mailer {
   ) {}
 
   async send(message: OutgoingMail): Promise<{ messageId: string }> {
-    // nodemailer builds the complete MIME message (headers, text and html parts) into a buffer;
-    // made on the first mail, so a server that sends none never loads it.
-    this.composer ??= createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-    const info = await this.composer.sendMail(nodemailerMessage(this.options.from, message));
     const file = join(this.dir, `${fileNameOf(message.messageId)}.eml`);
-    await this.writePrivate(file, info.message as Buffer);
+    await this.writePrivate(file, await this.compose(message));
     const summary = { file, to: maskEmail(message.to), subject: message.subject };
     const links = this.options.showLinks ? linksOf(message.text) : [];
     if (links.length === 0) {
@@ -46,6 +43,19 @@ export class FileMailer implements Mailer {
     await writeFile(`${file}.links.txt`, `${links.join('\n')}\n`, { mode: 0o600 });
     this.logger.info({ ...summary, links }, `mail written to the file mailbox; its link (development only): ${links.join(' ')}`);
     return { messageId: message.messageId };
+  }
+
+  /**
+   * The complete MIME message (headers, text and html parts) with LF line breaks. nodemailer's
+   * MIME tree written without streams (mime-compose.ts); a message that path does not cover is
+   * streamed by nodemailer's stream transport, made on the first such mail.
+   */
+  private async compose(message: OutgoingMail): Promise<Buffer> {
+    const options = nodemailerMessage(this.options.from, message);
+    const composed = composeUnixMessage(options);
+    if (composed) return composed;
+    this.composer ??= createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    return (await this.composer.sendMail(options)).message as Buffer;
   }
 
   private async writePrivate(file: string, data: Buffer): Promise<void> {

@@ -113,6 +113,20 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
       expect(ids(await outbox().claimDue(plus(T0, 30), { limit: 1, leaseSeconds: 60 }))).toEqual([late.id]);
     });
 
+    it('takes expired claims and due pending mails together, oldest due first, within the limit', async () => {
+      const scope = await seedScope(subject.ports);
+      const crashed = mail();
+      await outbox().enqueue(scope, crashed);
+      await outbox().claimDue(T0, LEASE);
+      const later = mail({ createdAt: plus(T0, 10) });
+      const sooner = mail({ createdAt: plus(T0, 5) });
+      await outbox().enqueue(scope, later);
+      await outbox().enqueue(scope, sooner);
+      // At T0 + 60 the first claim's lease has run out: it is due (since T0) with both pending mails.
+      expect(ids(await outbox().claimDue(plus(T0, 60), { limit: 2, leaseSeconds: 60 }))).toEqual([crashed.id, sooner.id]);
+      expect(ids(await outbox().claimDue(plus(T0, 60), LEASE))).toEqual([later.id]);
+    });
+
     it('retries a failed mail when it is due again, and keeps the error', async () => {
       const scope = await seedScope(subject.ports);
       const m = mail();
