@@ -13,7 +13,7 @@ export interface HttpRequest {
    * The same two limits as data, set by the transport, for a requester that enforces them itself
    * and never reads `signal` (`undiciRequester`): the attempt's milliseconds (a TimeoutError
    * DOMException when they run out) and the caller's own signal, if any. An AbortController
-   * made for every call costs the session proxy about a tenth of its CPU per request on Node 20
+   * made for every call costs the session proxy about a sixth of its CPU per request on Node 20
    * (bench/README.md, round 7).
    */
   readonly timeoutMs?: number;
