@@ -8,10 +8,14 @@ import type { TrustProxy } from './config';
 /** Which hops may name the client in `X-Forwarded-*`: Express's `trust proxy` values, compiled the way Express does. */
 export type TrustFunction = (address: string, hop: number) => boolean;
 
+/** `trust proxy` off (the default): no hop may name the client. */
+const trustNone: TrustFunction = () => false;
+
 export function compileTrust(value: TrustProxy): TrustFunction {
+  if (value === false) return trustNone;
   if (value === true) return () => true;
   if (typeof value === 'number') return (_address, hop) => hop < value;
-  return proxyAddr.compile(value === false ? [] : value);
+  return proxyAddr.compile(value);
 }
 
 /** The path of a request target, without the query. */
@@ -42,6 +46,8 @@ export class NodeProxyRequest implements ProxyRequest {
   }
 
   clientIp(): string | undefined {
+    // With no hop trusted proxy-addr answers the socket's address; it would parse X-Forwarded-For first.
+    if (this.trust === trustNone) return this.req.socket.remoteAddress || undefined;
     return proxyAddr(this.req, this.trust) || undefined;
   }
 

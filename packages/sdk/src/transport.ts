@@ -52,11 +52,11 @@ export interface CallSpec {
 export async function send<T>(options: TransportOptions, spec: CallSpec): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const canRetry = spec.retrySafe && attempt < options.retry.retries;
-    const deadline = callDeadline(options.timeoutMs, spec.call?.signal);
+    const limits = new AttemptLimits(options.timeoutMs, spec.call?.signal);
     try {
       let response: HttpAnswer;
       try {
-        response = await options.request(urlOf(options.baseUrl, spec), init(options, spec, deadline.signal));
+        response = await options.request(urlOf(options.baseUrl, spec), request(options, spec, limits));
       } catch (error) {
         if (spec.call?.signal?.aborted) throw error;
         if (canRetry) {
@@ -81,30 +81,51 @@ export async function send<T>(options: TransportOptions, spec: CallSpec): Promis
         throw new SvcError('network_error', 0, `svc API answer cut off: ${(error as Error).message}`, { cause: error });
       });
     } finally {
-      deadline.clear();
+      limits.end();
     }
   }
 }
 
 /**
- * One attempt's signal: aborted after `timeoutMs` (a TimeoutError, as AbortSignal.timeout gives)
- * or when the caller's signal aborts. A plain timer cleared when the attempt ends, rather than
- * AbortSignal.timeout and AbortSignal.any: those cost about 0.1 ms of CPU a call on Node 20, a
- * third of the session proxy's own work per request (bench/README.md).
+ * One attempt's limits: `timeoutMs` from its start (a TimeoutError, as AbortSignal.timeout gives)
+ * and the caller's signal. A requester that enforces them itself (`undiciRequester`) reads
+ * `timeoutMs` and `callerSignal`; for one that reads `signal`, an AbortController, a plain timer
+ * for what is left of the attempt, and a listener on the caller's signal are made then, and cleared
+ * by `end()`. Rather than AbortSignal.timeout and AbortSignal.any: those cost about 0.1 ms of CPU a
+ * call on Node 20; and no controller at all for the undici requester (bench/README.md, round 7).
  */
-function callDeadline(timeoutMs: number, outer: AbortSignal | undefined): { signal: AbortSignal; clear(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
-  const follow = () => controller.abort(outer?.reason);
-  if (outer?.aborted) follow();
-  else outer?.addEventListener('abort', follow, { once: true });
-  return {
-    signal: controller.signal,
-    clear: () => {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', follow);
-    },
-  };
+class AttemptLimits {
+  private readonly started = Date.now();
+  private controller: AbortController | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private follow: (() => void) | undefined;
+
+  constructor(
+    readonly timeoutMs: number,
+    readonly outer: AbortSignal | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal;
+    const controller = (this.controller = new AbortController());
+    const left = Math.max(0, this.timeoutMs - (Date.now() - this.started));
+    this.timer = setTimeout(() => controller.abort(timeoutError()), left);
+    const outer = this.outer;
+    if (outer?.aborted) controller.abort(outer.reason);
+    else if (outer) outer.addEventListener('abort', (this.follow = () => controller.abort(outer.reason)), { once: true });
+    return controller.signal;
+  }
+
+  end(): void {
+    if (!this.controller) return;
+    clearTimeout(this.timer);
+    if (this.follow) this.outer?.removeEventListener('abort', this.follow);
+  }
+}
+
+/** Why an attempt that ran out of time was aborted, as AbortSignal.timeout() says it. */
+export function timeoutError(): DOMException {
+  return new DOMException('The operation was aborted due to timeout', 'TimeoutError');
 }
 
 function urlOf(baseUrl: string, spec: CallSpec): string {
@@ -112,7 +133,7 @@ function urlOf(baseUrl: string, spec: CallSpec): string {
   return `${baseUrl}${spec.path}${query}`;
 }
 
-function init(options: TransportOptions, spec: CallSpec, signal: AbortSignal): HttpRequest {
+function request(options: TransportOptions, spec: CallSpec, limits: AttemptLimits): HttpRequest {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (spec.withKey !== false) headers['X-API-Key'] = options.apiKey;
   if (spec.call?.clientIp) headers['X-Svc-Client-Ip'] = spec.call.clientIp;
@@ -120,7 +141,17 @@ function init(options: TransportOptions, spec: CallSpec, signal: AbortSignal): H
   if (spec.call?.userAgent) headers['X-Svc-User-Agent'] = spec.call.userAgent;
   if (spec.call?.accessToken) headers.Authorization = `Bearer ${spec.call.accessToken}`;
   if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
-  return { method: spec.method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body), signal };
+  return {
+    method: spec.method,
+    headers,
+    body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+    timeoutMs: limits.timeoutMs,
+    callerSignal: limits.outer,
+    // An own, enumerable getter, so a requester that spreads the request into fetch's init still passes it.
+    get signal() {
+      return limits.signal;
+    },
+  };
 }
 
 async function unwrap<T>(response: HttpAnswer): Promise<T> {

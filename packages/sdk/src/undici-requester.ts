@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { HttpAnswer, HttpRequester } from './http-requester';
+import { timeoutError } from './transport';
 
 export interface UndiciRequesterOptions {
   /** Connections kept per API origin (default: no limit, as undici's default agent). */
@@ -20,9 +21,14 @@ export function undiciRequester(options: UndiciRequesterOptions = {}): HttpReque
   const dispatcher = options.dispatcher ?? new Agent(options.connections === undefined ? {} : { connections: options.connections });
   return (url, init) =>
     new Promise((resolve, reject) => {
-      if (init.signal.aborted) return void reject(abortReason(init.signal));
+      // The SDK's transport gives its limits as data (`timeoutMs`, `callerSignal`): they are
+      // enforced here with a timer, and the transport's `signal` is never made. A request
+      // without them (a caller of its own) has only its signal.
+      const own = init.timeoutMs !== undefined;
+      const signal = own ? init.callerSignal : init.signal;
+      if (signal?.aborted) return void reject(abortReason(signal));
       const { origin, path } = splitUrl(url);
-      dispatcher.dispatch({ origin, path, method: init.method, headers: init.headers, body: init.body }, new Exchange(init.signal, resolve, reject));
+      dispatcher.dispatch({ origin, path, method: init.method, headers: init.headers, body: init.body }, new Exchange(signal, own ? init.timeoutMs : undefined, resolve, reject));
     });
 }
 
@@ -53,8 +59,8 @@ const latin1 = (value: Buffer | string) => (typeof value === 'string' ? value : 
 /**
  * One request as undici's dispatcher drives it (its handler interface: onConnect, onHeaders,
  * onData, onComplete, onError). Resolves with the answer once the status and headers arrived; the
- * body is collected as it comes and handed out by `text()`. The caller's signal aborts the request
- * at any point, before the status as while the body arrives.
+ * body is collected as it comes and handed out by `text()`. The signal, or the attempt's time
+ * running out, aborts the request at any point, before the status as while the body arrives.
  */
 class Exchange implements HttpAnswer {
   status = 0;
@@ -65,21 +71,31 @@ class Exchange implements HttpAnswer {
   private failure: { error: unknown } | undefined;
   private waiting: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private abortRequest: ((reason: Error) => void) | undefined;
-  private readonly onAbort = () => this.abortRequest?.(abortReason(this.signal));
+  /** Why the request is to be aborted, when that was decided before undici could take it (onConnect). */
+  private abortedWith: Error | undefined;
+  private readonly timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onAbort: (() => void) | undefined;
 
   constructor(
-    private readonly signal: AbortSignal,
+    private readonly signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
     private resolveHead: ((answer: HttpAnswer) => void) | undefined,
     private rejectHead: ((error: unknown) => void) | undefined,
   ) {
-    signal.addEventListener('abort', this.onAbort);
+    if (signal) signal.addEventListener('abort', (this.onAbort = () => this.abort(abortReason(signal))));
+    if (timeoutMs !== undefined) this.timer = setTimeout(() => this.abort(timeoutError()), timeoutMs);
+  }
+
+  private abort(reason: Error): void {
+    this.abortedWith ??= reason;
+    this.abortRequest?.(reason);
   }
 
   // --- undici's handler ---
 
   onConnect(abort: (reason: Error) => void): void {
     this.abortRequest = abort;
-    if (this.signal.aborted) abort(abortReason(this.signal));
+    if (this.abortedWith) abort(this.abortedWith);
   }
 
   onHeaders(statusCode: number, rawHeaders: RawHeaders): boolean {
@@ -142,7 +158,8 @@ class Exchange implements HttpAnswer {
   }
 
   private finish(): void {
-    this.signal.removeEventListener('abort', this.onAbort);
+    clearTimeout(this.timer);
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
     const waiting = this.waiting;
     this.waiting = undefined;
     if (!waiting) return;

@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fetchRequester, type HttpRequest, type HttpRequester } from '../src/http-requester';
+import { createSvcClient } from '../src';
 import { undiciRequester } from '../src/node';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -109,5 +110,81 @@ describe('undiciRequester', () => {
     controller.abort(new Error('caller gone'));
     await expect(body).rejects.toThrow('caller gone');
     await server.close();
+  });
+
+  // The transport's requests carry their limits as data; the requester enforces them with a timer
+  // of its own, so no AbortController is made per call (bench/README.md, round 7).
+  describe("with the transport's limits (timeoutMs, callerSignal)", () => {
+    const limited = (timeoutMs: number, callerSignal?: AbortSignal): HttpRequest => ({
+      method: 'GET',
+      headers: { Accept: 'application/json' },
+      timeoutMs,
+      callerSignal,
+      get signal(): AbortSignal {
+        throw new Error('the undici requester must not read signal');
+      },
+    });
+    const silent: Handler = () => undefined;
+    const slowBody: Handler = (_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).write('{"data":');
+
+    it('gives up after timeoutMs, before the answer as while its body arrives, with a TimeoutError', async () => {
+      const server = await serve((req, res) => (req.url === '/silent' ? silent : slowBody)(req, res));
+      const send = undiciRequester();
+      await expect(send(`${server.url}/silent`, limited(50))).rejects.toMatchObject({ name: 'TimeoutError' });
+      const answer = await send(`${server.url}/slow`, limited(50));
+      await expect(answer.text()).rejects.toMatchObject({ name: 'TimeoutError' });
+      await server.close();
+    });
+
+    it("stops when the caller's signal aborts, before or during the call, and leaves no listener on it", async () => {
+      const server = await serve(silent);
+      const send = undiciRequester();
+      await expect(send(server.url, limited(60_000, AbortSignal.abort(new Error('already gone'))))).rejects.toThrow('already gone');
+      const controller = new AbortController();
+      const call = send(server.url, limited(60_000, controller.signal));
+      setTimeout(() => controller.abort(new Error('user went away')), 20);
+      await expect(call).rejects.toThrow('user went away');
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      await server.close();
+    });
+
+    it('reads answers as before, and the SDK makes no AbortController for its calls', async () => {
+      const server = await serve(handler);
+      expect(await read(undiciRequester(), `${server.url}/chunked`, limited(60_000))).toMatchObject({ status: 200, body: '{"data":{"name":"Zoé"}}' });
+      const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: `${server.url}/prefix/echo`, request: undiciRequester(), retry: { retries: 0 } });
+      const made = jest.spyOn(global, 'AbortController');
+      try {
+        // The echo answers text/plain: the call fails as invalid_response, after a whole exchange.
+        await expect(svc.branding()).rejects.toMatchObject({ code: 'invalid_response' });
+        expect(made).not.toHaveBeenCalled();
+      } finally {
+        made.mockRestore();
+      }
+      await server.close();
+    });
+  });
+});
+
+// A requester of one's own reads `signal` (the transport makes it then): the deadline still counts
+// from the attempt's start, and spreading the request into fetch's init keeps it.
+describe('the transport with a requester that reads signal', () => {
+  it('aborts at the deadline counted from the attempt, and the signal survives a spread', async () => {
+    const seen: AbortSignal[] = [];
+    const lateReader: HttpRequester = async (_url, request) => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const { signal } = { ...request };
+      seen.push(signal);
+      return new Promise((_resolve, reject) => {
+        if (signal.aborted) reject(signal.reason);
+        signal.addEventListener('abort', () => reject(signal.reason));
+      });
+    };
+    const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: 'http://127.0.0.1:1', request: lateReader, timeoutMs: 100, retry: { retries: 0 } });
+    const started = Date.now();
+    await expect(svc.branding()).rejects.toMatchObject({ code: 'network_error' });
+    // Read 150 ms into a 100 ms attempt, the signal is already due: not 100 ms after the read.
+    expect(Date.now() - started).toBeLessThan(240);
+    expect(seen[0]).toBeInstanceOf(AbortSignal);
+    expect(seen[0].reason).toMatchObject({ name: 'TimeoutError' });
   });
 });
