@@ -86,8 +86,14 @@ describe('container mail wiring', () => {
       const [mail] = smtp.to('bob@example.com');
       expect(mail.parsed.from?.value).toEqual([{ name: 'Shop', address: 'hello@shop.example' }]);
       expect(linksIn(mail)[0]).toMatch(/^https:\/\/app\.example\.test\/auth\/magic\?from=mail&token=ml_live_/);
-      await container!.close(); // stops the worker first, then storage
+      // The pooled connection stays open between mails; shutdown closes it (Mailer.close).
+      expect(smtp.open).toBeGreaterThan(0);
+      await container!.close(); // stops the worker first, then the mailer's pool, then storage
       container = undefined;
+      for (let waited = 0; smtp.open > 0; waited += 10) {
+        if (waited > 3000) throw new Error(`${smtp.open} SMTP connection(s) still open 3 s after shutdown`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
     });
   });
 });

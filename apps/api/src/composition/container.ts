@@ -16,6 +16,7 @@ import {
   type AuthDeps,
   type ChangeFeed,
   type ConsoleSignOutStore,
+  type Mailer,
   type AuthService,
   type PurgeCounts,
   type RateLimiter,
@@ -192,8 +193,8 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
       // Answered requests first: their mails go into the outbox the worker may still send.
       await afterAnswer.idle();
       await Promise.all([outboxWorker.stop(), webhookWorker.stop(), janitor.stop(), rateLimited.loop.stop()]);
-      // The SMTP mailer's pooled connections, once the worker sends no more.
-      if (mailer instanceof SmtpMailer) mailer.close();
+      // What the mailer holds open (SMTP's pooled connections), once the worker sends no more.
+      await mailer.close?.();
       // The refusals counted since the last flush, before the database closes.
       await rateLimited.tally.flush().catch((error: unknown) => logger.warn({ err: error, lost: rateLimited.tally.unflushed }, 'rate-limited counts not stored at shutdown'));
       await changes.feed.close();
@@ -253,7 +254,7 @@ async function openCurrentStorage(config: RuntimeConfig): Promise<TypeormStorage
 }
 
 /** SMTP_URL -> SMTP; otherwise the embedded default, a file mailbox under the data folder (docs/operating.md#the-e-mail-outbox). */
-function buildMailer(config: RuntimeConfig, logger: Logger) {
+function buildMailer(config: RuntimeConfig, logger: Logger): Mailer {
   if (config.smtpUrl) return new SmtpMailer(config.smtpUrl, { from: config.mailFrom });
   return new FileMailer(join(config.dataDir, 'mail'), logger, { from: config.mailFrom, showLinks: !config.production });
 }

@@ -22,6 +22,8 @@ export class TestSmtpServer {
   refusal: SmtpRefusal = null;
   /** Connections accepted (since the first start): a pooling client opens few for many mails. */
   connections = 0;
+  /** Connections open now: a pooling client keeps some open between mails until it is closed. */
+  open = 0;
   private server: SMTPServer | null = null;
   private boundPort = 0;
 
@@ -43,7 +45,11 @@ export class TestSmtpServer {
       closeTimeout: 50,
       onConnect: (_session, done) => {
         this.connections += 1;
+        this.open += 1;
         done();
+      },
+      onClose: () => {
+        this.open -= 1;
       },
       onRcptTo: (_address, _session, done) => {
         if (!this.refusal) return done();

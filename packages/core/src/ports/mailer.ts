@@ -20,4 +20,10 @@ export interface Mailer {
    * other rejection is treated as transient.
    */
   send(message: OutgoingMail): Promise<{ messageId: string }>;
+  /**
+   * Lets go of what the transport holds open (an SMTP mailer's pooled connections). The service
+   * calls it once at shutdown, after the outbox worker has stopped; a mailer that holds nothing
+   * leaves it out.
+   */
+  close?(): void | Promise<void>;
 }
