@@ -34,7 +34,12 @@ interface Pending {
 export interface BcryptThreadsOptions {
   /** How many hashes run at once: libuv's pool size by default (UV_THREADPOOL_SIZE, else 4). */
   threads?: number;
-  /** Nice value of the hash threads (0..19); 10 gives the event loop ~10x their CPU weight. */
+  /**
+   * Nice value of the hash threads (0..19). 19 by default: Linux weighs a nice-19 thread at 15
+   * against the event loop's 1,024, so four busy hash threads take about 6 % beside it instead of
+   * 30 % at 10; /me beside a saturated login pool answered 1.2-1.35x as many requests with a p99
+   * 0.71-0.93x of nice 10's, for 0.83-0.85x the logins in that contention (bench/README.md, round 7).
+   */
   nice?: number;
 }
 
@@ -49,7 +54,7 @@ export class BcryptThreads {
 
   constructor(options: BcryptThreadsOptions = {}) {
     this.threads = options.threads ?? (Number(process.env.UV_THREADPOOL_SIZE) || 4);
-    this.nice = options.nice ?? 10;
+    this.nice = options.nice ?? 19;
   }
 
   hash(data: string, cost: number): Promise<string> {
