@@ -20,21 +20,34 @@ async function acquire(pool: Pool, limits: PgLimits): Promise<PoolClient> {
     // A connection that arrives after the deadline goes straight back to the pool.
     return await withDeadline(pool.connect(), limits.acquireMs, 'timeout', (late) => late.release());
   } catch (error) {
-    throw error instanceof AuthError ? error : (fromPostgresError(error) ?? unavailable('unreachable', error));
+    throw connectFailure(error);
   }
 }
 
+/** What a failure to get a pooled connection is reported as. */
+function connectFailure(error: unknown): Error {
+  return error instanceof AuthError ? error : (fromPostgresError(error) ?? unavailable('unreachable', error));
+}
+
+/**
+ * TypeORM treats undefined as "no condition"; in raw SQL it would bind as NULL. Either way an
+ * unchecked value slipped through (every value is validated before it reaches SQL), so it is
+ * refused rather than guessed: the error to throw, or undefined.
+ */
+function undefinedParameter(sql: string, params: readonly unknown[]): TypeError | undefined {
+  return params.some((p) => p === undefined) ? new TypeError(`undefined SQL parameter in: ${sql}`) : undefined;
+}
+
+// Statements are unnamed on purpose (bench/README.md, rounds 1 and 6): named (prepared) ones get
+// generic plans, and one made before the tables had statistics read a refresh token through the
+// tenant's (project_id, environment) indexes, scanning all its sessions and tokens; with
+// plan_cache_mode = force_custom_plan they only save parsing, which did not show per request.
+
 /** One statement on `client`, bounded by `answerMs`; driver failures become `service_unavailable`. */
 async function statement<T extends Row>(client: PoolClient, sql: string, params: readonly unknown[], answerMs: number): Promise<T[]> {
-  // TypeORM treats undefined as "no condition"; in raw SQL it would bind as NULL. Either way an
-  // unchecked value slipped through (every value is validated before it reaches SQL), so refuse
-  // it rather than guess.
-  if (params.some((p) => p === undefined)) throw new TypeError(`undefined SQL parameter in: ${sql}`);
+  const refused = undefinedParameter(sql, params);
+  if (refused) throw refused;
   try {
-    // Unnamed statements on purpose (bench/README.md, rounds 1 and 6): named (prepared) ones get
-    // generic plans, and one made before the tables had statistics read a refresh token through
-    // the tenant's (project_id, environment) indexes, scanning all its sessions and tokens; with
-    // plan_cache_mode = force_custom_plan they only save parsing, which did not show per request.
     return (await withDeadline(client.query<T>(sql, [...params]), answerMs, 'timeout')).rows;
   } catch (error) {
     throw fromPostgresError(error) ?? error;
@@ -69,13 +82,11 @@ export function pgQuery<T extends Row>(pool: Pool, limits: PgLimits, sql: string
       clearTimeout(acquireTimer);
       // A connection that arrives after the deadline goes straight back to the pool.
       if (waited) return void client?.release();
-      if (error || !client) return reject(error instanceof AuthError ? error : (fromPostgresError(error) ?? unavailable('unreachable', error)));
-      // TypeORM treats undefined as "no condition"; in raw SQL it would bind as NULL. Either way
-      // an unchecked value slipped through (every value is validated before it reaches SQL), so
-      // refuse it rather than guess.
-      if (params.some((p) => p === undefined)) {
+      if (error || !client) return reject(connectFailure(error));
+      const refused = undefinedParameter(sql, params);
+      if (refused) {
         client.release();
-        return reject(new TypeError(`undefined SQL parameter in: ${sql}`));
+        return reject(refused);
       }
       let late = false;
       const answerTimer = deadline(limits.answerMs, () => {
@@ -85,10 +96,6 @@ export function pgQuery<T extends Row>(pool: Pool, limits: PgLimits, sql: string
         client.release(failure);
         reject(failure);
       });
-      // Unnamed statements on purpose (bench/README.md, rounds 1 and 6): named (prepared) ones get
-      // generic plans, and one made before the tables had statistics read a refresh token through
-      // the tenant's (project_id, environment) indexes, scanning all its sessions and tokens; with
-      // plan_cache_mode = force_custom_plan they only save parsing, which did not show per request.
       client.query<T>(sql, [...params], (queryError: Error | undefined, result: { rows: T[] } | undefined) => {
         clearTimeout(answerTimer);
         if (late) return; // its failure was answered at the deadline
