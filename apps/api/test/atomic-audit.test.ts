@@ -27,7 +27,8 @@ function expectUnrecorded(res: request.Response): void {
   expect(JSON.stringify(res.body)).not.toMatch(/audit log refused|at .*\.ts:\d+/);
 }
 
-function atomicCases(start: () => Promise<{ real: RealApp; refuseAudit: AuditSwitch; backdateSessions: Backdate }>) {
+function atomicCases(start: (logLines: string[]) => Promise<{ real: RealApp; refuseAudit: AuditSwitch; backdateSessions: Backdate }>) {
+  const logLines: string[] = [];
   let real: RealApp;
   let refuseAudit: AuditSwitch;
   let backdateSessions: Backdate;
@@ -36,7 +37,7 @@ function atomicCases(start: () => Promise<{ real: RealApp; refuseAudit: AuditSwi
   let apiKey: string;
 
   beforeAll(async () => {
-    ({ real, refuseAudit, backdateSessions } = await start());
+    ({ real, refuseAudit, backdateSessions } = await start(logLines));
     const created = await request(real.app).post('/admin/projects').set(admin).send({ name: 'Atomic' }).expect(201);
     projectId = created.body.data.project.id;
     apiKey = created.body.data.apiKeys.production;
@@ -123,6 +124,7 @@ function atomicCases(start: () => Promise<{ real: RealApp; refuseAudit: AuditSwi
     const sessions = async () => ((await request(real.app).get(`${users()}/${signedUp.body.data.user.id}`).set(admin).expect(200)).body.data.user.sessions as unknown[]).length;
     const before = await sessions();
     await refuseAudit(true);
+    logLines.length = 0;
     try {
       expectUnrecorded(await request(real.app).post('/api/auth/login').set('X-API-Key', apiKey).send({ email: 'cy@example.test', password: 'cy horse battery' }));
       expectUnrecorded(await request(real.app).post('/api/auth/login').set('X-API-Key', apiKey).send({ email: 'cy@example.test', password: 'wrong horse battery' }));
@@ -131,6 +133,12 @@ function atomicCases(start: () => Promise<{ real: RealApp; refuseAudit: AuditSwi
       await refuseAudit(false);
     }
     expect(await sessions()).toBe(before);
+    // One warning per refused request, naming the cause for the operator; no password, no token.
+    const warnings = logLines.filter((line) => line.includes('dependency unavailable'));
+    expect(warnings).toHaveLength(3);
+    for (const line of warnings) expect(line).toMatch(/audit log refused/);
+    expect(logLines.join('\n')).not.toMatch(/horse battery|cy@example|dee@example/);
+    expect(logLines.join('\n')).not.toContain(signedUp.body.data.refreshToken);
     // The sign-up left nobody behind: the same address signs up now.
     await request(real.app).post('/api/auth/signup').set('X-API-Key', apiKey).send({ email: 'dee@example.test', password: 'dee horse battery' }).expect(201);
     await request(real.app).post('/api/auth/login').set('X-API-Key', apiKey).send({ email: 'cy@example.test', password: 'wrong horse battery' }).expect(401);
@@ -140,9 +148,9 @@ function atomicCases(start: () => Promise<{ real: RealApp; refuseAudit: AuditSwi
 
 describe('a change and its audit entry on SQLite', () => {
   let dir: string;
-  atomicCases(async () => {
+  atomicCases(async (logLines) => {
     dir = await mkdtemp(join(tmpdir(), 'svc-atomic-'));
-    const real = await startRealApp({ SVC_DATA_DIR: dir });
+    const real = await startRealApp({ SVC_DATA_DIR: dir }, { logLines });
     const refuseAudit: AuditSwitch = async (on) => {
       // Another connection to the file, as an operator's sqlite3 shell would be.
       const other = await openStorage({ sqlitePath: join(dir, 'svc.sqlite') });
@@ -179,10 +187,10 @@ describeWithPostgres('a change and its audit entry on PostgreSQL', (databaseUrl)
   afterAll(async () => {
     await drop?.();
   });
-  atomicCases(async () => {
+  atomicCases(async (logLines) => {
     const schema = await createTestSchema(databaseUrl);
     drop = schema.drop;
-    const real = await startRealApp({ DATABASE_URL: databaseUrl, SVC_DATABASE_SCHEMA: schema.schema });
+    const real = await startRealApp({ DATABASE_URL: databaseUrl, SVC_DATABASE_SCHEMA: schema.schema }, { logLines });
     const refuseAudit: AuditSwitch = async (on) => {
       const client = new Client({ connectionString: databaseUrl });
       await client.connect();
