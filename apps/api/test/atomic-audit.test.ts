@@ -8,21 +8,36 @@ import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/te
 import { REAL_ADMIN_TOKEN, startRealApp, type RealApp } from './support/real-app';
 
 // A change and the audit entry that records it are one transaction: when the entry cannot be
-// written, the change is not made either (and no webhook or change notice goes out for it). The
-// audit table is made to refuse inserts with a trigger, on the real database, from outside.
+// written, the change is not made either (and no webhook or change notice goes out for it), and
+// the request is answered 503 service_unavailable with Retry-After, in the envelope, never a 500
+// (docs/decisions.md, "An event that cannot be recorded"). The audit table is made to refuse
+// inserts with a trigger, on the real database, from outside.
 
 /** Turns the audit log's inserts into failures (`on`) or back (`off`), on the service's own database. */
 type AuditSwitch = (on: boolean) => Promise<void>;
+/** Moves every session's start back by years (past any absolute session lifetime), on the service's own database. */
+type Backdate = () => Promise<void>;
+const LONG_AGO = '2001-01-01T00:00:00.000Z';
 
-function atomicCases(start: () => Promise<{ real: RealApp; refuseAudit: AuditSwitch }>) {
+/** The answer to a request whose record could not be written: the envelope's 503, nothing of the cause. */
+function expectUnrecorded(res: request.Response): void {
+  expect({ status: res.status, error: res.body.error }).toEqual({ status: 503, error: 'service_unavailable' });
+  expect(res.body.message).toEqual(expect.any(String));
+  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  expect(JSON.stringify(res.body)).not.toMatch(/audit log refused|at .*\.ts:\d+/);
+}
+
+function atomicCases(start: (logLines: string[]) => Promise<{ real: RealApp; refuseAudit: AuditSwitch; backdateSessions: Backdate }>) {
+  const logLines: string[] = [];
   let real: RealApp;
   let refuseAudit: AuditSwitch;
+  let backdateSessions: Backdate;
   const admin = { Authorization: `Bearer ${REAL_ADMIN_TOKEN}` };
   let projectId: string;
   let apiKey: string;
 
   beforeAll(async () => {
-    ({ real, refuseAudit } = await start());
+    ({ real, refuseAudit, backdateSessions } = await start(logLines));
     const created = await request(real.app).post('/admin/projects').set(admin).send({ name: 'Atomic' }).expect(201);
     projectId = created.body.data.project.id;
     apiKey = created.body.data.apiKeys.production;
@@ -41,13 +56,10 @@ function atomicCases(start: () => Promise<{ real: RealApp; refuseAudit: AuditSwi
     const userId = signedUp.body.data.user.id as string;
     await refuseAudit(true);
     try {
-      const refused = await request(real.app).post(`${users()}/${userId}/ban`).set(admin);
-      expect(refused.status).toBeGreaterThanOrEqual(500);
-      expect(refused.body.error).toEqual(expect.any(String));
-      expect(JSON.stringify(refused.body)).not.toMatch(/at .*\.ts:\d+/);
+      expectUnrecorded(await request(real.app).post(`${users()}/${userId}/ban`).set(admin));
       // Nor a role change, nor a project setting.
-      expect((await request(real.app).patch(`${users()}/${userId}`).set(admin).send({ role: 'editor' })).status).toBeGreaterThanOrEqual(500);
-      expect((await request(real.app).patch(`/admin/projects/${projectId}`).set(admin).send({ accessTokenTtlSeconds: 600 })).status).toBeGreaterThanOrEqual(500);
+      expectUnrecorded(await request(real.app).patch(`${users()}/${userId}`).set(admin).send({ role: 'editor' }));
+      expectUnrecorded(await request(real.app).patch(`/admin/projects/${projectId}`).set(admin).send({ accessTokenTtlSeconds: 600 }));
     } finally {
       await refuseAudit(false);
     }
@@ -69,7 +81,8 @@ function atomicCases(start: () => Promise<{ real: RealApp; refuseAudit: AuditSwi
     const rotated = await request(real.app).post('/api/auth/refresh').set('X-API-Key', apiKey).send({ refreshToken: signedUp.body.data.refreshToken }).expect(200);
     await refuseAudit(true);
     try {
-      expect((await request(real.app).post('/api/auth/refresh').set('X-API-Key', apiKey).send({ refreshToken: signedUp.body.data.refreshToken })).status).toBeGreaterThanOrEqual(500);
+      // The refresh hot path (answered without Express) gives the same answer.
+      expectUnrecorded(await request(real.app).post('/api/auth/refresh').set('X-API-Key', apiKey).send({ refreshToken: signedUp.body.data.refreshToken }));
     } finally {
       await refuseAudit(false);
     }
@@ -80,13 +93,64 @@ function atomicCases(start: () => Promise<{ real: RealApp; refuseAudit: AuditSwi
     await request(real.app).post('/api/auth/refresh').set('X-API-Key', apiKey).send({ refreshToken: next.body.data.refreshToken }).expect(401);
     expect(await auditTypes()).toContain('refresh_token.reused');
   });
+
+  it('a session past its lifetime whose end cannot be recorded is not ended: 503; recorded and ended on the next try', async () => {
+    const signedUp = await request(real.app).post('/api/auth/signup').set('X-API-Key', apiKey).send({ email: 'eve@example.test', password: 'eve horse battery' }).expect(201);
+    const userId = signedUp.body.data.user.id as string;
+    const live = async () =>
+      ((await request(real.app).get(`${users()}/${userId}`).set(admin).expect(200)).body.data.user.sessions as { revokedAt: string | null }[]).filter((s) => s.revokedAt === null).length;
+    await backdateSessions();
+    await refuseAudit(true);
+    try {
+      expectUnrecorded(await request(real.app).post('/api/auth/refresh').set('X-API-Key', apiKey).send({ refreshToken: signedUp.body.data.refreshToken }));
+    } finally {
+      await refuseAudit(false);
+    }
+    // Not ended without its record...
+    expect(await live()).toBe(1);
+    // ...and ended, recorded, on the next try.
+    const ended = await request(real.app).post('/api/auth/refresh').set('X-API-Key', apiKey).send({ refreshToken: signedUp.body.data.refreshToken });
+    expect({ status: ended.status, error: ended.body.error }).toEqual({ status: 401, error: 'invalid_refresh_token' });
+    expect(await live()).toBe(0);
+    const entries = (await request(real.app).get(`/admin/projects/${projectId}/environments/production/audit-log?type=session.revoked`).set(admin).expect(200)).body.data.entries as {
+      userId: string;
+      data: { why: string };
+    }[];
+    expect(entries.filter((e) => e.userId === userId).map((e) => e.data.why)).toEqual(['session_ended']);
+  });
+
+  it('a sign-in, a sign-up or a refused sign-in that cannot be recorded: 503, no session, no user; recorded once writable', async () => {
+    const signedUp = await request(real.app).post('/api/auth/signup').set('X-API-Key', apiKey).send({ email: 'cy@example.test', password: 'cy horse battery' }).expect(201);
+    const sessions = async () => ((await request(real.app).get(`${users()}/${signedUp.body.data.user.id}`).set(admin).expect(200)).body.data.user.sessions as unknown[]).length;
+    const before = await sessions();
+    await refuseAudit(true);
+    logLines.length = 0;
+    try {
+      expectUnrecorded(await request(real.app).post('/api/auth/login').set('X-API-Key', apiKey).send({ email: 'cy@example.test', password: 'cy horse battery' }));
+      expectUnrecorded(await request(real.app).post('/api/auth/login').set('X-API-Key', apiKey).send({ email: 'cy@example.test', password: 'wrong horse battery' }));
+      expectUnrecorded(await request(real.app).post('/api/auth/signup').set('X-API-Key', apiKey).send({ email: 'dee@example.test', password: 'dee horse battery' }));
+    } finally {
+      await refuseAudit(false);
+    }
+    expect(await sessions()).toBe(before);
+    // One warning per refused request, naming the cause for the operator; no password, no token.
+    const warnings = logLines.filter((line) => line.includes('dependency unavailable'));
+    expect(warnings).toHaveLength(3);
+    for (const line of warnings) expect(line).toMatch(/audit log refused/);
+    expect(logLines.join('\n')).not.toMatch(/horse battery|cy@example|dee@example/);
+    expect(logLines.join('\n')).not.toContain(signedUp.body.data.refreshToken);
+    // The sign-up left nobody behind: the same address signs up now.
+    await request(real.app).post('/api/auth/signup').set('X-API-Key', apiKey).send({ email: 'dee@example.test', password: 'dee horse battery' }).expect(201);
+    await request(real.app).post('/api/auth/login').set('X-API-Key', apiKey).send({ email: 'cy@example.test', password: 'wrong horse battery' }).expect(401);
+    expect(await auditTypes()).toContain('user.sign_in_failed');
+  });
 }
 
 describe('a change and its audit entry on SQLite', () => {
   let dir: string;
-  atomicCases(async () => {
+  atomicCases(async (logLines) => {
     dir = await mkdtemp(join(tmpdir(), 'svc-atomic-'));
-    const real = await startRealApp({ SVC_DATA_DIR: dir });
+    const real = await startRealApp({ SVC_DATA_DIR: dir }, { logLines });
     const refuseAudit: AuditSwitch = async (on) => {
       // Another connection to the file, as an operator's sqlite3 shell would be.
       const other = await openStorage({ sqlitePath: join(dir, 'svc.sqlite') });
@@ -96,7 +160,16 @@ describe('a change and its audit entry on SQLite', () => {
         await other.close();
       }
     };
+    const backdateSessions: Backdate = async () => {
+      const other = await openStorage({ sqlitePath: join(dir, 'svc.sqlite') });
+      try {
+        await other.database.query('UPDATE sessions SET created_at = $1', [LONG_AGO]);
+      } finally {
+        await other.close();
+      }
+    };
     return {
+      backdateSessions,
       real: {
         ...real,
         close: async () => {
@@ -114,10 +187,10 @@ describeWithPostgres('a change and its audit entry on PostgreSQL', (databaseUrl)
   afterAll(async () => {
     await drop?.();
   });
-  atomicCases(async () => {
+  atomicCases(async (logLines) => {
     const schema = await createTestSchema(databaseUrl);
     drop = schema.drop;
-    const real = await startRealApp({ DATABASE_URL: databaseUrl, SVC_DATABASE_SCHEMA: schema.schema });
+    const real = await startRealApp({ DATABASE_URL: databaseUrl, SVC_DATABASE_SCHEMA: schema.schema }, { logLines });
     const refuseAudit: AuditSwitch = async (on) => {
       const client = new Client({ connectionString: databaseUrl });
       await client.connect();
@@ -133,6 +206,15 @@ describeWithPostgres('a change and its audit entry on PostgreSQL', (databaseUrl)
         await client.end();
       }
     };
-    return { real, refuseAudit };
+    const backdateSessions: Backdate = async () => {
+      const client = new Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`UPDATE "${schema.schema}".sessions SET created_at = $1`, [LONG_AGO]);
+      } finally {
+        await client.end();
+      }
+    };
+    return { real, refuseAudit, backdateSessions };
   });
 });

@@ -150,6 +150,26 @@ describeWithPostgres('a database that stops answering, locks or turns read-only'
     }
   }, 30_000);
 
+  it('the audit log locked elsewhere: a sign-in waits out the lock timeout, answers 503 and opens no session; recorded once released', async () => {
+    const holder = await db.connect();
+    const sessions = async () => Number((await holder.query<{ n: string }>('SELECT count(*) AS n FROM sessions')).rows[0].n);
+    const signIns = async () => Number((await holder.query<{ n: string }>("SELECT count(*) AS n FROM audit_log WHERE type = 'user.signed_in'")).rows[0].n);
+    const login = () => call('POST', '/api/auth/login', { body: { email: 'ada@example.test', password: 'correct horse battery' } });
+    try {
+      const [sessionsBefore, signInsBefore] = [await sessions(), await signIns()];
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE audit_log IN EXCLUSIVE MODE');
+      // The session is written first, then its record waits on the lock: the whole sign-in is undone.
+      expectUnavailable(await login(), LOCK_MS);
+      await holder.query('ROLLBACK');
+      expect(await sessions()).toBe(sessionsBefore);
+      expect((await login()).status).toBe(200);
+      expect([await sessions(), await signIns()]).toEqual([sessionsBefore + 1, signInsBefore + 1]);
+    } finally {
+      await endQuietly(holder);
+    }
+  }, 30_000);
+
   it('a read-only database: writes 503, reads go on, not ready (naming read-only); ready again once writable', async () => {
     await db.setReadOnly(true);
     try {

@@ -1,4 +1,4 @@
-import { createMetrics } from '../src/http/metrics';
+import { countEvents, createMetrics } from '../src/http/metrics';
 import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { ADMIN_TOKEN, buildTestApp, createProject, signUp } from './helpers';
 
@@ -72,5 +72,20 @@ describe('svc_outbox_depth', () => {
     const text = await metrics.registry.metrics();
     expect(sample(text, 'svc_outbox_depth{status="pending"}')).toBe(0);
     expect(sample(text, 'svc_outbox_depth{status="sending"}')).toBe(1);
+  });
+});
+
+describe('svc_refresh_replays_total', () => {
+  it('counts a replay once its record is stored, not one whose record was refused (nothing was revoked)', async () => {
+    const metrics = createMetrics();
+    let refusing = true;
+    const sink = countEvents({ emit: async () => (refusing ? Promise.reject(new Error('audit log refused')) : undefined) }, metrics);
+    const scope = { projectId: '00000000-0000-4000-8000-000000000001', environment: 'production' as const };
+    const replay = { type: 'refresh_token.reused' as const, userId: '00000000-0000-4000-8000-000000000002', data: { sessionId: 's', response: 'revoke_all_sessions' as const, sessionsRevoked: 1 } };
+    await expect(sink.emit(scope, replay)).rejects.toThrow('audit log refused');
+    expect(sample(await metrics.registry.metrics(), 'svc_refresh_replays_total')).toBe(0);
+    refusing = false;
+    await sink.emit(scope, replay);
+    expect(sample(await metrics.registry.metrics(), 'svc_refresh_replays_total')).toBe(1);
   });
 });

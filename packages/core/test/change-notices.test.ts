@@ -2,6 +2,7 @@ import { LocalChangeFeed } from '../src/changes/local-change-feed';
 import { withChangeNotices } from '../src/changes/publishing-stores';
 import { createAuthService } from '../src/create-auth-service';
 import { parseChangeNotice, type ChangeNotice } from '../src/ports/change-feed';
+import type { AuthError } from '../src/errors';
 import type { SecurityEventSink } from '../src/ports/security-event-sink';
 import type { UnitOfWork } from '../src/ports/unit-of-work';
 import { FixedClock } from '../src/testing/fixed-clock';
@@ -183,7 +184,12 @@ describe('inside a unit of work', () => {
     const { user } = await service.signUp(key, { email: 'ada@example.test', password: 'correct horse battery' });
     log.length = 0;
     failing = true;
-    await expect(service.admin.banUser(key.scope, user.id)).rejects.toThrow('audit log unavailable');
+    // The sink's failure becomes the outage the edge answers 503, its cause kept for the log.
+    const refused = await service.admin.banUser(key.scope, user.id).then(
+      () => null,
+      (error: unknown) => error as AuthError,
+    );
+    expect(refused).toMatchObject({ code: 'service_unavailable', details: { dependency: 'audit_log', reason: 'refused' }, cause: new Error('audit log unavailable') });
     expect(log).toEqual(['begin', 'rollback']);
   });
 });

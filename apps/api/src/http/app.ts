@@ -66,7 +66,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(brandingRoutes(deps));
   app.use(twoFactorRoutes(deps), passkeyRoutes(deps), sessionRoutes(deps), accountRoutes(deps));
   const mailDeps = { ...deps, metrics, afterAnswer: deps.afterAnswer ?? new AfterAnswer({ logger: deps.logger, metrics }) };
-  app.use(magicLinkRoutes(mailDeps), passwordRoutes(mailDeps), emailVerifyRoutes(mailDeps));
+  // Described once: Express's routes and the hot path below answer the same requests.
+  const magicLink = magicLinkRequest(mailDeps);
+  const passwordReset = passwordResetRequest(mailDeps);
+  app.use(magicLinkRoutes(mailDeps, magicLink), passwordRoutes(mailDeps, passwordReset), emailVerifyRoutes(mailDeps));
   app.use(oauthRoutes(deps));
   app.use(oidcGrantRoutes(deps));
   const consoleSessions = new ConsoleSessions(deps.config.adminToken, deps.consoleSignOuts);
@@ -76,11 +79,7 @@ export function createApp(deps: AppDeps): Express {
   app.use((_req, _res, next) => next(new AuthError('not_found', 'No such endpoint.')));
   app.use(errorHandler(deps.logger));
   // The busiest server-to-server requests, answered without Express (hot-path.ts).
-  installHotPaths(app, [
-    refreshHotPath({ ...deps, metrics }, app),
-    meHotPath({ auth: deps.auth, metrics, logger: deps.logger }),
-    mailRequestHotPath(mailDeps, app, [magicLinkRequest(mailDeps), passwordResetRequest(mailDeps)]),
-  ]);
+  installHotPaths(app, [refreshHotPath({ ...deps, metrics }, app), meHotPath({ auth: deps.auth, metrics, logger: deps.logger }), mailRequestHotPath(mailDeps, app, [magicLink, passwordReset])]);
   return app;
 }
 

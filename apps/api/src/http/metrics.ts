@@ -174,8 +174,9 @@ export function countAnswer(metrics: Metrics, answer: CountedAnswer): void {
 export function countEvents(sink: SecurityEventSink, metrics: Pick<Metrics, 'replays'>): SecurityEventSink {
   return {
     emit: async (scope, event) => {
-      if (event.type === 'refresh_token.reused') metrics.replays.inc();
       await sink.emit(scope, event);
+      // Counted once recorded: a replay whose record was refused revoked nothing, and its retry counts.
+      if (event.type === 'refresh_token.reused') metrics.replays.inc();
     },
   };
 }

@@ -44,7 +44,18 @@ export async function startInstance(options: { storage?: TypeormStorage; baseUrl
       signingKeys,
       keyFactory: new RsaSigningKeyFactory({ encryption }),
       tokens: new Rs256AccessTokenCodec({ signingKeys, encryption }),
-      ...(stored ? { projects: stored.projects, apiKeys: stored.apiKeys, users: stored.users, sessions: stored.sessions, oneTimeTokens: stored.oneTimeTokens } : {}),
+      // On a real database, as the composition root: a change and its record are one unit of work.
+      ...(stored
+        ? {
+            projects: stored.projects,
+            apiKeys: stored.apiKeys,
+            users: stored.users,
+            sessions: stored.sessions,
+            oneTimeTokens: stored.oneTimeTokens,
+            auditLog: stored.auditLog,
+            unitOfWork: stored.unitOfWork,
+          }
+        : {}),
     }),
     changes,
   );

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { openStorage, type TypeormStorage } from '@svc/adapters-typeorm';
 import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
 import { startInstance, type OidcInstance } from './harness';
@@ -12,10 +13,12 @@ describeWithPostgres('hosted OIDC provider on PostgreSQL, two instances', (url) 
   let second: OidcInstance;
   let tenant: Tenant;
   let toSecond: typeof fetch;
+  let schemaName: string;
 
   beforeAll(async () => {
     const schema = await createTestSchema(url);
     drop = schema.drop;
+    schemaName = schema.schema;
     storage = await openStorage({ databaseUrl: url, schema: schema.schema, poolSize: 8 });
     first = await startInstance({ storage });
     second = await startInstance({ storage, baseUrl: first.base });
@@ -56,6 +59,33 @@ describeWithPostgres('hosted OIDC provider on PostgreSQL, two instances', (url) 
     const onFirst = await relyingParty(tenant.issuer, client);
     expect(await oauthError(oc.authorizationCodeGrant(onFirst, callback, { pkceCodeVerifier: started.verifier, expectedState: started.state }))).toBe('invalid_grant');
     expect(await oauthError(oc.fetchUserInfo(config, refreshed.access_token, userId))).toBe('invalid_token');
+  }, 60_000);
+
+  it('an approval whose record cannot be written: 503, the request token stays open; approved and recorded once writable', async () => {
+    const client = await registerClient(first, tenant);
+    const userId = await createUser(first, tenant.live, 'audit@example.test');
+    const config = await relyingParty(tenant.issuer, client);
+    const started = await authorize(first, config);
+    // The audit table refuses inserts (a trigger that raises), from outside, as an operator's change would.
+    const operator = new Client({ connectionString: url });
+    await operator.connect();
+    const table = `"${schemaName}".audit_log`;
+    try {
+      await operator.query(`CREATE OR REPLACE FUNCTION "${schemaName}".audit_refused() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit log refused'; END $$`);
+      await operator.query(`CREATE TRIGGER audit_refused BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION "${schemaName}".audit_refused()`);
+      const refused = await grant(first, tenant.live, { requestToken: started.requestToken, approved: true, userId });
+      expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 503, error: 'service_unavailable' });
+    } finally {
+      await operator.query(`DROP TRIGGER IF EXISTS audit_refused ON ${table}`);
+      await operator.end();
+    }
+    // The token was not spent on a grant nobody recorded: the same approval goes through now.
+    const approved = await grant(first, tenant.live, { requestToken: started.requestToken, approved: true, userId });
+    expect(approved.status).toBe(200);
+    const resumed = await started.browser.get(approved.body.data.redirectUrl);
+    expect(resumed.location?.startsWith(CALLBACK)).toBe(true);
+    const entries = await storage.auditLog.list({ projectId: tenant.projectId, environment: 'production' }, { type: 'oidc.grant', limit: 10 });
+    expect(entries.filter((entry) => entry.userId === userId)).toHaveLength(1);
   }, 60_000);
 
   it('exchanges one code raced to both instances exactly once', async () => {

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import type { Express } from 'express';
 import { createApp } from '../../src/http/app';
 import { loadConfig } from '../../src/composition/config';
@@ -20,13 +21,18 @@ export interface RealApp {
   close(): Promise<void>;
 }
 
-/** Builds the real container over a fresh SQLite folder (bcrypt cost 4); `close()` removes it. */
-export async function startRealApp(env: Record<string, string> = {}): Promise<RealApp> {
+/**
+ * Builds the real container over a fresh SQLite folder (bcrypt cost 4); `close()` removes it.
+ * The app logs nothing, or every line at `warn` and above into `logLines` when given.
+ */
+export async function startRealApp(env: Record<string, string> = {}, options: { logLines?: string[] } = {}): Promise<RealApp> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-real-app-'));
   const baseUrl = 'http://svc.example.test';
   const { config } = await resolveSecrets(loadConfig({ SVC_DATA_DIR: dir, SVC_BCRYPT_COST: '4', SVC_BASE_URL: baseUrl, SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN, SVC_MASTER_KEY: '7'.repeat(64), ...env }));
   const container = await buildContainer(config);
-  const app = createApp({ ...container, logger: createLogger({ level: 'silent' }), config });
+  const { logLines } = options;
+  const logger = logLines ? createLogger({ level: 'warn', destination: new Writable({ write: (chunk, _e, done) => void (logLines.push(String(chunk)), done()) }) }) : createLogger({ level: 'silent' });
+  const app = createApp({ ...container, logger, config });
   return {
     app,
     container,

@@ -51,9 +51,12 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
   // The absolute session lifetime: past it the session ends for good (not a replay, so the
   // user's other sessions stay), whatever its tokens' own expiry says.
   if (now >= sessionEndsAt(record.sessionCreatedAt, project)) {
-    if (await deps.sessions.revoke(scope, record.sessionId, now)) {
-      await emitEvent(deps, scope, { type: 'session.revoked', userId: record.userId, data: { sessionId: record.sessionId, why: 'session_ended' } });
-    }
+    // The revocation and its record are one unit of work: unrecorded, the session is left for the next try.
+    await atomically(deps, async () => {
+      if (await deps.sessions.revoke(scope, record.sessionId, now)) {
+        await emitEvent(deps, scope, { type: 'session.revoked', userId: record.userId, data: { sessionId: record.sessionId, why: 'session_ended' } });
+      }
+    });
     throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'session_ended' } });
   }
   const successor = hmacBase64Url(record.rotationKey, refreshToken);

@@ -14,21 +14,21 @@ import { keyed, limited, limitOptions } from './guards';
 const MAGIC_LINK_PATH = '/api/auth/magic-link';
 
 /**
- * POST /api/auth/magic-link always answers success (no enumeration),
+ * POST /api/auth/magic-link (`request`, from magicLinkRequest) always answers success (no enumeration),
  * before it looks at any account; creating a user spends the client address's sign-up budget.
  * Following the link, GET /api/auth/magic-link/verify, is auth-magic-link-verify.ts; the mail's
  * code instead of its link is POST /api/auth/magic-link/verify-code, here.
  */
-export function magicLinkRoutes(deps: MailRouteDeps): Router {
+export function magicLinkRoutes(deps: MailRouteDeps, request: MailRequest<MagicLinkDto>): Router {
   return Router()
-    .post(MAGIC_LINK_PATH, ...mailRequestHandlers(deps, magicLinkRequest(deps)))
+    .post(request.path, ...mailRequestHandlers(deps, request))
     .post('/api/auth/magic-link/verify-code', ...keyed(deps), validateBody(MagicLinkCodeDto), limited(deps, 'magicLinkCode'), async (req, res) => {
       const result = await deps.auth.magicLink.verifyCode(apiKeyOf(res), bodyOf(res, MagicLinkCodeDto), { client: signInClient(req, res) });
       res.json({ data: presentSignIn(result, presentMagicLinkUser) });
     });
 }
 
-/** POST /api/auth/magic-link as a mail request (mail-request.ts): the route's and its hot path's. */
+/** POST /api/auth/magic-link as a mail request (mail-request.ts): made once, for the route and its hot path. */
 export function magicLinkRequest(deps: MailRouteDeps): MailRequest<MagicLinkDto> {
   return {
     path: MAGIC_LINK_PATH,

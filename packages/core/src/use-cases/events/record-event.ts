@@ -1,4 +1,5 @@
 import type { TenantScope } from '../../domain/environment';
+import { AuthError } from '../../errors';
 import { DEFAULT_SECURITY_SETTINGS } from '../../domain/project';
 import { auditEntryOf, type SecurityEvent } from '../../domain/security-event';
 import type { AuditLog } from '../../ports/audit-log';
@@ -37,7 +38,20 @@ export function createEventRecorder(deps: EventRecorderDeps): SecurityEventSink 
   };
 }
 
-/** Emits `event` when the service was given a sink; a host without one records nothing. */
+/**
+ * Emits `event` when the service was given a sink; a host without one records nothing. Every use
+ * case emits inside the unit of work of the change the event records, so an event that cannot be
+ * stored undoes its change and the request fails with `service_unavailable` (docs/decisions.md,
+ * "An event that cannot be recorded"): an AuthError of the store passes as it is (an outage the
+ * adapter named), anything else is the audit store refusing the entry (a trigger, a grant, a
+ * constraint), which the caller can do nothing about but come back.
+ */
 export async function emitEvent(deps: OptionalDeps<'events'>, scope: TenantScope, event: SecurityEvent): Promise<void> {
-  await deps.events?.emit(scope, event);
+  if (!deps.events) return;
+  try {
+    await deps.events.emit(scope, event);
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    throw new AuthError('service_unavailable', undefined, { cause: error, details: { dependency: 'audit_log', reason: 'refused' } });
+  }
 }

@@ -7,6 +7,7 @@ import type { PendingOidcAuthorization } from '../../ports/oidc-interactions';
 import type { OidcDeps } from './oidc-deps';
 import { assertOidcPlan } from './oidc-login';
 import { emitEvent } from '../events/record-event';
+import { atomically } from '../atomically';
 
 /** OidcGrantRequest of the contract. */
 export interface OidcGrantInput {
@@ -24,7 +25,7 @@ export interface OidcGrantInput {
  * consume itself is atomic, so of two concurrent calls exactly one finishes the flow.
  */
 export async function grantOidcRequest(
-  deps: Pick<OidcDeps, 'clock' | 'users' | 'oneTimeTokens' | 'oidcClients' | 'oidcInteractions' | 'events'>,
+  deps: Pick<OidcDeps, 'clock' | 'users' | 'oneTimeTokens' | 'oidcClients' | 'oidcInteractions' | 'events' | 'unitOfWork'>,
   key: { scope: TenantScope; project: Project },
   input: OidcGrantInput,
 ): Promise<{ redirectUrl: string }> {
@@ -33,14 +34,19 @@ export async function grantOidcRequest(
   const pending = await pendingAuthorization(deps, key.scope, tokenHash);
   const { projectId } = key.scope;
   if (!input.approved) {
-    await redeem(deps, key.scope, tokenHash);
-    await emitEvent(deps, key.scope, { type: 'oidc.grant', data: { clientId: pending.clientId, approved: false, scopes: [] } });
+    await atomically(deps, async () => {
+      await redeem(deps, key.scope, tokenHash);
+      await emitEvent(deps, key.scope, { type: 'oidc.grant', data: { clientId: pending.clientId, approved: false, scopes: [] } });
+    });
     return { redirectUrl: await deps.oidcInteractions.deny(projectId, pending.uid) };
   }
   const scopes = grantedScopes(pending.requestedScopes, input.scopes);
   const userId = await approvableUser(deps, key.scope, input.userId);
-  await redeem(deps, key.scope, tokenHash);
-  await emitEvent(deps, key.scope, { type: 'oidc.grant', userId, actor: { type: 'user', userId }, data: { clientId: pending.clientId, approved: true, scopes } });
+  // The token's redemption and its record are one unit of work: unrecorded, the request token stays open for another try.
+  await atomically(deps, async () => {
+    await redeem(deps, key.scope, tokenHash);
+    await emitEvent(deps, key.scope, { type: 'oidc.grant', userId, actor: { type: 'user', userId }, data: { clientId: pending.clientId, approved: true, scopes } });
+  });
   return { redirectUrl: await deps.oidcInteractions.approve(projectId, pending.uid, { userId, scopes }) };
 }
 
