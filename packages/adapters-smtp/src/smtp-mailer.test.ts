@@ -1,6 +1,9 @@
+import { createTransport, type SendMailOptions, type Transporter } from 'nodemailer';
 import { MailDeliveryError } from '@svc/core';
 import { SmtpMailer, toDeliveryError } from './smtp-mailer';
-import { startTestSmtpServer, type TestSmtpServer } from './testing';
+import { sendOverSmtp } from './smtp-send';
+import { startTestSmtpServer, type ReceivedMail, type TestSmtpServer } from './testing';
+import { mailFixtures } from './testing/mail-fixtures';
 
 const message = (overrides = {}) => ({
   to: 'ada@example.test',
@@ -71,6 +74,59 @@ describe('SmtpMailer connections', () => {
     } finally {
       mailer.close();
       await server.stop();
+    }
+  });
+});
+
+describe('the composed message over SMTP (raw with its envelope) against the streamed one', () => {
+  let server: TestSmtpServer;
+  // The SMTP mailer's kind of transport, without the mailer around it, so the fixtures' fixed
+  // Date, Message-ID and boundary reach nodemailer on both paths.
+  let transport: Transporter;
+  beforeAll(async () => {
+    server = await startTestSmtpServer();
+    transport = createTransport({ url: server.url, pool: true, maxConnections: 1, connectionTimeout: 2000, greetingTimeout: 2000 });
+  });
+  afterAll(async () => {
+    transport.close();
+    await server.stop();
+  });
+
+  /** What the server received for one send. */
+  async function delivered(send: () => Promise<unknown>): Promise<ReceivedMail> {
+    const before = server.received.length;
+    await send();
+    expect(server.received).toHaveLength(before + 1);
+    return server.received[before];
+  }
+
+  it.each(mailFixtures)('delivers %s with the same DATA bytes and envelope', async (_name, mail: SendMailOptions) => {
+    const handed = jest.spyOn(transport, 'sendMail');
+    try {
+      const streamed = await delivered(() => transport.sendMail(mail));
+      const composed = await delivered(() => sendOverSmtp(transport, mail));
+      // The second send handed nodemailer a finished message, not the parts to stream.
+      const options = handed.mock.calls[1][0];
+      expect(Buffer.isBuffer(options.raw)).toBe(true);
+      expect(options.html).toBeUndefined();
+      expect(composed.bytes.equals(streamed.bytes)).toBe(true);
+      expect(composed.raw).toBe(streamed.raw);
+      expect(composed.envelopeFrom).toBe(streamed.envelopeFrom);
+      expect(composed.envelopeTo).toEqual(streamed.envelopeTo);
+    } finally {
+      handed.mockRestore();
+    }
+  });
+
+  it('streams what the composition does not cover, as before', async () => {
+    const [, mail] = mailFixtures[0];
+    const handed = jest.spyOn(transport, 'sendMail');
+    try {
+      const received = await delivered(() => sendOverSmtp(transport, { ...mail, text: Buffer.from('bytes\n') }));
+      expect(handed.mock.calls[0][0].raw).toBeUndefined();
+      expect(received.parsed.text).toBe('bytes\n');
+    } finally {
+      handed.mockRestore();
     }
   });
 });
