@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createTransport, type SendMailOptions, type Transporter } from 'nodemailer';
 import { MailDeliveryError } from '@svc/core';
 import { SmtpMailer, toDeliveryError } from './smtp-mailer';
@@ -74,6 +75,29 @@ describe('SmtpMailer connections', () => {
     } finally {
       mailer.close();
       await server.stop();
+    }
+  });
+});
+
+describe('SmtpMailer at a server that accepts connections and never answers', () => {
+  it('close({ force: true }) ends a send in flight at once, as a transient failure', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const mailer = new SmtpMailer(`smtp://127.0.0.1:${(silent.address() as AddressInfo).port}`, { from: 'svc <no-reply@svc.test>', connectTimeoutSeconds: 20 });
+    try {
+      const sending = mailer.send(message()).catch((error: unknown) => error);
+      while (sockets.size === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const closedAt = Date.now();
+      mailer.close({ force: true });
+      const failure = await sending;
+      // Well before the 20 s the greeting would be waited for.
+      expect(Date.now() - closedAt).toBeLessThan(2000);
+      expect(failure).toBeInstanceOf(MailDeliveryError);
+      expect(failure).toMatchObject({ permanent: false });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });

@@ -58,9 +58,13 @@ export class SmtpMailer implements Mailer {
     }
   }
 
-  /** Closes the pooled connections (the server's shutdown calls it once the worker has stopped). */
-  close(): void {
-    this.transport.close();
+  /**
+   * Closes the pooled connections (the server's shutdown calls it once the worker has stopped).
+   * With `force` the connections in the middle of a send are closed too, and those sends reject
+   * at once (transient): the shutdown's way past a server that accepts and never answers.
+   */
+  close(options?: { force?: boolean }): void {
+    this.transport.close(options);
   }
 }
 
