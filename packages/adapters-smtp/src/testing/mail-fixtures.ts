@@ -44,6 +44,7 @@ export const mailFixtures: [string, SendMailOptions][] = [
   ],
   ['trailing whitespace, tabs, CRLF and a lone CR in the text', { ...baseMail, text: `line with trailing spaces   \nline with a tab\t\r\nlone\rCR\n\n  indented ${'x'.repeat(200)}  ` }],
   ['an internationalised recipient domain and a quoted display name', { ...baseMail, to: '"Lovelace, Ada" <ada@bücher.example>' }],
+  ['a non-ASCII local part and an IDN domain (SMTPUTF8)', { ...baseMail, to: 'Zoë <zoë@bücher.example>' }],
   ['lines that start with a dot (SMTP dot-stuffing)', { ...baseMail, text: '.\n..two dots\n.leading\nend.\n.', html: undefined }],
   [
     'several recipients, Cc and Bcc (the envelope lists all, the headers no Bcc)',
