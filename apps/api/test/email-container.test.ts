@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -6,6 +7,7 @@ import { linksIn, parseMail, startTestSmtpServer, type TestSmtpServer } from '@s
 import { createApp } from '../src/http/app';
 import { loadConfig } from '../src/composition/config';
 import { buildContainer, type Container } from '../src/composition/container';
+import { createSvcServer } from '../src/composition/svc-server';
 import { resolveSecrets } from '../src/composition/dev-secrets';
 import { createLogger } from '../src/composition/logger';
 import { createMailProject, requestMagicLink } from './email-helpers';
@@ -95,5 +97,56 @@ describe('container mail wiring', () => {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     });
+  });
+
+  describe('with SMTP_URL at a server that accepts connections and never answers', () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    beforeAll(() => new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve)));
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+
+    it('stops within SVC_SHUTDOWN_TIMEOUT_MS while a send hangs, and the mail stays queued for a retry', async () => {
+      const env = { SMTP_URL: `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}`, SVC_SHUTDOWN_TIMEOUT_MS: '1000' };
+      const app = await start(env);
+      container!.outboxWorker.start();
+      const project = await createMailProject(app);
+      await requestMagicLink(app, project.live, { email: 'carol@example.com' }).expect(200);
+      for (let waited = 0; sockets.size === 0; waited += 10) {
+        if (waited > 3000) throw new Error('the worker did not connect within 3 s');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      // The send waits for a greeting that never comes (the mailer gives up after 10 s).
+      const started = Date.now();
+      await container!.close();
+      container = undefined;
+      expect(Date.now() - started).toBeLessThan(1000 + 1500);
+      // Not lost, not left claimed: pending, for this instance's next start or another instance.
+      await start(env);
+      expect(await container!.outboxStats!()).toMatchObject({ pending: 1, sending: 0, sent: 0, dead: 0 });
+    }, 30_000);
+
+    it("the service's stop (createSvcServer) keeps to SVC_SHUTDOWN_TIMEOUT_MS too, every mail of the round left queued", async () => {
+      const smtpUrl = `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const svc = await createSvcServer({ dataDir: dir, smtpUrl, shutdownTimeoutMs: 1000, adminToken: ADMIN_TOKEN, bcryptCost: 4, baseUrl: 'https://auth.example.test', logLevel: 'silent' });
+      await svc.start();
+      const app = svc.app as Parameters<typeof createMailProject>[0];
+      const project = await createMailProject(app);
+      for (const email of ['dan@example.com', 'eve@example.com', 'fay@example.com']) await requestMagicLink(app, project.live, { email }).expect(200);
+      for (let waited = 0; sockets.size === 0; waited += 10) {
+        if (waited > 3000) throw new Error('the worker did not connect within 3 s');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const started = Date.now();
+      expect(await svc.stop()).toEqual({ drained: true });
+      expect(Date.now() - started).toBeLessThan(1000 + 1500);
+      await start({ SMTP_URL: smtpUrl });
+      expect(await container!.outboxStats!()).toMatchObject({ pending: 3, sending: 0, sent: 0, dead: 0 });
+    }, 30_000);
   });
 });

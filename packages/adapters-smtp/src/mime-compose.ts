@@ -42,13 +42,36 @@ function load(): Encoders {
  * body as one chunk. mime-compose.test.ts compares the two byte for byte.
  */
 export function composeUnixMessage(mail: SendMailOptions): Buffer | null {
+  // The stream transport keeps the Bcc header in the file it writes; SMTP leaves it out.
+  const composed = composeTree(mail, { keepBcc: true });
+  // nodemailer's LeUnix stage, which drops every CR byte.
+  return composed && Buffer.from(composed.text.replace(/\r/g, ''), 'utf8');
+}
+
+/**
+ * The complete message for `mail` as nodemailer's SMTP transport streams it into DATA before its
+ * own wire stage (CRLF line breaks; a lone CR or LF inside a body left for that stage), with the
+ * envelope nodemailer would use (the From address; every To, Cc and Bcc, IDN domains in punycode)
+ * and the Message-ID; or null for a message this does not cover (as
+ * `composeUnixMessage`). The SMTP mailer hands these to nodemailer as `raw` and `envelope`.
+ */
+export function composeSmtpMessage(mail: SendMailOptions): { raw: Buffer; envelope: ReturnType<MimeNode['getEnvelope']>; messageId: string } | null {
+  const composed = composeTree(mail, { keepBcc: false });
+  if (!composed) return null;
+  const { root, text } = composed;
+  return { raw: Buffer.from(text, 'utf8'), envelope: root.getEnvelope(), messageId: root.messageId() };
+}
+
+/** nodemailer's MIME tree for `mail` and its text as `MimeNode.stream` then its LastNewline stage write it, or null. */
+function composeTree(mail: SendMailOptions, options: { keepBcc: boolean }): { root: MimeNode; text: string } | null {
   const { MailComposer } = load();
   const root = new MailComposer(mail).compile();
   if (!covered(root)) return null;
-  let text = write(root, load());
-  // nodemailer's LastNewline stage, then its LeUnix stage (which drops every CR byte).
-  if (!text.endsWith('\n')) text += text.endsWith('\r') ? '\n' : '\r\n';
-  return Buffer.from(text.replace(/\r/g, ''), 'utf8');
+  root.keepBcc = options.keepBcc;
+  const text = write(root, load());
+  // nodemailer's LastNewline stage.
+  if (text.endsWith('\n')) return { root, text };
+  return { root, text: text + (text.endsWith('\r') ? '\n' : '\r\n') };
 }
 
 /** Every node's body is absent or a string, and nothing was set that only the stream applies. */

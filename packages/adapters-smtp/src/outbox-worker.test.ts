@@ -37,6 +37,30 @@ describe('OutboxWorker', () => {
     expect(await worker.runOnce()).toEqual({ claimed: 0, sent: 0, retried: 0, dead: 0 });
   });
 
+  it('stop() mid-round: no further send or round; the rest of the claim is pending, due at once; a later runOnce sends again', async () => {
+    const { deps, delivery, enqueue } = await setup();
+    for (let i = 0; i < 9; i += 1) await enqueue(`u${i}@example.test`);
+    const sent: string[] = [];
+    const mailer = {
+      send: async (message: { messageId: string }) => {
+        sent.push(message.messageId);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return { messageId: message.messageId };
+      },
+    };
+    const worker = new OutboxWorker({ ...delivery, mailer }, { logger: quiet, policy: { batchSize: 3, concurrency: 1 } });
+    const round = worker.runOnce();
+    // The stop arrives while the first send of the first claim is in flight.
+    while (sent.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const stopped = worker.stop();
+    expect(await round).toEqual({ claimed: 3, sent: 1, retried: 2, dead: 0 });
+    await stopped;
+    expect(sent).toHaveLength(1);
+    expect(await deps.outbox.stats()).toMatchObject({ sent: 1, pending: 8, sending: 0 });
+    // Released mails are due at once: the next round (another instance, or the next start) takes them.
+    expect(await worker.runOnce()).toEqual({ claimed: 8, sent: 8, retried: 0, dead: 0 });
+  });
+
   it('claims 50 at a time, sends at most 10 at once, and marks each claim in one write', async () => {
     const { deps, delivery, enqueue } = await setup();
     for (let i = 0; i < 120; i += 1) await enqueue(`u${i}@example.test`);

@@ -28,6 +28,8 @@ const ADDRESS = /[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g;
 export class OutboxWorker {
   private readonly policy: DeliveryPolicy;
   private readonly loop: RoundLoop<DeliveryReport>;
+  /** Set while `stop()` waits for the round in flight: that round starts no more sends. */
+  private stopping = false;
 
   constructor(
     private readonly deps: DeliveryDeps,
@@ -58,9 +60,18 @@ export class OutboxWorker {
     return this.loop.runOnce();
   }
 
-  /** Stops scheduling and waits for the round in flight. */
-  stop(): Promise<void> {
-    return this.loop.stop();
+  /**
+   * Stops scheduling and waits for the round in flight, which starts no more sends: the mails of
+   * its claim not sent yet go back to the outbox, due at once (`deliverOutbox`). A send in flight
+   * ends as the mailer ends it; the service's shutdown bounds that wait (`Mailer.close` with `force`).
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    try {
+      await this.loop.stop();
+    } finally {
+      this.stopping = false;
+    }
   }
 
   private async drain(): Promise<DeliveryReport> {
@@ -70,9 +81,9 @@ export class OutboxWorker {
       if (reasons.size < MAX_REASONS) reasons.add(reason.replace(ADDRESS, (address) => maskEmail(address)));
     };
     for (;;) {
-      const round = await deliverOutbox(this.deps, this.policy, noteFailure);
+      const round = await deliverOutbox(this.deps, this.policy, noteFailure, () => this.stopping);
       for (const key of Object.keys(total) as (keyof DeliveryReport)[]) total[key] += round[key];
-      if (round.claimed < this.policy.batchSize) break;
+      if (round.claimed < this.policy.batchSize || this.stopping) break;
     }
     if (total.retried || total.dead) this.options.logger.warn({ ...total, reasons: [...reasons] }, `outbox: some mails failed (retried later or dead-lettered): ${[...reasons].join('; ')}`);
     else if (total.sent) this.options.logger.info({ ...total }, 'outbox: mails sent');

@@ -1,6 +1,10 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createTransport, type SendMailOptions, type Transporter } from 'nodemailer';
 import { MailDeliveryError } from '@svc/core';
 import { SmtpMailer, toDeliveryError } from './smtp-mailer';
-import { startTestSmtpServer, type TestSmtpServer } from './testing';
+import { sendOverSmtp } from './smtp-send';
+import { startTestSmtpServer, type ReceivedMail, type TestSmtpServer } from './testing';
+import { mailFixtures } from './testing/mail-fixtures';
 
 const message = (overrides = {}) => ({
   to: 'ada@example.test',
@@ -71,6 +75,82 @@ describe('SmtpMailer connections', () => {
     } finally {
       mailer.close();
       await server.stop();
+    }
+  });
+});
+
+describe('SmtpMailer at a server that accepts connections and never answers', () => {
+  it('close({ force: true }) ends a send in flight at once, as a transient failure', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const mailer = new SmtpMailer(`smtp://127.0.0.1:${(silent.address() as AddressInfo).port}`, { from: 'svc <no-reply@svc.test>', connectTimeoutSeconds: 20 });
+    try {
+      const sending = mailer.send(message()).catch((error: unknown) => error);
+      while (sockets.size === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const closedAt = Date.now();
+      mailer.close({ force: true });
+      const failure = await sending;
+      // Well before the 20 s the greeting would be waited for.
+      expect(Date.now() - closedAt).toBeLessThan(2000);
+      expect(failure).toBeInstanceOf(MailDeliveryError);
+      expect(failure).toMatchObject({ permanent: false });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
+
+describe('the composed message over SMTP (raw with its envelope) against the streamed one', () => {
+  let server: TestSmtpServer;
+  // The SMTP mailer's kind of transport, without the mailer around it, so the fixtures' fixed
+  // Date, Message-ID and boundary reach nodemailer on both paths.
+  let transport: Transporter;
+  beforeAll(async () => {
+    server = await startTestSmtpServer();
+    transport = createTransport({ url: server.url, pool: true, maxConnections: 1, connectionTimeout: 2000, greetingTimeout: 2000 });
+  });
+  afterAll(async () => {
+    transport.close();
+    await server.stop();
+  });
+
+  /** What the server received for one send. */
+  async function delivered(send: () => Promise<unknown>): Promise<ReceivedMail> {
+    const before = server.received.length;
+    await send();
+    expect(server.received).toHaveLength(before + 1);
+    return server.received[before];
+  }
+
+  it.each(mailFixtures)('delivers %s with the same DATA bytes and envelope', async (_name, mail: SendMailOptions) => {
+    const handed = jest.spyOn(transport, 'sendMail');
+    try {
+      const streamed = await delivered(() => transport.sendMail(mail));
+      const composed = await delivered(() => sendOverSmtp(transport, mail));
+      // The second send handed nodemailer a finished message, not the parts to stream.
+      const options = handed.mock.calls[1][0];
+      expect(Buffer.isBuffer(options.raw)).toBe(true);
+      expect(options.html).toBeUndefined();
+      expect(composed.bytes.equals(streamed.bytes)).toBe(true);
+      expect(composed.raw).toBe(streamed.raw);
+      expect(composed.envelopeFrom).toBe(streamed.envelopeFrom);
+      expect(composed.envelopeTo).toEqual(streamed.envelopeTo);
+    } finally {
+      handed.mockRestore();
+    }
+  });
+
+  it('streams what the composition does not cover, as before', async () => {
+    const [, mail] = mailFixtures[0];
+    const handed = jest.spyOn(transport, 'sendMail');
+    try {
+      const received = await delivered(() => sendOverSmtp(transport, { ...mail, text: Buffer.from('bytes\n') }));
+      expect(handed.mock.calls[0][0].raw).toBeUndefined();
+      expect(received.parsed.text).toBe('bytes\n');
+    } finally {
+      handed.mockRestore();
     }
   });
 });

@@ -2,6 +2,7 @@ import type { Transporter } from 'nodemailer';
 import { createTransport } from './nodemailer-module';
 import { DEFAULT_DELIVERY_POLICY, MailDeliveryError, type Mailer, type OutgoingMail } from '@svc/core';
 import { nodemailerMessage } from './nodemailer-message';
+import { sendOverSmtp } from './smtp-send';
 
 export interface SmtpMailerOptions {
   /** The `From:` of every mail, e.g. `svc <no-reply@example.com>`. */
@@ -26,7 +27,8 @@ const MAIL_REFUSALS = new Set(['EENVELOPE', 'EMESSAGE']);
  * Timeouts are short: a hung server must fail an attempt well within the outbox's
  * `sendTimeoutSeconds` (the claim's lease is sized from it), not stall the worker for
  * nodemailer's default two minutes. Sends share a pool of connections: a mail costs its
- * SMTP transaction, not a new TCP (and TLS, and AUTH) handshake.
+ * SMTP transaction, not a new TCP (and TLS, and AUTH) handshake. Each message is composed before
+ * it is handed to the transport, without nodemailer's MIME streams (smtp-send.ts).
  */
 export class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
@@ -49,16 +51,20 @@ export class SmtpMailer implements Mailer {
   /** Sends with the outbox's Message-ID; SMTP answers map to transient or permanent failures. */
   async send(message: OutgoingMail): Promise<{ messageId: string }> {
     try {
-      const info = await this.transport.sendMail(nodemailerMessage(this.options.from, message));
+      const info = await sendOverSmtp(this.transport, nodemailerMessage(this.options.from, message));
       return { messageId: info.messageId ?? message.messageId };
     } catch (error) {
       throw toDeliveryError(error);
     }
   }
 
-  /** Closes the pooled connections (the server's shutdown calls it once the worker has stopped). */
-  close(): void {
-    this.transport.close();
+  /**
+   * Closes the pooled connections (the server's shutdown calls it once the worker has stopped).
+   * With `force` the connections in the middle of a send are closed too, and those sends reject
+   * at once (transient): the shutdown's way past a server that accepts and never answers.
+   */
+  close(options?: { force?: boolean }): void {
+    this.transport.close(options);
   }
 }
 

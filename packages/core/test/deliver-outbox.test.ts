@@ -223,6 +223,35 @@ describe('claims larger than the sends in flight', () => {
   });
 });
 
+describe('a round told to stop (the service shuts down)', () => {
+  it('starts no send once stopping: the sends in flight end, the rest of the claim is pending and due at once', async () => {
+    const { deps, scope, enqueue } = await setup();
+    for (let i = 0; i < 6; i += 1) await enqueue();
+    let stopping = false;
+    const sent: string[] = [];
+    const mailer: Mailer = {
+      send: async (message) => {
+        sent.push(message.messageId);
+        // The stop arrives while the second send is in flight; that send still ends.
+        if (sent.length === 2) stopping = true;
+        await new Promise((resolve) => setImmediate(resolve));
+        return { messageId: message.messageId };
+      },
+    };
+    const claimedAt = deps.clock.now();
+    expect(await deliverOutbox({ ...deps, mailer }, { batchSize: 6, concurrency: 2 }, undefined, () => stopping)).toEqual({ claimed: 6, sent: 2, retried: 4, dead: 0 });
+    expect(sent).toHaveLength(2);
+    const stored = await deps.outbox.listForAddress(scope, 'ada@example.test', 10);
+    expect(stored.filter((m) => m.status === 'sent')).toHaveLength(2);
+    const released = stored.filter((m) => m.status === 'pending');
+    expect(released).toHaveLength(4);
+    expect(released.every((m) => m.nextAttemptAt.getTime() === claimedAt.getTime() && /service stopped/.test(m.lastError ?? ''))).toBe(true);
+    // Due at once: the next round (here, another instance's) claims and sends them without waiting.
+    const next = new RecordingMailer();
+    expect(await deliverOutbox({ ...deps, mailer: next }, { batchSize: 6, concurrency: 2 })).toEqual({ claimed: 4, sent: 4, retried: 0, dead: 0 });
+  });
+});
+
 describe('retry timing', () => {
   it('doubles from 30 s to at most an hour, with jitter in [cap/2, cap]', () => {
     const caps = [1, 2, 3, 4, 8, 9, 20].map((n) => retryDelaySeconds(DEFAULT_DELIVERY_POLICY, n, fixedRandom(0.999999)));

@@ -74,9 +74,12 @@ export interface Container {
   isEmpty(): Promise<boolean>;
   /**
    * Waits for the work of requests already answered (magic links, resets), stops the outbox
-   * worker and the janitor, then closes the database connection(s) and Redis.
+   * worker and the janitor, then closes the database connection(s) and Redis. The outbox worker
+   * gets `workersMs` (default SVC_SHUTDOWN_TIMEOUT_MS) to end its sends in flight; past it the
+   * mailer drops its connections, so an SMTP server that does not answer cannot hold the stop:
+   * the mail in flight fails and stays queued for a retry.
    */
-  close(): Promise<void>;
+  close(options?: { workersMs?: number }): Promise<void>;
 }
 
 /** What the composition root reports to: logs (Redis outages) and metrics (limiter store failures). */
@@ -189,10 +192,19 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     afterAnswer,
     rateLimitedTally: rateLimited.tally,
     rateLimitedFlusher: rateLimited.loop,
-    close: async () => {
+    close: async ({ workersMs = config.shutdownTimeoutMs } = {}) => {
       // Answered requests first: their mails go into the outbox the worker may still send.
       await afterAnswer.idle();
-      await Promise.all([outboxWorker.stop(), webhookWorker.stop(), janitor.stop(), rateLimited.loop.stop()]);
+      const outboxStopped = outboxWorker.stop();
+      const othersStopped = Promise.all([webhookWorker.stop(), janitor.stop(), rateLimited.loop.stop()]);
+      // The outbox worker starts no send once stopping; one in flight to an SMTP server that does
+      // not answer would hold the stop for the mailer's timeouts (docs/operating.md#health-checks-and-shutdown).
+      // Past the budget the mailer drops its connections: that send fails, and its mail is retried.
+      if (!(await settlesWithin(outboxStopped, workersMs)) && mailer.close) {
+        logger.warn({ waitedMs: workersMs }, 'mail sends still in flight at shutdown; SMTP connections closed, those mails will be retried');
+        await mailer.close({ force: true });
+      }
+      await Promise.all([outboxStopped, othersStopped]);
       // What the mailer holds open (SMTP's pooled connections), once the worker sends no more.
       await mailer.close?.();
       // The refusals counted since the last flush, before the database closes.
@@ -201,6 +213,25 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
       await Promise.all([storage.close(), limits.close()]);
     },
   };
+}
+
+/** Whether `work` settles within `ms` (without waiting longer than that for it). */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** How often an instance adds its counted refusals to the database: at most this late in the overview of another instance. */

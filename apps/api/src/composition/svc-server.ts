@@ -114,8 +114,9 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
       const drained = await drain.settled(left());
       await connectionsClosed;
       drain.end();
-      // Stops the outbox worker and the janitor (waiting for their runs in flight), then closes storage.
-      await container.close().catch((error: unknown) => logger.error({ err: error }, 'closing storage failed'));
+      // Stops the outbox worker and the janitor (waiting for their runs in flight; the outbox's
+      // sends within what is left of the budget, at least WORKERS_STOP_MIN_MS), then closes storage.
+      await container.close({ workersMs: Math.max(left(), WORKERS_STOP_MIN_MS) }).catch((error: unknown) => logger.error({ err: error }, 'closing storage failed'));
       return { drained };
     })();
     return stopped;
@@ -123,6 +124,12 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
 
   return { handler, app, config, secrets, container, start, stop };
 }
+
+/**
+ * What the outbox worker gets to end its sends in flight when the drain used up the budget: enough
+ * for a mail server that answers (milliseconds), within run-service.ts's grace for closing storage.
+ */
+const WORKERS_STOP_MIN_MS = 1000;
 
 /** After stop(): no storage to answer with. */
 const refuseStopped: RequestListener = (_req, res) => {

@@ -4,7 +4,11 @@ import { SMTPServer } from 'smtp-server';
 
 /** One message as the server received it over SMTP, parsed back with mailparser. */
 export interface ReceivedMail {
+  /** MAIL FROM's address. */
+  envelopeFrom: string;
   envelopeTo: string[];
+  /** DATA as received, with the transport's dot-stuffing undone and without the final `.` line. */
+  bytes: Buffer;
   raw: string;
   parsed: ParsedMail;
 }
@@ -59,10 +63,12 @@ export class TestSmtpServer {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
-          const raw = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const raw = bytes.toString('utf8');
+          const { mailFrom, rcptTo } = session.envelope;
           simpleParser(raw).then(
             (parsed) => {
-              this.received.push({ envelopeTo: session.envelope.rcptTo.map((r) => r.address), raw, parsed });
+              this.received.push({ envelopeFrom: mailFrom ? mailFrom.address : '', envelopeTo: rcptTo.map((r) => r.address), bytes, raw, parsed });
               done();
             },
             (error: Error) => done(error),

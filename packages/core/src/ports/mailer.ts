@@ -22,8 +22,10 @@ export interface Mailer {
   send(message: OutgoingMail): Promise<{ messageId: string }>;
   /**
    * Lets go of what the transport holds open (an SMTP mailer's pooled connections). The service
-   * calls it once at shutdown, after the outbox worker has stopped; a mailer that holds nothing
-   * leaves it out.
+   * calls it at shutdown once the outbox worker has stopped, or earlier with `force` when a send
+   * in flight outlasts the shutdown's budget (a server that does not answer): then connections in
+   * the middle of a send are dropped too and those sends reject (a transient failure, retried).
+   * A mailer that holds nothing leaves it out.
    */
-  close?(): void | Promise<void>;
+  close?(options?: { force?: boolean }): void | Promise<void>;
 }

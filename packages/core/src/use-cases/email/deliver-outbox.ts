@@ -69,8 +69,11 @@ export type DeliveryFailureListener = (failure: { mailId: string; outcome: 'retr
  * mark leaves the claim to expire; the next round sends the same message again under the same
  * Message-ID, which receivers dedupe. A mail whose send could not end within the lease any more
  * (the sends before it were slow) is not sent: it counts as a transient failure and is retried.
+ * Once `stopping()` answers true (the service is shutting down) no send starts: the claim's mails
+ * not sent yet go back to pending, due at once (another instance, or this one's next start, sends
+ * them without waiting for the lease), while the sends in flight end as they end.
  */
-export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<DeliveryPolicy> = {}, onFailure?: DeliveryFailureListener): Promise<DeliveryReport> {
+export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<DeliveryPolicy> = {}, onFailure?: DeliveryFailureListener, stopping: () => boolean = () => false): Promise<DeliveryReport> {
   const rules = { ...DEFAULT_DELIVERY_POLICY, ...policy };
   const claim = deliveryClaim(rules);
   const claimedAt = deps.clock.now();
@@ -80,7 +83,7 @@ export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<Delivery
   const outcomes: (SentMail | 'retried' | 'dead')[] = [];
   let next = 0;
   const slot = async () => {
-    for (let i = next++; i < mails.length; i = next++) outcomes[i] = await deliverOne(deps, rules, mails[i], lastStart, onFailure);
+    for (let i = next++; i < mails.length; i = next++) outcomes[i] = await deliverOne(deps, rules, mails[i], { lastStart, stopping }, onFailure);
   };
   await Promise.all(Array.from({ length: Math.min(rules.concurrency, mails.length) }, slot));
   const sent = outcomes.filter((outcome): outcome is SentMail => outcome !== 'retried' && outcome !== 'dead');
@@ -91,7 +94,13 @@ export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<Delivery
 }
 
 /** A failure is recorded here at once; a success is returned, for the round to record with the others. */
-async function deliverOne(deps: DeliveryDeps, rules: DeliveryPolicy, mail: OutboxMail, lastStart: number, onFailure?: DeliveryFailureListener): Promise<SentMail | 'retried' | 'dead'> {
+async function deliverOne(
+  deps: DeliveryDeps,
+  rules: DeliveryPolicy,
+  mail: OutboxMail,
+  round: { lastStart: number; stopping: () => boolean },
+  onFailure?: DeliveryFailureListener,
+): Promise<SentMail | 'retried' | 'dead'> {
   const now = deps.clock.now();
   // Sandbox payloads stay (sealed) for the sandbox outbox endpoint; production ones are wiped.
   const keepPayload = mail.environment === 'sandbox';
@@ -104,7 +113,8 @@ async function deliverOne(deps: DeliveryDeps, rules: DeliveryPolicy, mail: Outbo
   if (mail.expiresAt <= now) return fail('the link expired before the mail could be sent', null);
   const payload = openPayload(deps.secretBox, mail);
   if (!payload) return fail('the payload cannot be opened (wiped, tampered with, or sealed under another master key)', null);
-  if (now.getTime() > lastStart) {
+  if (round.stopping()) return fail('not sent: the service stopped before its turn (due again at once)', now);
+  if (now.getTime() > round.lastStart) {
     const late = new MailDeliveryError('not sent: the sends before it in its claim took too long (a slow mail server)', { permanent: false });
     return fail(late.message, nextAttemptAt(rules, mail, late, now, deps.random));
   }
