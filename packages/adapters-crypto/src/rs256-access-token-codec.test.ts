@@ -6,7 +6,7 @@ import type { AccessTokenClaims, TenantScope } from '@svc/core';
 import { FixedClock, InMemorySigningKeyStore, accessTokenCodecContract } from '@svc/core/testing';
 import { KeyEncryption } from './key-encryption';
 import { RsaSigningKeyFactory } from './rsa-signing-key-factory';
-import { Rs256AccessTokenCodec } from './rs256-access-token-codec';
+import { isCanonicalBase64Url, Rs256AccessTokenCodec } from './rs256-access-token-codec';
 
 const encryption = new KeyEncryption({ masterKey: Buffer.alloc(32, 7) });
 const factory = new RsaSigningKeyFactory({ encryption });
@@ -115,6 +115,66 @@ describe('Rs256AccessTokenCodec', () => {
       const forged = `${Buffer.from(JSON.stringify(header)).toString('base64url')}.${payload}.${signature}`;
       expect(await codec.decode(scope, forged)).toBeNull();
     }
+  });
+});
+
+describe('isCanonicalBase64Url', () => {
+  /** The check it replaced, as the reference: decode with Buffer, encode again, compare. */
+  const reference = (segment: string) => /^[A-Za-z0-9_-]+$/.test(segment) && Buffer.from(segment, 'base64url').toString('base64url') === segment;
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  // Padding, the other base64 alphabet's two, the JWS separator, whitespace, a NUL and non-ASCII
+  // (U+0141 and U+0161 end in the bytes of 'A' and 'a').
+  const characters = [...alphabet, '=', '+', '/', '.', ' ', '\n', '\0', 'é', '\u0141', '\u0161', '\u{1F600}'];
+  /** Every input where the two checks disagree, so that a failure names them. */
+  const disagreements = (inputs: Iterable<string>) => [...inputs].filter((input) => isCanonicalBase64Url(input) !== reference(input));
+
+  it('agrees with re-encoding on every string of up to three characters (with illegal ones)', () => {
+    function* upToThree() {
+      yield '';
+      for (const a of characters) {
+        yield a;
+        for (const b of characters) {
+          yield a + b;
+          for (const c of characters) yield a + b + c;
+        }
+      }
+    }
+    let accepted = 0;
+    for (const input of upToThree()) if (reference(input)) accepted += 1;
+    // 64 x 4 canonical two-character strings (four last characters leave the bits after the byte zero),
+    // 64 x 64 x 16 three-character ones: the enumeration reaches both kinds.
+    expect(accepted).toBe(64 * 4 + 64 * 64 * 16);
+    expect(disagreements(upToThree())).toEqual([]);
+  });
+
+  it('agrees on every last two characters after prefixes of each length modulo 4', () => {
+    function* endings() {
+      for (const prefix of ['', 'e', 'ey', 'eyJ', 'eyJh', 'eyJhb', 'eyJhbG', 'eyJhbGc']) for (const a of characters) for (const b of characters) yield prefix + a + b;
+    }
+    expect(disagreements(endings())).toEqual([]);
+  });
+
+  it("agrees on a real token's segments with each character replaced, removed, doubled, or padding appended", async () => {
+    const scope: TenantScope = { projectId: 'p-1', environment: 'production' };
+    const signingKeys = new InMemorySigningKeyStore();
+    await signingKeys.rotate(scope, await factory.generate(scope, new Date()));
+    const claims: AccessTokenClaims = { iss: 'https://auth.example.test', sub: 'u-1', aud: 'p-1', env: 'production', sid: 's-1', email: 'ada@example.test', role: 'user', iat: 1, exp: 2, jti: 'j-1' };
+    const token = await new Rs256AccessTokenCodec({ signingKeys, encryption }).sign(scope, claims);
+    function* perturbed() {
+      for (const segment of token.split('.')) {
+        yield segment;
+        for (const pad of ['=', '==', '===']) yield segment + pad;
+        for (let i = 0; i < segment.length; i += 1) {
+          yield segment.slice(0, i) + segment.slice(i + 1);
+          yield segment.slice(0, i) + segment[i] + segment.slice(i);
+          for (const c of characters) yield segment.slice(0, i) + c + segment.slice(i + 1);
+        }
+      }
+    }
+    const inputs = [...perturbed()];
+    expect(inputs.filter(reference).length).toBeGreaterThan(inputs.length / 2);
+    expect(inputs.filter((input) => !reference(input)).length).toBeGreaterThan(1000);
+    expect(disagreements(inputs)).toEqual([]);
   });
 });
 

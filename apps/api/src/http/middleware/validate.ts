@@ -33,10 +33,22 @@ export async function validateInput<T extends object>(Dto: DtoClass<T>, input: u
   return instance;
 }
 
+/**
+ * Per DTO class, computed on its first request. A class's checks are fixed once it and its parents
+ * are defined (decorators run at definition), and class-validator's lookup walks every class with
+ * checks, so it is not repeated per request.
+ */
+const declaredByClass = new WeakMap<DtoClass<object>, ReadonlySet<string>>();
+
 /** The properties `Dto` (with its parents) declares a check for: what whitelisting keeps. */
-function declaredProperties(Dto: DtoClass<object>): Set<string> {
-  const metadata = getMetadataStorage().getTargetValidationMetadatas(Dto, '', true, false);
-  return new Set(metadata.map((entry) => entry.propertyName));
+function declaredProperties(Dto: DtoClass<object>): ReadonlySet<string> {
+  let declared = declaredByClass.get(Dto);
+  if (!declared) {
+    const metadata = getMetadataStorage().getTargetValidationMetadatas(Dto, '', true, false);
+    declared = new Set(metadata.map((entry) => entry.propertyName));
+    declaredByClass.set(Dto, declared);
+  }
+  return declared;
 }
 
 /** Validates the JSON body into `Dto` and keeps it on `res.locals.body` (read it with {@link bodyOf}). */
