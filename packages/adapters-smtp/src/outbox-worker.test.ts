@@ -41,18 +41,24 @@ describe('OutboxWorker', () => {
     const { deps, delivery, enqueue } = await setup();
     for (let i = 0; i < 9; i += 1) await enqueue(`u${i}@example.test`);
     const sent: string[] = [];
+    // The first send is held until the test lets it go, so the stop lands while it is in flight
+    // however slow the machine (a timer could end it before the stop).
+    let releaseFirst = () => {};
+    const firstHeld = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
     const mailer = {
       send: async (message: { messageId: string }) => {
         sent.push(message.messageId);
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (sent.length === 1) await firstHeld;
         return { messageId: message.messageId };
       },
     };
     const worker = new OutboxWorker({ ...delivery, mailer }, { logger: quiet, policy: { batchSize: 3, concurrency: 1 } });
     const round = worker.runOnce();
-    // The stop arrives while the first send of the first claim is in flight.
     while (sent.length === 0) await new Promise((resolve) => setImmediate(resolve));
     const stopped = worker.stop();
+    releaseFirst();
     expect(await round).toEqual({ claimed: 3, sent: 1, retried: 2, dead: 0 });
     await stopped;
     expect(sent).toHaveLength(1);
