@@ -125,7 +125,8 @@ describe('container mail wiring', () => {
       const started = Date.now();
       await container!.close();
       container = undefined;
-      expect(Date.now() - started).toBeLessThan(1000 + 1500);
+      // The budget and some room for a loaded machine, well short of the 10 s the send would wait.
+      expect(Date.now() - started).toBeLessThan(1000 + 4000);
       // Not lost, not left claimed: pending, for this instance's next start or another instance.
       await start(env);
       expect(await container!.outboxStats!()).toMatchObject({ pending: 1, sending: 0, sent: 0, dead: 0 });
@@ -144,7 +145,7 @@ describe('container mail wiring', () => {
       }
       const started = Date.now();
       expect(await svc.stop()).toEqual({ drained: true });
-      expect(Date.now() - started).toBeLessThan(1000 + 1500);
+      expect(Date.now() - started).toBeLessThan(1000 + 4000);
       await start({ SMTP_URL: smtpUrl });
       expect(await container!.outboxStats!()).toMatchObject({ pending: 3, sending: 0, sent: 0, dead: 0 });
     }, 30_000);
