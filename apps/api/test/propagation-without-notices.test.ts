@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request, { type Response } from 'supertest';
-import { connectRedis } from '@svc/adapters-redis';
 import { describeWithRedis } from '@svc/adapters-redis/testing';
-import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
-import { startApiProcess, type ApiProcess } from './support/api-process';
+import { describeWithPostgres } from '@svc/adapters-typeorm/testing';
+import { pollUntil, type ApiProcess } from './support/api-process';
+import { useInstancePair } from './support/instance-pair';
 
 // The change feed down for one instance (docs/operating.md, "Scaling out"): two real API processes
 // on one PostgreSQL schema, A with Redis, B with REDIS_URL on a port where nothing listens, so no
@@ -31,57 +28,32 @@ async function deadPort(): Promise<number> {
 }
 
 /** Polls `probe` until `done` holds; fails past `limitMs`. Returns the time it took. */
-async function until(probe: () => Promise<Response>, done: (res: Response) => boolean, limitMs: number): Promise<number> {
-  const started = Date.now();
-  let last: Response | undefined;
-  while (Date.now() - started < limitMs) {
-    last = await probe();
-    if (done(last)) return Date.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`not within ${limitMs} ms; last answer ${last?.status} ${JSON.stringify(last?.body)}`);
+function until(probe: () => Promise<Response>, done: (res: Response) => boolean, limitMs: number): Promise<number> {
+  return pollUntil(probe, done, { limitMs, everyMs: 100 });
 }
 
 describeWithPostgres('admin changes while one instance has no change feed', (databaseUrl) => {
   describeWithRedis('B cannot reach Redis', (redisUrl) => {
     const prefix = `svc:test:${randomBytes(6).toString('hex')}:`;
-    let schema: Awaited<ReturnType<typeof createTestSchema>>;
-    let dataDir: string;
     let a: ApiProcess;
     let b: ApiProcess;
     let projectId: string;
     let key: string;
 
+    const pair = useInstancePair({
+      databaseUrl,
+      adminToken: ADMIN_TOKEN,
+      env: { REDIS_URL: redisUrl, SVC_REDIS_PREFIX: prefix },
+      envB: async () => ({ REDIS_URL: `redis://127.0.0.1:${await deadPort()}` }),
+      redis: { url: redisUrl, prefix },
+    });
+
     beforeAll(async () => {
-      schema = await createTestSchema(databaseUrl);
-      dataDir = await mkdtemp(join(tmpdir(), 'svc-no-feed-'));
-      const env: Record<string, string> = {
-        DATABASE_URL: databaseUrl,
-        SVC_DATABASE_SCHEMA: schema.schema,
-        SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-        SVC_MASTER_KEY: randomBytes(32).toString('hex'),
-        SVC_BASE_URL: 'http://svc.test',
-        SVC_BCRYPT_COST: '4',
-        SVC_DATA_DIR: dataDir,
-        SVC_REDIS_PREFIX: prefix,
-        LOG_LEVEL: 'info',
-      };
-      a = await startApiProcess({ ...env, REDIS_URL: redisUrl });
-      b = await startApiProcess({ ...env, REDIS_URL: `redis://127.0.0.1:${await deadPort()}` });
+      ({ a, b } = pair);
       const created = await admin(a).post('/admin/projects').send({ name: 'Feedless' }).expect(201);
       projectId = created.body.data.project.id;
       key = created.body.data.apiKeys.production;
     }, 120_000);
-
-    afterAll(async () => {
-      await Promise.all([a?.stop(), b?.stop()]);
-      await schema?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-      const redis = await connectRedis(redisUrl);
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
-      await redis.quit();
-    }, 30_000);
 
     const admin = (api: ApiProcess) => ({
       post: (path: string) => request(api.url).post(path).set('Authorization', `Bearer ${ADMIN_TOKEN}`),

@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request, { type Response } from 'supertest';
-import { connectRedis } from '@svc/adapters-redis';
 import { describeWithRedis } from '@svc/adapters-redis/testing';
-import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
-import { startApiProcess, type ApiProcess } from './support/api-process';
+import { describeWithPostgres } from '@svc/adapters-typeorm/testing';
+import { pollUntil, type ApiProcess } from './support/api-process';
+import { useInstancePair } from './support/instance-pair';
 
 // Admin changes take effect on the instance that made them before it answers, and on every other
 // instance within a second (docs/decisions.md, "Changes reach every instance"): two real API
@@ -21,15 +18,8 @@ const LIMITS = { signup: GENEROUS, login: GENEROUS, refresh: GENEROUS, loginAcco
 const PASSWORD = 'correct horse battery';
 
 /** Calls `probe` until `done` holds of its answer, for at most DEADLINE_MS; returns the time it took. */
-async function withinDeadline(probe: () => Promise<Response>, done: (res: Response) => boolean): Promise<number> {
-  const started = Date.now();
-  let last: Response | undefined;
-  while (Date.now() - started < DEADLINE_MS) {
-    last = await probe();
-    if (done(last)) return Date.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`not within ${DEADLINE_MS} ms; last answer ${last?.status} ${JSON.stringify(last?.body)}`);
+function withinDeadline(probe: () => Promise<Response>, done: (res: Response) => boolean): Promise<number> {
+  return pollUntil(probe, done, { limitMs: DEADLINE_MS, everyMs: 20 });
 }
 
 function kidOf(accessToken: string): string {
@@ -38,46 +28,24 @@ function kidOf(accessToken: string): string {
 
 function propagationSuite(feed: 'postgres' | 'redis', databaseUrl: string, redisUrl?: string) {
   const prefix = `svc:test:${randomBytes(6).toString('hex')}:`;
-  let schema: Awaited<ReturnType<typeof createTestSchema>>;
-  let dataDir: string;
   let a: ApiProcess;
   let b: ApiProcess;
   let projectId: string;
   let key: string;
 
+  const pair = useInstancePair({
+    databaseUrl,
+    adminToken: ADMIN_TOKEN,
+    env: { SVC_RATE_LIMITS: JSON.stringify(LIMITS), ...(redisUrl ? { REDIS_URL: redisUrl, SVC_REDIS_PREFIX: prefix } : {}) },
+    redis: redisUrl ? { url: redisUrl, prefix } : undefined,
+  });
+
   beforeAll(async () => {
-    schema = await createTestSchema(databaseUrl);
-    dataDir = await mkdtemp(join(tmpdir(), 'svc-propagation-'));
-    const env: Record<string, string> = {
-      DATABASE_URL: databaseUrl,
-      SVC_DATABASE_SCHEMA: schema.schema,
-      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-      SVC_MASTER_KEY: randomBytes(32).toString('hex'),
-      SVC_BASE_URL: 'http://svc.test',
-      SVC_BCRYPT_COST: '4',
-      SVC_RATE_LIMITS: JSON.stringify(LIMITS),
-      SVC_DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      ...(redisUrl ? { REDIS_URL: redisUrl, SVC_REDIS_PREFIX: prefix } : {}),
-    };
-    a = await startApiProcess(env);
-    b = await startApiProcess(env);
+    ({ a, b } = pair);
     const created = await admin(a).post('/admin/projects').send({ name: 'Replicated', plan: 'PRO' }).expect(201);
     projectId = created.body.data.project.id;
     key = created.body.data.apiKeys.production;
   }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await schema?.drop();
-    await rm(dataDir, { recursive: true, force: true });
-    if (redisUrl) {
-      const redis = await connectRedis(redisUrl);
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
-      await redis.quit();
-    }
-  }, 30_000);
 
   const admin = (api: ApiProcess) => ({
     post: (path: string) => request(api.url).post(path).set('Authorization', `Bearer ${ADMIN_TOKEN}`),

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
-import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
-import { startApiProcess, type ApiProcess } from './support/api-process';
+import { describeWithPostgres } from '@svc/adapters-typeorm/testing';
+import type { ApiProcess } from './support/api-process';
+import { useInstancePair } from './support/instance-pair';
 
 // Browser tabs racing one refresh token, across two real API processes on one PostgreSQL: with a
 // reuse grace window every racer gets the same successor and nothing is revoked; in strict mode
@@ -16,35 +14,12 @@ const TRIALS = 20;
 const LIMITS = { signup: { limit: 1000, windowSeconds: 3600 }, refresh: { limit: 1000, windowSeconds: 60 } };
 
 describeWithPostgres('concurrent refreshes of one token on two API processes', (databaseUrl) => {
-  let schema: Awaited<ReturnType<typeof createTestSchema>>;
-  let dataDir: string;
+  const pair = useInstancePair({ databaseUrl, adminToken: ADMIN_TOKEN, env: { SVC_RATE_LIMITS: JSON.stringify(LIMITS) } });
   let a: ApiProcess;
   let b: ApiProcess;
-
-  beforeAll(async () => {
-    schema = await createTestSchema(databaseUrl);
-    dataDir = await mkdtemp(join(tmpdir(), 'svc-race-'));
-    const env = {
-      DATABASE_URL: databaseUrl,
-      SVC_DATABASE_SCHEMA: schema.schema,
-      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-      SVC_MASTER_KEY: randomBytes(32).toString('hex'),
-      SVC_BASE_URL: 'http://svc.test',
-      SVC_BCRYPT_COST: '4',
-      SVC_RATE_LIMITS: JSON.stringify(LIMITS),
-      SVC_DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-    };
-    // One after the other: the first runs the migrations on the empty schema.
-    a = await startApiProcess(env);
-    b = await startApiProcess(env);
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await schema?.drop();
-    await rm(dataDir, { recursive: true, force: true });
-  }, 30_000);
+  beforeAll(() => {
+    ({ a, b } = pair);
+  });
 
   async function projectKey(settings: object): Promise<string> {
     const created = await request(a.url)

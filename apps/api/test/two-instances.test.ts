@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request, { type Response } from 'supertest';
-import { connectRedis } from '@svc/adapters-redis';
 import { describeWithRedis } from '@svc/adapters-redis/testing';
-import { createTestSchema, describeWithPostgres } from '@svc/adapters-typeorm/testing';
-import { startApiProcess, type ApiProcess } from './support/api-process';
+import { describeWithPostgres } from '@svc/adapters-typeorm/testing';
+import type { ApiProcess } from './support/api-process';
+import { useInstancePair } from './support/instance-pair';
 
 // Several API processes on one PostgreSQL and one Redis behave as one service. Two
 // real processes (tsx apps/api/src/main.ts) share a fresh schema and a fresh Redis key prefix;
@@ -26,46 +23,24 @@ const LIMITS = {
 describeWithPostgres('two API instances', (databaseUrl) => {
   describeWithRedis('on one PostgreSQL and one Redis', (redisUrl) => {
     const prefix = `svc:test:${randomBytes(6).toString('hex')}:`;
-    let schema: Awaited<ReturnType<typeof createTestSchema>>;
-    let dataDir: string;
     let a: ApiProcess;
     let b: ApiProcess;
     let key: string;
     let projectId: string;
 
+    const pair = useInstancePair({
+      databaseUrl,
+      adminToken: ADMIN_TOKEN,
+      env: { REDIS_URL: redisUrl, SVC_REDIS_PREFIX: prefix, SVC_RATE_LIMITS: JSON.stringify(LIMITS) },
+      redis: { url: redisUrl, prefix },
+    });
+
     beforeAll(async () => {
-      schema = await createTestSchema(databaseUrl);
-      dataDir = await mkdtemp(join(tmpdir(), 'svc-two-'));
-      const env = {
-        DATABASE_URL: databaseUrl,
-        SVC_DATABASE_SCHEMA: schema.schema,
-        REDIS_URL: redisUrl,
-        SVC_REDIS_PREFIX: prefix,
-        SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-        SVC_MASTER_KEY: randomBytes(32).toString('hex'),
-        SVC_BASE_URL: 'http://svc.test', // one issuer for both, as behind one load balancer
-        SVC_BCRYPT_COST: '4',
-        SVC_RATE_LIMITS: JSON.stringify(LIMITS),
-        SVC_DATA_DIR: dataDir,
-        LOG_LEVEL: 'info', // the 'listening' line, which names the port, is an info line
-      };
-      // One after the other: the first runs the migrations on the empty schema.
-      a = await startApiProcess(env);
-      b = await startApiProcess(env);
+      ({ a, b } = pair);
       const created = await request(a.url).post('/admin/projects').set('Authorization', `Bearer ${ADMIN_TOKEN}`).send({ name: 'Shared' }).expect(201);
       key = created.body.data.apiKeys.production;
       projectId = created.body.data.project.id;
     }, 120_000);
-
-    afterAll(async () => {
-      await Promise.all([a?.stop(), b?.stop()]);
-      await schema?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-      const redis = await connectRedis(redisUrl);
-      const keys = await redis.keys(`${prefix}*`); // a few dozen keys under a unique prefix
-      if (keys.length) await redis.del(...keys);
-      await redis.quit();
-    }, 30_000);
 
     const on = (api: ApiProcess) => request(api.url);
     const post = (api: ApiProcess, path: string, body: object, ip: string) => on(api).post(path).set('X-API-Key', key).set('X-Svc-Client-Ip', ip).send(body);

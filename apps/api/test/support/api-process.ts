@@ -81,3 +81,18 @@ function stop(child: ChildProcess, graceMs = 10_000): Promise<void> {
     child.kill('SIGTERM');
   });
 }
+
+/**
+ * Calls `probe` every `everyMs` until `done` holds of its answer; returns the time that took, or
+ * fails past `limitMs` with the last answer.
+ */
+export async function pollUntil<R extends { status: number; body: unknown }>(probe: () => Promise<R>, done: (answer: R) => boolean, limits: { limitMs: number; everyMs: number }): Promise<number> {
+  const started = Date.now();
+  let last: R | undefined;
+  while (Date.now() - started < limits.limitMs) {
+    last = await probe();
+    if (done(last)) return Date.now() - started;
+    await new Promise((resolveWait) => setTimeout(resolveWait, limits.everyMs));
+  }
+  throw new Error(`not within ${limits.limitMs} ms; last answer ${last?.status} ${JSON.stringify(last?.body)}`);
+}
