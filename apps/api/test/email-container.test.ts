@@ -109,9 +109,10 @@ describe('container mail wiring', () => {
     const started = Date.now();
     const closing = container!.close();
     container = undefined;
-    const outcome = await Promise.race([closing.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 5000, 'still waiting after 5 s'))]);
+    const outcome = await Promise.race([closing.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 10_000, 'still waiting after 10 s'))]);
     expect(outcome).toBe('closed');
-    expect(Date.now() - started).toBeLessThan(1000 + 1500);
+    // The budget and some room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(1000 + 4000);
     const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string; requestId?: string; kind?: string }).filter((line) => /accepted request/.test(line.msg));
     expect(logged.map((line) => [line.level, line.requestId, line.kind, line.msg])).toEqual([
       [50, 'req-stuck', 'password_reset', 'accepted request not finished at shutdown; its mail may not be queued'],

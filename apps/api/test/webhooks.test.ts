@@ -258,7 +258,8 @@ describe('stopping while a receiver accepts connections and never answers', () =
     const waiting = (await request(svc.handler).post(`${hooks}/${endpoint.id}/test`).set(auth).expect(202)).body.data.message;
     const started = Date.now();
     expect(await svc.stop()).toEqual({ drained: true });
-    expect(Date.now() - started).toBeLessThan(1000 + 1500);
+    // The budget and some room for a loaded machine, well short of the 10 s the delivery would wait.
+    expect(Date.now() - started).toBeLessThan(1000 + 4000);
     // The queue as the stop left it, read by a service that delivers nothing (not started).
     const after = await service();
     try {
