@@ -99,6 +99,28 @@ describe('container mail wiring', () => {
     });
   });
 
+  it("close() gives answered requests' work what is left of SVC_SHUTDOWN_TIMEOUT_MS; past it, work still running is logged as not done", async () => {
+    const app = await start({ SVC_SHUTDOWN_TIMEOUT_MS: '1000' });
+    const project = await createMailProject(app);
+    // A real request's work ends in time and its mail is queued; another job never ends (a
+    // statement stuck on a lock, say).
+    await requestMagicLink(app, project.live, { email: 'gus@example.com' }).expect(200);
+    container!.afterAnswer.run('password_reset', 'req-stuck', () => new Promise<void>(() => undefined));
+    const started = Date.now();
+    const closing = container!.close();
+    container = undefined;
+    const outcome = await Promise.race([closing.then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 10_000, 'still waiting after 10 s'))]);
+    expect(outcome).toBe('closed');
+    // The budget and some room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(1000 + 4000);
+    const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string; requestId?: string; kind?: string }).filter((line) => /accepted request/.test(line.msg));
+    expect(logged.map((line) => [line.level, line.requestId, line.kind, line.msg])).toEqual([
+      [50, 'req-stuck', 'password_reset', 'accepted request not finished at shutdown; its mail may not be queued'],
+    ]);
+    await start();
+    expect(await container!.outboxStats!()).toMatchObject({ pending: 1 });
+  }, 30_000);
+
   describe('with SMTP_URL at a server that accepts connections and never answers', () => {
     const sockets = new Set<Socket>();
     const silent = createServer((socket) => {

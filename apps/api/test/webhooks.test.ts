@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -209,6 +209,68 @@ describeWithPostgres('webhooks on PostgreSQL', (url) => {
     const schema = await createTestSchema(url);
     return { env: { DATABASE_URL: url, SVC_DATABASE_SCHEMA: schema.schema }, drop: schema.drop };
   });
+});
+
+describe('stopping while a receiver accepts connections and never answers', () => {
+  const sockets = new Set<Socket>();
+  const heard: string[] = [];
+  const silent = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on('data', (chunk) => heard.push(String(chunk)));
+    socket.on('close', () => sockets.delete(socket));
+  });
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-webhooks-silent-'));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  });
+  const service = () =>
+    createSvcServer(
+      loadConfig({
+        SVC_DATA_DIR: dir,
+        SVC_BCRYPT_COST: '4',
+        SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN,
+        SVC_MASTER_KEY: '7'.repeat(64),
+        LOG_LEVEL: 'silent',
+        SVC_WEBHOOKS_ALLOW_PRIVATE: 'true',
+        SVC_SHUTDOWN_TIMEOUT_MS: '1000',
+      }),
+    );
+  const auth = { Authorization: `Bearer ${REAL_ADMIN_TOKEN}` };
+
+  it("the service's stop keeps to SVC_SHUTDOWN_TIMEOUT_MS: the delivery in flight is cut, logged as a failed try and retried; nothing is left claimed", async () => {
+    const svc = await service();
+    await svc.start();
+    const project = (await request(svc.handler).post('/admin/projects').set(auth).send({ name: 'Silent' }).expect(201)).body.data.project;
+    const hooks = `/admin/projects/${project.id}/environments/production/webhooks`;
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hooks`;
+    const endpoint = (await request(svc.handler).post(hooks).set(auth).send({ url }).expect(201)).body.data.endpoint;
+    const inFlight = (await request(svc.handler).post(`${hooks}/${endpoint.id}/test`).set(auth).expect(202)).body.data.message;
+    // The receiver has the whole request and says nothing (the transport would wait 10 s).
+    await eventually(() => heard.join('').includes('"type":"webhook.test"') || undefined, 5000);
+    // Queued behind the round in flight, never claimed.
+    const waiting = (await request(svc.handler).post(`${hooks}/${endpoint.id}/test`).set(auth).expect(202)).body.data.message;
+    const started = Date.now();
+    expect(await svc.stop()).toEqual({ drained: true });
+    // The budget and some room for a loaded machine, well short of the 10 s the delivery would wait.
+    expect(Date.now() - started).toBeLessThan(1000 + 4000);
+    // The queue as the stop left it, read by a service that delivers nothing (not started).
+    const after = await service();
+    try {
+      const cut = (await request(after.handler).get(`${hooks}/messages/${inFlight.id}`).set(auth).expect(200)).body.data;
+      expect(cut.message).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null });
+      expect(cut.attempts).toEqual([expect.objectContaining({ attempt: 1, statusCode: null, error: 'aborted before an answer came (the service was stopping)' })]);
+      expect((await request(after.handler).get(`${hooks}/messages/${waiting.id}`).set(auth).expect(200)).body.data.message).toMatchObject({ status: 'pending', attempts: 0 });
+    } finally {
+      await after.stop();
+    }
+  }, 30_000);
 });
 
 describe('the SSRF guard', () => {

@@ -32,9 +32,9 @@ describe('OutboxWorker', () => {
     const { mailer, delivery, enqueue } = await setup();
     for (let i = 0; i < 7; i += 1) await enqueue(`u${i}@example.test`);
     const worker = new OutboxWorker(delivery, { logger: quiet, policy: { batchSize: 3 } });
-    expect(await worker.runOnce()).toEqual({ claimed: 7, sent: 7, retried: 0, dead: 0 });
+    expect(await worker.runOnce()).toEqual({ claimed: 7, sent: 7, retried: 0, dead: 0, released: 0 });
     expect(mailer.sent).toHaveLength(7);
-    expect(await worker.runOnce()).toEqual({ claimed: 0, sent: 0, retried: 0, dead: 0 });
+    expect(await worker.runOnce()).toEqual({ claimed: 0, sent: 0, retried: 0, dead: 0, released: 0 });
   });
 
   it('stop() mid-round: no further send or round; the rest of the claim is pending, due at once; a later runOnce sends again', async () => {
@@ -59,12 +59,12 @@ describe('OutboxWorker', () => {
     while (sent.length === 0) await new Promise((resolve) => setImmediate(resolve));
     const stopped = worker.stop();
     releaseFirst();
-    expect(await round).toEqual({ claimed: 3, sent: 1, retried: 2, dead: 0 });
+    expect(await round).toEqual({ claimed: 3, sent: 1, retried: 0, dead: 0, released: 2 });
     await stopped;
     expect(sent).toHaveLength(1);
     expect(await deps.outbox.stats()).toMatchObject({ sent: 1, pending: 8, sending: 0 });
     // Released mails are due at once: the next round (another instance, or the next start) takes them.
-    expect(await worker.runOnce()).toEqual({ claimed: 8, sent: 8, retried: 0, dead: 0 });
+    expect(await worker.runOnce()).toEqual({ claimed: 8, sent: 8, retried: 0, dead: 0, released: 0 });
   });
 
   it('claims 50 at a time, sends at most 10 at once, and marks each claim in one write', async () => {
@@ -96,7 +96,7 @@ describe('OutboxWorker', () => {
       },
     };
     const worker = new OutboxWorker({ ...delivery, outbox, mailer }, { logger: quiet });
-    expect(await worker.runOnce()).toEqual({ claimed: 120, sent: 120, retried: 0, dead: 0 });
+    expect(await worker.runOnce()).toEqual({ claimed: 120, sent: 120, retried: 0, dead: 0, released: 0 });
     expect(claims).toEqual([50, 50, 20]);
     expect(marks).toEqual([50, 50, 20]);
     expect(peak).toBe(10);

@@ -13,7 +13,7 @@ export interface OutboxWorkerOptions {
   policy?: Partial<DeliveryPolicy>;
 }
 
-const EMPTY: DeliveryReport = { claimed: 0, sent: 0, retried: 0, dead: 0 };
+const EMPTY: DeliveryReport = { claimed: 0, sent: 0, retried: 0, dead: 0, released: 0 };
 /** Distinct failure reasons named in one log line at most (an outage fails every mail the same way). */
 const MAX_REASONS = 3;
 /** Addresses in a server's answer ("550 <ada@example.com> unknown") are masked in the log. */
@@ -62,8 +62,9 @@ export class OutboxWorker {
 
   /**
    * Stops scheduling and waits for the round in flight, which starts no more sends: the mails of
-   * its claim not sent yet go back to the outbox, due at once (`deliverOutbox`). A send in flight
-   * ends as the mailer ends it; the service's shutdown bounds that wait (`Mailer.close` with `force`).
+   * its claim not sent yet go back to the outbox, due at once, their tries not spent (`deliverOutbox`).
+   * A send in flight ends as the mailer ends it; the service's shutdown bounds that wait
+   * (`Mailer.close` with `force`).
    */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -87,6 +88,7 @@ export class OutboxWorker {
     }
     if (total.retried || total.dead) this.options.logger.warn({ ...total, reasons: [...reasons] }, `outbox: some mails failed (retried later or dead-lettered): ${[...reasons].join('; ')}`);
     else if (total.sent) this.options.logger.info({ ...total }, 'outbox: mails sent');
+    if (total.released) this.options.logger.info({ released: total.released }, 'outbox: stopping; the mails of its claim not sent yet are back in the queue, due at once');
     return total;
   }
 }
@@ -104,6 +106,7 @@ export function withEnqueueHook(outbox: MailOutbox, after: () => void): MailOutb
     claimDue: (now, options) => outbox.claimDue(now, options),
     markSent: (sent) => outbox.markSent(sent),
     markFailed: (scope, id, failure) => outbox.markFailed(scope, id, failure),
+    release: (claims, dueAt) => outbox.release(claims, dueAt),
     listForAddress: (scope, to, limit) => outbox.listForAddress(scope, to, limit),
     listDead: (query) => outbox.listDead(query),
     stats: () => outbox.stats(),

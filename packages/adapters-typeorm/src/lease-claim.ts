@@ -1,6 +1,7 @@
+import type { HeldClaim } from '@svc/core';
 import type { Database, Row } from './database';
 import { assertLimit } from './bounded-delete';
-import { assertDate } from './guards';
+import { assertDate, isScope, isUuid } from './guards';
 import { dateParam } from './row-values';
 
 /** Due: pending and its time has come, or claimed by a worker whose lease ran out. $1 = now. */
@@ -47,4 +48,38 @@ export async function claimLeased<T extends Row>(db: Database, spec: { table: st
       params,
     ),
   );
+}
+
+/**
+ * Gives back items of a claim on a queue table (as `claimLeased` took them) unsent: each row still
+ * `sending` under the very lease it was claimed with becomes `pending`, due at `dueAt`, its
+ * attempt taken back; `last_error` is not touched. PostgreSQL: one UPDATE joined with the claims
+ * as arrays; SQLite: one transaction of single-row UPDATEs. `table` is a constant of the caller.
+ */
+export async function releaseLeased(db: Database, table: string, claims: readonly HeldClaim[], dueAt: Date): Promise<void> {
+  assertDate(dueAt, 'dueAt');
+  const held = claims.filter((claim) => isScope(claim.scope) && isUuid(claim.id));
+  if (held.length === 0) return;
+  for (const claim of held) assertDate(claim.leaseUntil, 'leaseUntil');
+  const set = "status = 'pending', attempts = attempts - 1, next_attempt_at = $1, lease_until = NULL";
+  if (db.kind === 'postgres') {
+    await db.query(
+      `UPDATE ${table} AS m SET ${set}
+       FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[]) AS v (project_id, environment, id, lease_until)
+       WHERE m.project_id = v.project_id AND m.environment = v.environment AND m.id = v.id AND m.status = 'sending' AND m.lease_until = v.lease_until`,
+      [dateParam(dueAt), held.map((c) => c.scope.projectId), held.map((c) => c.scope.environment), held.map((c) => c.id), held.map((c) => dateParam(c.leaseUntil))],
+    );
+    return;
+  }
+  await db.transaction(async (tx) => {
+    for (const claim of held) {
+      await tx.query(`UPDATE ${table} SET ${set} WHERE project_id = $2 AND environment = $3 AND id = $4 AND status = 'sending' AND lease_until = $5`, [
+        dateParam(dueAt),
+        claim.scope.projectId,
+        claim.scope.environment,
+        claim.id,
+        dateParam(claim.leaseUntil),
+      ]);
+    }
+  });
 }

@@ -2,6 +2,7 @@ import {
   MAIL_TEMPLATES,
   OUTBOX_STATUSES,
   type EnqueueOptions,
+  type HeldClaim,
   type MailOutbox,
   type MailTemplate,
   type NewOneTimeToken,
@@ -17,7 +18,7 @@ import type { MailOutboxRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, jsonParam, readCount, readDate, readNullableDate } from './row-values';
 import { assertOneTimeToken, insertOneTimeToken } from './typeorm-one-time-token-store';
-import { claimLeased } from './lease-claim';
+import { claimLeased, releaseLeased } from './lease-claim';
 
 const COLUMN_NAMES = [
   'id',
@@ -174,6 +175,10 @@ export class TypeormMailOutbox implements MailOutbox {
     }
     // Only a claim still in flight: a mail another worker already marked sent stays sent.
     await this.db.query(`UPDATE mail_outbox SET ${set}, last_error = $4, lease_until = NULL WHERE ${IN_SCOPE} AND status = 'sending'`, params);
+  }
+
+  async release(claims: readonly HeldClaim[], dueAt: Date): Promise<void> {
+    await releaseLeased(this.db, 'mail_outbox', claims, dueAt);
   }
 
   async listForAddress(scope: TenantScope, to: string, limit: number): Promise<OutboxMail[]> {

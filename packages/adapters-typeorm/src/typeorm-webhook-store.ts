@@ -1,6 +1,7 @@
 import type {
   ClaimedWebhookMessage,
   Environment,
+  HeldClaim,
   SecurityEventType,
   TenantScope,
   WebhookAttempt,
@@ -13,7 +14,7 @@ import type {
 } from '@svc/core';
 import type { Database, Sql } from './database';
 import { assertLimit, deleteBounded } from './bounded-delete';
-import { claimLeased } from './lease-claim';
+import { claimLeased, releaseLeased } from './lease-claim';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isUuid } from './guards';
 import type { WebhookAttemptRow, WebhookEndpointRow, WebhookMessageRow } from './rows';
 import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDate, readJson, readNullableDate } from './row-values';
@@ -162,6 +163,10 @@ export class TypeormWebhookStore implements WebhookStore {
         params,
       );
     });
+  }
+
+  async release(claims: readonly HeldClaim[], dueAt: Date): Promise<void> {
+    await releaseLeased(this.db, 'webhook_messages', claims, dueAt);
   }
 
   async listMessages(scope: TenantScope, query: { endpointId?: string; limit: number }): Promise<WebhookMessage[]> {

@@ -80,6 +80,7 @@ export * from './use-cases/passkeys/log-in-with-passkey';
 export * from './second-factor-service';
 export * from './domain/mail';
 export * from './domain/email-templates';
+export * from './ports/held-claim';
 export * from './ports/mail-outbox';
 export * from './ports/mailer';
 export * from './use-cases/email/link-tokens';

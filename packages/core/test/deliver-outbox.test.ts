@@ -34,7 +34,7 @@ describe('deliverOutbox', () => {
   it('sends with the stable Message-ID and wipes production payloads', async () => {
     const { deps, mailer, scope, enqueue, run } = await setup();
     const id = await enqueue();
-    expect(await run()).toEqual({ claimed: 1, sent: 1, retried: 0, dead: 0 });
+    expect(await run()).toEqual({ claimed: 1, sent: 1, retried: 0, dead: 0, released: 0 });
     expect(mailer.sent).toEqual([{ to: 'ada@example.test', subject: 'Hi', text: 'link', html: '<a>link</a>', messageId: `<${id}@svc>` }]);
     expect(await deps.outbox.listForAddress(scope, 'ada@example.test', 1)).toMatchObject([{ status: 'sent', sealedPayload: null, messageId: `<${id}@svc>` }]);
   });
@@ -96,13 +96,13 @@ describe('deliverOutbox', () => {
       writes.push(sent.map((mark) => mark.id));
       return markSent(sent);
     };
-    expect(await run()).toEqual({ claimed: 3, sent: 2, retried: 1, dead: 0 });
+    expect(await run()).toEqual({ claimed: 3, sent: 2, retried: 1, dead: 0, released: 0 });
     expect(writes).toHaveLength(1);
     expect(writes[0].sort()).toEqual(ids.filter((id) => mailer.sent.some((m) => m.messageId === `<${id}@svc>`)).sort());
     const stored = await deps.outbox.listForAddress(scope, 'ada@example.test', 3);
     expect(stored.map((m) => m.status).sort()).toEqual(['pending', 'sent', 'sent']);
     // A round with nothing sent writes no marks.
-    expect(await run()).toEqual({ claimed: 0, sent: 0, retried: 0, dead: 0 });
+    expect(await run()).toEqual({ claimed: 0, sent: 0, retried: 0, dead: 0, released: 0 });
     expect(writes).toHaveLength(1);
   });
 
@@ -159,11 +159,11 @@ describe('claims larger than the sends in flight', () => {
       writes.push(sent.length);
       return markSent(sent);
     };
-    expect(await deliverOutbox({ ...deps, mailer })).toEqual({ claimed: 50, sent: 50, retried: 0, dead: 0 });
+    expect(await deliverOutbox({ ...deps, mailer })).toEqual({ claimed: 50, sent: 50, retried: 0, dead: 0, released: 0 });
     expect(mailer.peak).toBe(10);
     expect(claims).toEqual([deliveryClaim(DEFAULT_DELIVERY_POLICY)]);
     expect(writes).toEqual([50]);
-    expect(await deliverOutbox({ ...deps, mailer }, { concurrency: 3 })).toEqual({ claimed: 10, sent: 10, retried: 0, dead: 0 });
+    expect(await deliverOutbox({ ...deps, mailer }, { concurrency: 3 })).toEqual({ claimed: 10, sent: 10, retried: 0, dead: 0, released: 0 });
     expect(mailer.peak).toBe(10);
     expect(writes).toEqual([50, 10]);
   });
@@ -180,7 +180,7 @@ describe('claims larger than the sends in flight', () => {
         return mailer.send(message);
       },
     };
-    expect(await deliverOutbox({ ...deps, mailer: failing }, { batchSize: 12, concurrency: 4 })).toEqual({ claimed: 12, sent: 8, retried: 4, dead: 0 });
+    expect(await deliverOutbox({ ...deps, mailer: failing }, { batchSize: 12, concurrency: 4 })).toEqual({ claimed: 12, sent: 8, retried: 4, dead: 0, released: 0 });
     expect(mailer.peak).toBeLessThanOrEqual(4);
   });
 
@@ -213,7 +213,7 @@ describe('claims larger than the sends in flight', () => {
         return { messageId: message.messageId };
       },
     };
-    expect(await deliverOutbox({ ...deps, mailer: overrunning }, policy)).toEqual({ claimed: 5, sent: 2, retried: 3, dead: 0 });
+    expect(await deliverOutbox({ ...deps, mailer: overrunning }, policy)).toEqual({ claimed: 5, sent: 2, retried: 3, dead: 0, released: 0 });
     // The last send started at 25 s, no later than lease - margin - one send (40 s), and ended inside the lease.
     expect(Math.max(...ends)).toBeLessThanOrEqual((leaseSeconds - CLAIM_MARGIN_SECONDS) * 1000 + 10_000);
     const stored = await deps.outbox.listForAddress(scope, 'ada@example.test', 10);
@@ -239,16 +239,18 @@ describe('a round told to stop (the service shuts down)', () => {
       },
     };
     const claimedAt = deps.clock.now();
-    expect(await deliverOutbox({ ...deps, mailer }, { batchSize: 6, concurrency: 2 }, undefined, () => stopping)).toEqual({ claimed: 6, sent: 2, retried: 4, dead: 0 });
+    expect(await deliverOutbox({ ...deps, mailer }, { batchSize: 6, concurrency: 2 }, undefined, () => stopping)).toEqual({ claimed: 6, sent: 2, retried: 0, dead: 0, released: 4 });
     expect(sent).toHaveLength(2);
     const stored = await deps.outbox.listForAddress(scope, 'ada@example.test', 10);
     expect(stored.filter((m) => m.status === 'sent')).toHaveLength(2);
+    // Given back as they were before the claim: no try spent, no failure noted.
     const released = stored.filter((m) => m.status === 'pending');
-    expect(released).toHaveLength(4);
-    expect(released.every((m) => m.nextAttemptAt.getTime() === claimedAt.getTime() && /service stopped/.test(m.lastError ?? ''))).toBe(true);
+    expect(released.map((m) => ({ at: m.nextAttemptAt, attempts: m.attempts, lastError: m.lastError, leaseUntil: m.leaseUntil }))).toEqual(
+      Array(4).fill({ at: claimedAt, attempts: 0, lastError: null, leaseUntil: null }),
+    );
     // Due at once: the next round (here, another instance's) claims and sends them without waiting.
     const next = new RecordingMailer();
-    expect(await deliverOutbox({ ...deps, mailer: next }, { batchSize: 6, concurrency: 2 })).toEqual({ claimed: 4, sent: 4, retried: 0, dead: 0 });
+    expect(await deliverOutbox({ ...deps, mailer: next }, { batchSize: 6, concurrency: 2 })).toEqual({ claimed: 4, sent: 4, retried: 0, dead: 0, released: 0 });
   });
 });
 

@@ -2,7 +2,8 @@ import { createAuthService } from '../src/create-auth-service';
 import { nextWebhookAttempt, WEBHOOK_RETRY_SCHEDULE_SECONDS } from '../src/domain/webhook';
 import { createInMemoryDeps } from '../src/testing/in-memory-deps';
 import { RecordingWebhookTransport } from '../src/testing/recording-webhook-transport';
-import { deliverWebhooks } from '../src/use-cases/webhooks/deliver-webhooks';
+import { DEFAULT_WEBHOOK_POLICY, deliverWebhooks } from '../src/use-cases/webhooks/deliver-webhooks';
+import type { WebhookResponse, WebhookTransport } from '../src/ports/webhook-transport';
 import { PASSWORD } from './helpers';
 
 // The delivery rules on a fixed clock: the retry schedule to the last step, Retry-After, 410,
@@ -91,5 +92,57 @@ describe('webhook delivery', () => {
     await deliverWebhooks(deps);
     expect(transport.sent.map((d) => d.webhookId)).toEqual([transport.sent[0].webhookId, transport.sent[0].webhookId]);
     await expect(service.admin.redeliverWebhookRange(key.scope, endpoint.id, { from: range.to, to: range.from })).rejects.toMatchObject({ code: 'validation_error' });
+  });
+});
+
+describe('a webhook round told to stop (the service shuts down)', () => {
+  it('starts no delivery once stopping: the rest of its claim goes back unsent, due at once, its attempts returned, no try logged', async () => {
+    const { deps, service, key, endpoint } = await hooked();
+    for (const email of ['ada@example.test', 'bob@example.test', 'cy@example.test']) await service.signUp(key, { email, password: PASSWORD });
+    let stopping = false;
+    const sent: string[] = [];
+    const transport: WebhookTransport = {
+      deliver: async (delivery) => {
+        // The stop arrives while the first delivery is in flight; that one still ends.
+        sent.push(delivery.webhookId);
+        stopping = true;
+        return { statusCode: 204, retryAfterSeconds: null, error: null };
+      },
+    };
+    const claimedAt = deps.clock.now();
+    const round = await deliverWebhooks({ ...deps, webhookTransport: transport }, DEFAULT_WEBHOOK_POLICY, { stopping: () => stopping });
+    expect(round).toMatchObject({ claimed: 3, delivered: 1, retried: 0, dead: 0, released: 2 });
+    expect(sent).toHaveLength(1);
+    const messages = await service.admin.listWebhookMessages(key.scope, endpoint.id);
+    const back = messages.filter((m) => m.status === 'pending');
+    expect(back.map((m) => ({ attempts: m.attempts, at: m.nextAttemptAt, leaseUntil: m.leaseUntil, lastError: m.lastError }))).toEqual(
+      Array(2).fill({ attempts: 0, at: claimedAt, leaseUntil: null, lastError: null }),
+    );
+    for (const m of back) expect(await deps.webhooks.listAttempts(key.scope, m.id)).toEqual([]);
+    // Due at once: the next round (another instance's, or this one's next start) delivers them.
+    expect(await deliverWebhooks(deps)).toMatchObject({ claimed: 2, delivered: 2, released: 0 });
+  });
+
+  it("hands each delivery the round's signal: one cut when it fires is a failed try, logged and retried on the schedule", async () => {
+    const { deps, service, key, endpoint } = await hooked();
+    await service.signUp(key, { email: 'ada@example.test', password: PASSWORD });
+    const cut = new AbortController();
+    let started!: () => void;
+    const inFlight = new Promise<void>((resolve) => (started = resolve));
+    const transport: WebhookTransport = {
+      deliver: (_delivery, signal) =>
+        new Promise<WebhookResponse>((resolve) => {
+          started();
+          signal?.addEventListener('abort', () => resolve({ statusCode: null, retryAfterSeconds: null, error: 'aborted' }));
+        }),
+    };
+    const round = deliverWebhooks({ ...deps, webhookTransport: transport }, DEFAULT_WEBHOOK_POLICY, { stopping: () => cut.signal.aborted, signal: cut.signal });
+    await inFlight;
+    cut.abort();
+    expect(await round).toMatchObject({ claimed: 1, delivered: 0, retried: 1, released: 0 });
+    const [message] = await service.admin.listWebhookMessages(key.scope, endpoint.id);
+    expect(message).toMatchObject({ status: 'pending', attempts: 1, lastError: 'aborted' });
+    expect((message.nextAttemptAt.getTime() - deps.clock.now().getTime()) / 1000).toBeGreaterThanOrEqual(WEBHOOK_RETRY_SCHEDULE_SECONDS[1] * 0.9);
+    expect((await deps.webhooks.listAttempts(key.scope, message.id)).map((a) => a.error)).toEqual(['aborted']);
   });
 });

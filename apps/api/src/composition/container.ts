@@ -73,11 +73,13 @@ export interface Container {
   /** True when the database holds no project yet (first start of the embedded default). */
   isEmpty(): Promise<boolean>;
   /**
-   * Waits for the work of requests already answered (magic links, resets), stops the outbox
-   * worker and the janitor, then closes the database connection(s) and Redis. The outbox worker
-   * gets `workersMs` (default SVC_SHUTDOWN_TIMEOUT_MS) to end its sends in flight; past it the
-   * mailer drops its connections, so an SMTP server that does not answer cannot hold the stop:
-   * the mail in flight fails and stays queued for a retry.
+   * Waits for the work of requests already answered (magic links, resets) while it stops the
+   * outbox and webhook workers and the janitor, then closes the database connection(s) and Redis.
+   * All of it gets `workersMs` together (default SVC_SHUTDOWN_TIMEOUT_MS): the workers start no new
+   * send or delivery once stopping and give their claims' rest back unsent; past the budget the
+   * mailer drops its connections and the webhook deliveries in flight are aborted (those fail as a
+   * try and are retried), and answered work still running is logged as not done. So a silent SMTP
+   * server or webhook receiver, or a stuck job, cannot hold the stop.
    */
   close(options?: { workersMs?: number }): Promise<void>;
 }
@@ -193,18 +195,30 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     rateLimitedTally: rateLimited.tally,
     rateLimitedFlusher: rateLimited.loop,
     close: async ({ workersMs = config.shutdownTimeoutMs } = {}) => {
-      // Answered requests first: their mails go into the outbox the worker may still send.
-      await afterAnswer.idle();
-      const outboxStopped = outboxWorker.stop();
-      const othersStopped = Promise.all([webhookWorker.stop(), janitor.stop(), rateLimited.loop.stop()]);
-      // The outbox worker starts no send once stopping; one in flight to an SMTP server that does
-      // not answer would hold the stop for the mailer's timeouts (docs/operating.md#health-checks-and-shutdown).
-      // Past the budget the mailer drops its connections: that send fails, and its mail is retried.
-      if (!(await settlesWithin(outboxStopped, workersMs)) && mailer.close) {
-        logger.warn({ waitedMs: workersMs }, 'mail sends still in flight at shutdown; SMTP connections closed, those mails will be retried');
-        await mailer.close({ force: true });
+      // One budget for all that still runs, side by side: the work of answered requests and the
+      // workers' rounds (docs/operating.md#health-checks-and-shutdown). The workers start nothing
+      // new once stopping; what is still in flight when the budget runs out is cut and retried.
+      // (A timer of our own, not AbortSignal.timeout's unref'd one: it keeps the process up until then.)
+      const expiry = new AbortController();
+      const budget = expiry.signal;
+      const timer = setTimeout(() => expiry.abort(), workersMs);
+      try {
+        // Past the budget, a job still running is logged as not done (its mail may not be queued).
+        const answered = afterAnswer.idle({ budget });
+        const outboxStopped = outboxWorker.stop();
+        // A delivery to a receiver that never answers is cut when the budget runs out.
+        const othersStopped = Promise.all([webhookWorker.stop({ budget }), janitor.stop(), rateLimited.loop.stop()]);
+        // A send in flight to an SMTP server that does not answer would hold the stop for the
+        // mailer's timeouts. Past the budget the mailer drops its connections: that send fails, and
+        // its mail is retried.
+        if (!(await settlesWithin(outboxStopped, budget)) && mailer.close) {
+          logger.warn({ waitedMs: workersMs }, 'mail sends still in flight at shutdown; SMTP connections closed, those mails will be retried');
+          await mailer.close({ force: true });
+        }
+        await Promise.all([answered, outboxStopped, othersStopped]);
+      } finally {
+        clearTimeout(timer);
       }
-      await Promise.all([outboxStopped, othersStopped]);
       // What the mailer holds open (SMTP's pooled connections), once the worker sends no more.
       await mailer.close?.();
       // The refusals counted since the last flush, before the database closes.
@@ -215,11 +229,13 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
   };
 }
 
-/** Whether `work` settles within `ms` (without waiting longer than that for it). */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
+/** Whether `work` settles before `budget` aborts (without waiting longer than that for it). */
+async function settlesWithin(work: Promise<unknown>, budget: AbortSignal): Promise<boolean> {
+  if (budget.aborted) return false;
+  let onAbort: (() => void) | undefined;
   const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+    onAbort = () => resolve(false);
+    budget.addEventListener('abort', onAbort, { once: true });
   });
   try {
     return await Promise.race([
@@ -230,7 +246,7 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
       late,
     ]);
   } finally {
-    clearTimeout(timer);
+    if (onAbort) budget.removeEventListener('abort', onAbort);
   }
 }
 

@@ -114,8 +114,9 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
       const drained = await drain.settled(left());
       await connectionsClosed;
       drain.end();
-      // Stops the outbox worker and the janitor (waiting for their runs in flight; the outbox's
-      // sends within what is left of the budget, at least WORKERS_STOP_MIN_MS), then closes storage.
+      // Waits for answered requests' work and stops the workers and the janitor, all within what
+      // is left of the budget (at least WORKERS_STOP_MIN_MS): past it the sends and deliveries in
+      // flight are cut (and retried), work still running is logged as not done. Then closes storage.
       await container.close({ workersMs: Math.max(left(), WORKERS_STOP_MIN_MS) }).catch((error: unknown) => logger.error({ err: error }, 'closing storage failed'));
       return { drained };
     })();
@@ -126,8 +127,9 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
 }
 
 /**
- * What the outbox worker gets to end its sends in flight when the drain used up the budget: enough
- * for a mail server that answers (milliseconds), within run-service.ts's grace for closing storage.
+ * What answered requests' work and the workers' sends and deliveries in flight get when the drain
+ * used up the budget: enough for a database, a mail server or a receiver that answers
+ * (milliseconds), within run-service.ts's grace for closing storage.
  */
 const WORKERS_STOP_MIN_MS = 1000;
 

@@ -60,7 +60,7 @@ export class HttpWebhookTransport implements WebhookTransport {
     this.timeoutMs = options.timeoutMs ?? 10_000;
   }
 
-  async deliver(delivery: WebhookDelivery): Promise<WebhookResponse> {
+  async deliver(delivery: WebhookDelivery, signal?: AbortSignal): Promise<WebhookResponse> {
     const url = new URL(delivery.url);
     let address: { address: string; family: number };
     try {
@@ -75,7 +75,7 @@ export class HttpWebhookTransport implements WebhookTransport {
       'webhook-timestamp': String(Math.floor(delivery.timestamp.getTime() / 1000)),
       'webhook-signature': delivery.secrets.map((secret) => new Webhook(secret).sign(delivery.webhookId, delivery.timestamp, delivery.payload)).join(' '),
     };
-    return this.post(url, headers, delivery.payload, address);
+    return this.post(url, headers, delivery.payload, address, signal);
   }
 
   /** The first address of `host`, after checking every one it resolves to. */
@@ -88,24 +88,28 @@ export class HttpWebhookTransport implements WebhookTransport {
     return addresses[0];
   }
 
-  private post(url: URL, headers: Record<string, string>, body: string, vetted: { address: string; family: number }): Promise<WebhookResponse> {
+  private post(url: URL, headers: Record<string, string>, body: string, vetted: { address: string; family: number }, signal?: AbortSignal): Promise<WebhookResponse> {
     const pinned: LookupFunction = (_host, options, callback) => {
       if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [vetted]);
       else callback(null, vetted.address, vetted.family);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve) => {
-      const req = send(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: pinned, timeout: this.timeoutMs }, (res) => {
+      // `signal` (the service's stop) destroys the request: the socket closes and 'error' answers.
+      const req = send(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: pinned, timeout: this.timeoutMs, signal }, (res) => {
         res.resume();
         res.on('end', () => resolve(answerOf(res)));
         res.on('error', () => resolve(answerOf(res)));
       });
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on('error', (error) => resolve(failure(`request failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`)));
+      req.on('error', (error) => resolve(failure(signal?.aborted ? ABORTED : `request failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`)));
       req.end(body);
     });
   }
 }
+
+/** The delivery log's note for a try cut by the service's stop (`deliver`'s signal). */
+const ABORTED = 'aborted before an answer came (the service was stopping)';
 
 function answerOf(res: IncomingMessage): WebhookResponse {
   const status = res.statusCode ?? 0;

@@ -24,6 +24,11 @@ export interface WebhookWorkerOptions {
 export class WebhookWorker {
   private readonly policy: WebhookDeliveryPolicy;
   private readonly loop: RoundLoop<void>;
+  /** Set while `stop()` waits for the round in flight: that round starts no more deliveries. */
+  private stopping = false;
+  /** Handed to the deliveries; `stop()` aborts it when its budget runs out. */
+  private cut = new AbortController();
+  private draining = false;
 
   constructor(
     private readonly deps: WebhookDeps,
@@ -50,15 +55,41 @@ export class WebhookWorker {
     return this.loop.runOnce();
   }
 
-  stop(): Promise<void> {
-    return this.loop.stop();
+  /**
+   * Stops scheduling and waits for the round in flight, which starts no more deliveries: the
+   * messages of its claim not sent yet go back to the queue, due at once, their tries not spent
+   * (`deliverWebhooks`). Deliveries in flight end as they end, or once `budget` aborts are cut (a
+   * receiver that accepts and never answers would hold the stop for the transport's timeout): each
+   * is a failed try, logged and retried on the schedule.
+   */
+  async stop(options: { budget?: AbortSignal } = {}): Promise<void> {
+    const { budget } = options;
+    this.stopping = true;
+    const cut = () => {
+      if (this.draining) this.options.logger.warn({}, 'webhooks: deliveries still in flight at shutdown cut; they are retried');
+      this.cut.abort();
+    };
+    if (budget?.aborted) cut();
+    else budget?.addEventListener('abort', cut, { once: true });
+    try {
+      await this.loop.stop();
+    } finally {
+      budget?.removeEventListener('abort', cut);
+      this.stopping = false;
+      this.cut = new AbortController();
+    }
   }
 
   private async drain(): Promise<void> {
-    for (;;) {
-      const round = await deliverWebhooks(this.deps, this.policy);
-      this.count(round);
-      if (round.claimed < this.policy.batchSize) return;
+    this.draining = true;
+    try {
+      for (;;) {
+        const round = await deliverWebhooks(this.deps, this.policy, { stopping: () => this.stopping, signal: this.cut.signal });
+        this.count(round);
+        if (round.claimed < this.policy.batchSize || this.stopping) return;
+      }
+    } finally {
+      this.draining = false;
     }
   }
 
@@ -69,5 +100,6 @@ export class WebhookWorker {
     metrics?.webhookDeliveries.inc({ result: 'dead' }, round.dead);
     for (const seconds of round.lagSeconds) metrics?.webhookLag.observe(seconds);
     if (round.retried || round.dead) logger.warn({ delivered: round.delivered, retried: round.retried, dead: round.dead }, 'webhooks: some deliveries failed');
+    if (round.released) logger.info({ released: round.released }, 'webhooks: stopping; the messages of its claim not sent yet are back in the queue, due at once');
   }
 }

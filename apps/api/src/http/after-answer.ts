@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from './metrics';
 
 export interface AfterAnswerOptions {
-  logger: Pick<Logger, 'error'>;
+  logger: Pick<Logger, 'error' | 'info'>;
   /** Counts work that failed after its answer was sent. */
   metrics?: Pick<Metrics, 'acceptedRequestsFailed'>;
   /** Jobs running at once; beyond it, new answers wait for a free slot (default 256). */
@@ -12,6 +12,14 @@ export interface AfterAnswerOptions {
 /** What a job is, for the log line and the `kind` label when it fails. */
 export type AfterAnswerKind = 'magic_link' | 'password_reset' | 'email_verification';
 
+/** A job in flight, as the shutdown reports it if it has to stop waiting for it. */
+interface Job {
+  kind: AfterAnswerKind;
+  requestId: unknown;
+  /** Set when `idle()`'s budget ran out with the job still running (logged as not done). */
+  givenUp: boolean;
+}
+
 /**
  * Work a request leaves for after its answer: the magic-link and reset requests, whose answer
  * must not wait on anything that depends on the account (a lookup, a user created, a mail queued),
@@ -19,10 +27,11 @@ export type AfterAnswerKind = 'magic_link' | 'password_reset' | 'email_verificat
  * first"). A job starts at once, in this process; it is never retried, and a failure is logged and
  * counted. `maxPending` bounds the jobs in flight: once it is reached, the next answer waits for a
  * slot, whatever its account, so a flood queues at the door instead of in memory. `idle()` waits
- * for every job: the container's close() calls it before the storage goes.
+ * for every job: the container's close() calls it, within the shutdown's budget, before the
+ * storage goes.
  */
 export class AfterAnswer {
-  private readonly pending = new Set<Promise<void>>();
+  private readonly pending = new Map<Promise<void>, Job>();
   private readonly waiting: Array<() => void> = [];
   private readonly maxPending: number;
 
@@ -38,21 +47,44 @@ export class AfterAnswer {
 
   /** Starts `work` now, without waiting for it; call it once the answer has been sent. */
   run(kind: AfterAnswerKind, requestId: unknown, work: () => Promise<void>): void {
+    const state: Job = { kind, requestId, givenUp: false };
     const job: Promise<void> = Promise.resolve()
       .then(work)
-      .catch((error: unknown) => {
-        this.options.logger.error({ err: error, requestId, kind }, 'accepted request failed after its answer; its mail is not sent');
-        this.options.metrics?.acceptedRequestsFailed.inc({ kind });
-      })
+      .then(
+        () => {
+          // The shutdown logged it as not done; say that its mail is queued after all.
+          if (state.givenUp) this.options.logger.info({ requestId, kind }, 'accepted request finished after the shutdown stopped waiting; its mail is queued');
+        },
+        (error: unknown) => {
+          this.options.logger.error({ err: error, requestId, kind }, 'accepted request failed after its answer; its mail is not sent');
+          this.options.metrics?.acceptedRequestsFailed.inc({ kind });
+        },
+      )
       .finally(() => {
         this.pending.delete(job);
         this.waiting.shift()?.();
       });
-    this.pending.add(job);
+    this.pending.set(job, state);
   }
 
-  /** Resolves when no job is running (also those started while it waits). */
-  async idle(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  /**
+   * Resolves when no job is running (also those started while it waits), or once `budget` aborts
+   * (the shutdown's time is up): each job still running then is logged as not done, with its
+   * request id and kind (its mail may not be queued: the storage is about to close), and its later
+   * end is logged too. Answers how many jobs it stopped waiting for.
+   */
+  async idle(options: { budget?: AbortSignal } = {}): Promise<number> {
+    const { budget } = options;
+    const timeUp = new Promise<void>((resolve) => {
+      if (budget?.aborted) resolve();
+      else budget?.addEventListener('abort', () => resolve(), { once: true });
+    });
+    while (this.pending.size > 0 && !budget?.aborted) await Promise.race([Promise.all(this.pending.keys()), timeUp]);
+    const left = [...this.pending.values()].filter((job) => !job.givenUp);
+    for (const job of left) {
+      job.givenUp = true;
+      this.options.logger.error({ requestId: job.requestId, kind: job.kind }, 'accepted request not finished at shutdown; its mail may not be queued');
+    }
+    return left.length;
   }
 }

@@ -1,6 +1,7 @@
 import type { TenantScope } from '../domain/environment';
 import type { NewOutboxMail, OutboxMail, OutboxStatus } from '../domain/mail';
 import type { NewOneTimeToken } from '../domain/one-time-token';
+import type { HeldClaim } from './held-claim';
 
 export interface EnqueueOptions {
   /**
@@ -54,6 +55,14 @@ export interface MailOutbox {
    * `sending` (another worker already marked it after its lease ran out) is left as it is.
    */
   markFailed(scope: TenantScope, id: string, failure: { error: string; nextAttemptAt: Date | null; keepPayload: boolean }): Promise<void>;
+  /**
+   * Gives claimed mails back unsent (the worker is stopping before their turn), all in one write:
+   * each still held under its claim's lease (`sending`, `leaseUntil` as claimed) becomes `pending`,
+   * due at `dueAt`, with the claim's attempt taken back and no failure noted (`lastError` stays as
+   * an earlier try left it). Any other mail (taken over after its lease ran out, marked sent or
+   * failed, of another scope) is left as it is.
+   */
+  release(claims: readonly HeldClaim[], dueAt: Date): Promise<void>;
   /** The latest mails to `to` (normalised) in the scope, newest first, payload included. */
   listForAddress(scope: TenantScope, to: string, limit: number): Promise<OutboxMail[]>;
   /** Dead mails of a project (both environments, or one), newest first. */

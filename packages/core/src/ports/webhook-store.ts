@@ -1,4 +1,5 @@
 import type { TenantScope } from '../domain/environment';
+import type { HeldClaim } from './held-claim';
 import type { ClaimedWebhookMessage, WebhookAttempt, WebhookEndpoint, WebhookMessage, WebhookMessageStatus } from '../domain/webhook';
 
 /** The fields of an endpoint an update may set. */
@@ -35,6 +36,13 @@ export interface WebhookStore {
    * (another worker took it over after its lease ran out) keeps its state; the attempt is logged.
    */
   finishAttempt(scope: TenantScope, attempt: WebhookAttempt, outcome: WebhookOutcome): Promise<void>;
+  /**
+   * Gives claimed messages back undelivered (the worker is stopping before their turn), all in one
+   * write: each still held under its claim's lease (`sending`, `leaseUntil` as claimed) becomes
+   * `pending`, due at `dueAt`, with the claim's attempt taken back; nothing is logged and its last
+   * status and error stay. Any other message (taken over, finished, of another scope) is left.
+   */
+  release(claims: readonly HeldClaim[], dueAt: Date): Promise<void>;
   /** The scope's messages (of one endpoint, if given), newest first. */
   listMessages(scope: TenantScope, query: { endpointId?: string; limit: number }): Promise<WebhookMessage[]>;
   findMessage(scope: TenantScope, id: string): Promise<WebhookMessage | null>;

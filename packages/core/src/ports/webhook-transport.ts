@@ -26,5 +26,10 @@ export interface WebhookResponse {
  * one delivery. Never throws for the receiver's or the network's failures: they are answers.
  */
 export interface WebhookTransport {
-  deliver(delivery: WebhookDelivery): Promise<WebhookResponse>;
+  /**
+   * Once `signal` aborts (the service stops and its budget for deliveries in flight ran out), the
+   * delivery is cut and answers at once as a failure without a status (or with one, if the
+   * receiver's status line had already come).
+   */
+  deliver(delivery: WebhookDelivery, signal?: AbortSignal): Promise<WebhookResponse>;
 }

@@ -1,5 +1,6 @@
 import { sameScope, type TenantScope } from '../domain/environment';
 import { OUTBOX_STATUSES, type NewOutboxMail, type OutboxMail, type OutboxStatus } from '../domain/mail';
+import type { HeldClaim } from '../ports/held-claim';
 import type { EnqueueOptions, MailOutbox, SentMail } from '../ports/mail-outbox';
 import type { OneTimeTokenStore } from '../ports/one-time-token-store';
 import { InMemoryOneTimeTokenStore } from './in-memory-one-time-token-store';
@@ -65,6 +66,14 @@ export class InMemoryMailOutbox implements MailOutbox {
     } else {
       mail.status = 'dead';
       if (!failure.keepPayload) mail.sealedPayload = null;
+    }
+  }
+
+  async release(claims: readonly HeldClaim[], dueAt: Date): Promise<void> {
+    for (const claim of claims) {
+      const mail = this.find(claim.scope, claim.id);
+      if (mail?.status !== 'sending' || mail.leaseUntil?.getTime() !== claim.leaseUntil.getTime()) continue;
+      Object.assign(mail, { status: 'pending', attempts: mail.attempts - 1, nextAttemptAt: new Date(dueAt), leaseUntil: null });
     }
   }
 

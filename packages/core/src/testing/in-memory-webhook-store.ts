@@ -1,5 +1,6 @@
 import { sameScope, type TenantScope } from '../domain/environment';
 import type { ClaimedWebhookMessage, WebhookAttempt, WebhookEndpoint, WebhookMessage, WebhookMessageStatus } from '../domain/webhook';
+import type { HeldClaim } from '../ports/held-claim';
 import type { WebhookEndpointChanges, WebhookOutcome, WebhookStore } from '../ports/webhook-store';
 
 /** Reference WebhookStore in process memory; no await inside a step, so each step is atomic. */
@@ -71,6 +72,14 @@ export class InMemoryWebhookStore implements WebhookStore {
     if (outcome.status === 'delivered') found.message = { ...found.message, ...common, status: 'delivered', deliveredAt: new Date(attempt.at) };
     else if (outcome.status === 'pending') found.message = { ...found.message, ...common, status: 'pending', nextAttemptAt: new Date(outcome.nextAttemptAt) };
     else found.message = { ...found.message, ...common, status: 'dead' };
+  }
+
+  async release(claims: readonly HeldClaim[], dueAt: Date): Promise<void> {
+    for (const claim of claims) {
+      const found = this.messages.find((m) => sameScope(m.scope, claim.scope) && m.message.id === claim.id);
+      if (found?.message.status !== 'sending' || found.message.leaseUntil?.getTime() !== claim.leaseUntil.getTime()) continue;
+      found.message = { ...found.message, status: 'pending', attempts: found.message.attempts - 1, nextAttemptAt: new Date(dueAt), leaseUntil: null };
+    }
   }
 
   async listMessages(scope: TenantScope, query: { endpointId?: string; limit: number }): Promise<WebhookMessage[]> {

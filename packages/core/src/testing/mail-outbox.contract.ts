@@ -256,6 +256,69 @@ export function mailOutboxContract(label: string, factory: MailOutboxFactory): v
       expect(await outbox().claimDue(FAR, LEASE)).toEqual([]);
     });
 
+    it('gives a claim back unsent: pending, due when asked, its attempt returned, no failure recorded', async () => {
+      const scope = await seedScope(subject.ports);
+      const [fresh, tried] = [mail(), mail()];
+      for (const m of [fresh, tried]) await outbox().enqueue(scope, m);
+      await outbox().claimDue(T0, LEASE);
+      await outbox().markFailed(scope, tried.id, { error: '421 try later', nextAttemptAt: plus(T0, 1), keepPayload: false });
+      const claims = await outbox().claimDue(plus(T0, 1), LEASE);
+      expect(claims.map((m) => [m.id, m.attempts])).toEqual([[tried.id, 2]]);
+      // fresh was claimed at T0 (lease until T0 + 60), tried again at T0 + 1 (until T0 + 61).
+      await outbox().release(
+        [
+          { scope, id: fresh.id, leaseUntil: plus(T0, 60) },
+          { scope, id: tried.id, leaseUntil: plus(T0, 61) },
+        ],
+        plus(T0, 5),
+      );
+      expect(await outbox().listForAddress(scope, fresh.to, 1)).toEqual([
+        expect.objectContaining({ status: 'pending', attempts: 0, nextAttemptAt: plus(T0, 5), leaseUntil: null, lastError: null, sealedPayload: fresh.sealedPayload }),
+      ]);
+      // An earlier failure's note stays: the release itself is not one.
+      expect(await outbox().listForAddress(scope, tried.to, 1)).toEqual([expect.objectContaining({ status: 'pending', attempts: 1, nextAttemptAt: plus(T0, 5), lastError: '421 try later' })]);
+      expect(await outbox().claimDue(plus(T0, 4), LEASE)).toEqual([]);
+      const again = await outbox().claimDue(plus(T0, 5), LEASE);
+      expect(again.map((m) => [m.id, m.attempts]).sort()).toEqual(
+        [
+          [fresh.id, 1],
+          [tried.id, 2],
+        ].sort(),
+      );
+      await outbox().release([], plus(T0, 6));
+    });
+
+    it('gives back only a claim still held under its lease: not one taken over, marked sent or finished, nor of another tenant', async () => {
+      const scope = await seedScope(subject.ports);
+      const other = await seedScope(subject.ports);
+      const [overtaken, sent, dead, foreign, held] = [mail(), mail(), mail(), mail(), mail()];
+      await outbox().enqueue(scope, overtaken);
+      await outbox().claimDue(T0, LEASE);
+      // Its lease (until T0 + 60) ran out and another worker claimed it (until T0 + 120).
+      for (const m of [sent, dead, foreign, held]) await outbox().enqueue(scope, m);
+      expect(await outbox().claimDue(plus(T0, 60), LEASE)).toHaveLength(5);
+      await outbox().markSent([{ scope, id: sent.id, messageId: '<s@svc>', sentAt: plus(T0, 61), keepPayload: false }]);
+      await outbox().markFailed(scope, dead.id, { error: '550 no such user', nextAttemptAt: null, keepPayload: false });
+      await outbox().release(
+        [
+          { scope, id: overtaken.id, leaseUntil: plus(T0, 60) },
+          { scope, id: sent.id, leaseUntil: plus(T0, 120) },
+          { scope, id: dead.id, leaseUntil: plus(T0, 120) },
+          { scope: other, id: foreign.id, leaseUntil: plus(T0, 120) },
+          { scope: { ...scope, environment: 'sandbox' }, id: foreign.id, leaseUntil: plus(T0, 120) },
+          { scope, id: held.id, leaseUntil: plus(T0, 120) },
+        ],
+        plus(T0, 62),
+      );
+      const state = async (m: NewOutboxMail) => (await outbox().listForAddress(scope, m.to, 1)).map((x) => [x.status, x.attempts, x.leaseUntil]);
+      expect(await state(overtaken)).toEqual([['sending', 2, plus(T0, 120)]]);
+      expect(await state(sent)).toEqual([['sent', 1, null]]);
+      expect(await state(dead)).toEqual([['dead', 1, null]]);
+      expect(await state(foreign)).toEqual([['sending', 1, plus(T0, 120)]]);
+      expect(await state(held)).toEqual([['pending', 0, null]]);
+      expect(ids(await outbox().claimDue(plus(T0, 62), LEASE))).toEqual([held.id]);
+    });
+
     it('lists the latest mails to an address, newest first, up to the limit', async () => {
       const scope = await seedScope(subject.ports);
       const to = `${newId()}@example.test`;

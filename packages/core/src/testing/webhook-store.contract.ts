@@ -176,5 +176,54 @@ export function webhookStoreContract(label: string, factory: WebhookStoreFactory
       expect(await store().findMessage(scope, young.id)).toBeNull();
       expect(await store().findEndpoint(scope, endpoint.id)).toBeNull();
     });
+
+    it('gives back a claim unsent, still held under its lease: pending, due when asked, its attempt returned, nothing logged', async () => {
+      const { scope, endpoint } = await seeded();
+      const other = await seeded();
+      const [tried, fresh, overtaken, finished, foreign] = [1, 2, 3, 4, 5].map(() => messageFixture(endpoint.id, { nextAttemptAt: seconds(1000) }));
+      await store().enqueue(scope, [tried, overtaken]);
+      const mine = async (at: number) =>
+        (await store().claimDue(seconds(at), { limit: 1000, leaseSeconds: 60 })).filter((m) => [tried, fresh, overtaken, finished, foreign].some((x) => x.id === m.id));
+      expect(await mine(1000)).toHaveLength(2);
+      await store().finishAttempt(
+        scope,
+        { messageId: tried.id, attempt: 1, at: seconds(1001), statusCode: 503, error: 'HTTP 503', durationMs: 1 },
+        { status: 'pending', nextAttemptAt: seconds(1060) },
+      );
+      // overtaken's lease (until 1060) ran out and another worker claimed it (until 1120), with the others.
+      await store().enqueue(scope, [fresh, finished]);
+      await store().enqueue(other.scope, [{ ...foreign, endpointId: other.endpoint.id }]);
+      expect((await mine(1060)).map((m) => [m.id, m.attempts]).sort()).toEqual(
+        [
+          [tried.id, 2],
+          [fresh.id, 1],
+          [overtaken.id, 2],
+          [finished.id, 1],
+          [foreign.id, 1],
+        ].sort(),
+      );
+      await store().finishAttempt(scope, { messageId: finished.id, attempt: 1, at: seconds(1061), statusCode: 204, error: null, durationMs: 1 }, { status: 'delivered' });
+      const held = seconds(1120);
+      await store().release(
+        [
+          { scope, id: tried.id, leaseUntil: held },
+          { scope, id: fresh.id, leaseUntil: held },
+          { scope, id: overtaken.id, leaseUntil: seconds(1060) },
+          { scope, id: finished.id, leaseUntil: held },
+          { scope, id: foreign.id, leaseUntil: held },
+        ],
+        seconds(1062),
+      );
+      await store().release([], seconds(1062));
+      expect(await store().findMessage(scope, tried.id)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: seconds(1062), leaseUntil: null, lastStatusCode: 503, lastError: 'HTTP 503' });
+      expect(await store().findMessage(scope, fresh.id)).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: seconds(1062), leaseUntil: null, lastStatusCode: null, lastError: null });
+      expect(await store().findMessage(scope, overtaken.id)).toMatchObject({ status: 'sending', attempts: 2, leaseUntil: held });
+      expect(await store().findMessage(scope, finished.id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(await store().findMessage(other.scope, foreign.id)).toMatchObject({ status: 'sending', attempts: 1, leaseUntil: held });
+      expect((await store().listAttempts(scope, fresh.id)).length).toBe(0);
+      expect((await store().listAttempts(scope, tried.id)).map((a) => a.statusCode)).toEqual([503]);
+      expect((await mine(1061)).map((m) => m.id)).toEqual([]);
+      expect((await mine(1062)).map((m) => m.id).sort()).toEqual([tried.id, fresh.id].sort());
+    });
   });
 }

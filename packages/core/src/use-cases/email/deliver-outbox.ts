@@ -1,4 +1,5 @@
 import { MailDeliveryError, outboxMessageId, outboxSealContext, type MailPayload, type OutboxMail } from '../../domain/mail';
+import type { HeldClaim } from '../../ports/held-claim';
 import type { SentMail } from '../../ports/mail-outbox';
 import type { Mailer } from '../../ports/mailer';
 import type { Random } from '../../ports/random';
@@ -56,7 +57,8 @@ export function deliveryClaim(policy: Pick<DeliveryPolicy, 'batchSize' | 'concur
 }
 
 export type DeliveryDeps = Pick<AuthDeps, 'clock' | 'random' | 'outbox' | 'secretBox'> & { mailer: Mailer };
-export type DeliveryOutcome = 'sent' | 'retried' | 'dead';
+/** What became of each claimed mail: `released` went back to the outbox unsent, untried (`MailOutbox.release`). */
+export type DeliveryOutcome = 'sent' | 'retried' | 'dead' | 'released';
 export type DeliveryReport = Record<DeliveryOutcome | 'claimed', number>;
 
 /** Told of each mail that failed in a round: why (as stored with the mail) and what became of it. */
@@ -70,8 +72,9 @@ export type DeliveryFailureListener = (failure: { mailId: string; outcome: 'retr
  * Message-ID, which receivers dedupe. A mail whose send could not end within the lease any more
  * (the sends before it were slow) is not sent: it counts as a transient failure and is retried.
  * Once `stopping()` answers true (the service is shutting down) no send starts: the claim's mails
- * not sent yet go back to pending, due at once (another instance, or this one's next start, sends
- * them without waiting for the lease), while the sends in flight end as they end.
+ * not sent yet are released (`MailOutbox.release`, with the round's other records at its end):
+ * pending, due at once (another instance, or this one's next start, sends them without waiting for
+ * the lease), their tries not spent; the sends in flight end as they end.
  */
 export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<DeliveryPolicy> = {}, onFailure?: DeliveryFailureListener, stopping: () => boolean = () => false): Promise<DeliveryReport> {
   const rules = { ...DEFAULT_DELIVERY_POLICY, ...policy };
@@ -80,27 +83,32 @@ export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<Delivery
   const mails = await deps.outbox.claimDue(claimedAt, claim);
   // The last moment a send may start and still end (sendTimeoutSeconds later) inside the lease's margin.
   const lastStart = claimedAt.getTime() + (claim.leaseSeconds - CLAIM_MARGIN_SECONDS - rules.sendTimeoutSeconds) * 1000;
-  const outcomes: (SentMail | 'retried' | 'dead')[] = [];
+  const outcomes: (SentMail | 'retried' | 'dead' | 'released')[] = [];
   let next = 0;
   const slot = async () => {
     for (let i = next++; i < mails.length; i = next++) outcomes[i] = await deliverOne(deps, rules, mails[i], { lastStart, stopping }, onFailure);
   };
   await Promise.all(Array.from({ length: Math.min(rules.concurrency, mails.length) }, slot));
-  const sent = outcomes.filter((outcome): outcome is SentMail => outcome !== 'retried' && outcome !== 'dead');
+  const sent = outcomes.filter((outcome): outcome is SentMail => typeof outcome === 'object');
   if (sent.length > 0) await deps.outbox.markSent(sent);
-  const report: DeliveryReport = { claimed: mails.length, sent: sent.length, retried: 0, dead: 0 };
-  for (const outcome of outcomes) if (outcome === 'retried' || outcome === 'dead') report[outcome] += 1;
+  // A claimed mail always carries its lease (`claimDue`); release names each by it.
+  const released = mails.flatMap((mail, i): HeldClaim[] =>
+    outcomes[i] === 'released' && mail.leaseUntil ? [{ scope: { projectId: mail.projectId, environment: mail.environment }, id: mail.id, leaseUntil: mail.leaseUntil }] : [],
+  );
+  if (released.length > 0) await deps.outbox.release(released, deps.clock.now());
+  const report: DeliveryReport = { claimed: mails.length, sent: sent.length, retried: 0, dead: 0, released: 0 };
+  for (const outcome of outcomes) if (typeof outcome === 'string') report[outcome] += 1;
   return report;
 }
 
-/** A failure is recorded here at once; a success is returned, for the round to record with the others. */
+/** A failure is recorded here at once; a success or a release is returned, for the round to record with the others. */
 async function deliverOne(
   deps: DeliveryDeps,
   rules: DeliveryPolicy,
   mail: OutboxMail,
   round: { lastStart: number; stopping: () => boolean },
   onFailure?: DeliveryFailureListener,
-): Promise<SentMail | 'retried' | 'dead'> {
+): Promise<SentMail | 'retried' | 'dead' | 'released'> {
   const now = deps.clock.now();
   // Sandbox payloads stay (sealed) for the sandbox outbox endpoint; production ones are wiped.
   const keepPayload = mail.environment === 'sandbox';
@@ -113,7 +121,8 @@ async function deliverOne(
   if (mail.expiresAt <= now) return fail('the link expired before the mail could be sent', null);
   const payload = openPayload(deps.secretBox, mail);
   if (!payload) return fail('the payload cannot be opened (wiped, tampered with, or sealed under another master key)', null);
-  if (round.stopping()) return fail('not sent: the service stopped before its turn (due again at once)', now);
+  // Not a failure: the mail goes back as it was before the claim (the round releases it at its end).
+  if (round.stopping()) return 'released';
   if (now.getTime() > round.lastStart) {
     const late = new MailDeliveryError('not sent: the sends before it in its claim took too long (a slow mail server)', { permanent: false });
     return fail(late.message, nextAttemptAt(rules, mail, late, now, deps.random));
