@@ -45,6 +45,19 @@ async function startReceiver() {
   };
 }
 
+/** The service's configuration in these tests: the data folder `dir`, receivers on loopback allowed. */
+function serviceConfig(dir: string, env: Record<string, string> = {}) {
+  return loadConfig({
+    SVC_DATA_DIR: dir,
+    SVC_BCRYPT_COST: '4',
+    SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN,
+    SVC_MASTER_KEY: '7'.repeat(64),
+    LOG_LEVEL: 'silent',
+    SVC_WEBHOOKS_ALLOW_PRIVATE: 'true',
+    ...env,
+  });
+}
+
 /** Polls `check` until it holds (deliveries are asynchronous), failing after `ms`. */
 async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
   const until = Date.now() + ms;
@@ -69,15 +82,7 @@ function webhookCases(database: () => Promise<{ env: Record<string, string>; dro
 
   /** The service on a loopback port over the same data folder and database every time. */
   async function startService(): Promise<void> {
-    const config = loadConfig({
-      SVC_DATA_DIR: dir,
-      SVC_BCRYPT_COST: '4',
-      SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN,
-      SVC_MASTER_KEY: '7'.repeat(64),
-      LOG_LEVEL: 'silent',
-      SVC_WEBHOOKS_ALLOW_PRIVATE: 'true',
-      ...db.env,
-    });
+    const config = serviceConfig(dir, db.env);
     server = await createSvcServer(config);
     baseUrl = (await server.start({ port: 0, host: '127.0.0.1' })).url!;
   }
@@ -230,18 +235,7 @@ describe('stopping while a receiver accepts connections and never answers', () =
     await new Promise((resolve) => silent.close(resolve));
     await rm(dir, { recursive: true, force: true });
   });
-  const service = () =>
-    createSvcServer(
-      loadConfig({
-        SVC_DATA_DIR: dir,
-        SVC_BCRYPT_COST: '4',
-        SVC_ADMIN_TOKEN: REAL_ADMIN_TOKEN,
-        SVC_MASTER_KEY: '7'.repeat(64),
-        LOG_LEVEL: 'silent',
-        SVC_WEBHOOKS_ALLOW_PRIVATE: 'true',
-        SVC_SHUTDOWN_TIMEOUT_MS: '1000',
-      }),
-    );
+  const service = () => createSvcServer(serviceConfig(dir, { SVC_SHUTDOWN_TIMEOUT_MS: '1000' }));
   const auth = { Authorization: `Bearer ${REAL_ADMIN_TOKEN}` };
 
   it("the service's stop keeps to SVC_SHUTDOWN_TIMEOUT_MS: the delivery in flight is cut, logged as a failed try and retried; nothing is left claimed", async () => {
