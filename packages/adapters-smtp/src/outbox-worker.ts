@@ -82,7 +82,7 @@ export class OutboxWorker {
       if (reasons.size < MAX_REASONS) reasons.add(reason.replace(ADDRESS, (address) => maskEmail(address)));
     };
     for (;;) {
-      const round = await deliverOutbox(this.deps, this.policy, noteFailure, () => this.stopping);
+      const round = await deliverOutbox(this.deps, this.policy, noteFailure, { stopping: () => this.stopping });
       for (const key of Object.keys(total) as (keyof DeliveryReport)[]) total[key] += round[key];
       if (round.claimed < this.policy.batchSize || this.stopping) break;
     }

@@ -239,7 +239,7 @@ describe('a round told to stop (the service shuts down)', () => {
       },
     };
     const claimedAt = deps.clock.now();
-    expect(await deliverOutbox({ ...deps, mailer }, { batchSize: 6, concurrency: 2 }, undefined, () => stopping)).toEqual({ claimed: 6, sent: 2, retried: 0, dead: 0, released: 4 });
+    expect(await deliverOutbox({ ...deps, mailer }, { batchSize: 6, concurrency: 2 }, undefined, { stopping: () => stopping })).toEqual({ claimed: 6, sent: 2, retried: 0, dead: 0, released: 4 });
     expect(sent).toHaveLength(2);
     const stored = await deps.outbox.listForAddress(scope, 'ada@example.test', 10);
     expect(stored.filter((m) => m.status === 'sent')).toHaveLength(2);

@@ -71,12 +71,19 @@ export type DeliveryFailureListener = (failure: { mailId: string; outcome: 'retr
  * mark leaves the claim to expire; the next round sends the same message again under the same
  * Message-ID, which receivers dedupe. A mail whose send could not end within the lease any more
  * (the sends before it were slow) is not sent: it counts as a transient failure and is retried.
- * Once `stopping()` answers true (the service is shutting down) no send starts: the claim's mails
- * not sent yet are released (`MailOutbox.release`, with the round's other records at its end):
- * pending, due at once (another instance, or this one's next start, sends them without waiting for
- * the lease), their tries not spent; the sends in flight end as they end.
+ * Once `control.stopping()` answers true (the service is shutting down) no send starts, as in
+ * `deliverWebhooks`: the claim's mails not sent yet are released (`MailOutbox.release`, with the
+ * round's other records at its end): pending, due at once (another instance, or this one's next
+ * start, sends them without waiting for the lease), their tries not spent; the sends in flight end
+ * as they end.
  */
-export async function deliverOutbox(deps: DeliveryDeps, policy: Partial<DeliveryPolicy> = {}, onFailure?: DeliveryFailureListener, stopping: () => boolean = () => false): Promise<DeliveryReport> {
+export async function deliverOutbox(
+  deps: DeliveryDeps,
+  policy: Partial<DeliveryPolicy> = {},
+  onFailure?: DeliveryFailureListener,
+  control: { stopping?: () => boolean } = {},
+): Promise<DeliveryReport> {
+  const stopping = control.stopping ?? (() => false);
   const rules = { ...DEFAULT_DELIVERY_POLICY, ...policy };
   const claim = deliveryClaim(rules);
   const claimedAt = deps.clock.now();
