@@ -6,7 +6,7 @@
 // (--api-root on a checkout without it) reads better from it. `failed` counts non-2xx answers and
 // errors of the measured requests; `untilDeliveredMs` is the time from the first measured request until
 // the outbox is empty again. --profile profiles the API, or the proxy in the proxy rows.
-// --minimal (refresh and me): measures the minimal handler of the row (bench/servers/minimal-server.ts, the
+// --minimal (refresh, me and the mail rows, whose minimal handler delivers its mails too): measures the minimal handler of the row (bench/servers/minimal-server.ts, the
 // ceiling) the same way, in the API's place. --pg-log FILE (PostgreSQL's server log, readable here): every
 // statement of the measured requests is logged (log_min_duration_statement = 0 on the scratch database only),
 // and a table of them per request (parse, bind, execute: count and server time) is printed; the logging
@@ -22,7 +22,7 @@ import { createDatabase, databaseUrl, dropDatabase, PG_URL, postgresSeeder, SVC_
 import { accessClaims, signJwt } from './lib/jwt';
 import { startChild, type Child } from './lib/processes';
 import * as rows from './lib/rows';
-import { clearRedisPrefix, createProject, logIn, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
+import { clearRedisPrefix, createProject, logIn, minimalOutboxDrained, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => {
@@ -36,7 +36,8 @@ const pgLog = flag('--pg-log') ?? null;
 const minimal = argv.includes('--minimal') ? argv.splice(argv.indexOf('--minimal'), 1).length > 0 : false;
 const row = argv[0] ?? 'magic-link';
 const proxied = row === 'proxy' || row === 'mounted-proxy';
-if (minimal && row !== 'refresh' && row !== 'me') throw new Error('--minimal measures the refresh and me rows only');
+if (minimal && proxied) throw new Error('--minimal measures the refresh, me and mail rows only');
+const mailRow = row === 'magic-link' || row === 'password-reset';
 
 /**
  * The session proxy in front of `apiUrl` as the bench's proxy rows start it (bench/lib/svc.ts),
@@ -168,6 +169,7 @@ async function main(): Promise<void> {
           {},
           (await seeder.insertSessions(project.id, userIds.slice(0, 30))).map((s) => s.refreshToken),
         );
+      if (bare && mailRow) return rows.minimalMailRequest(1000, '/mail-request-delivered');
       if (bare)
         return rows.bearerGet(
           '/me',
@@ -206,14 +208,16 @@ async function main(): Promise<void> {
       return result.non2xx + result.errors;
     };
     await drive(500); // warm-up (JIT, pools)
-    await outboxDrained(api.url); // the outbox worker catches up
+    // The outbox worker (the API's, or the minimal handler's delivery) catches up.
+    const drained = () => (bare && mailRow ? minimalOutboxDrained(bare.child.url) : outboxDrained(api.url));
+    await drained();
     const pid = (measured ?? api).process.pid!;
     const proxyPid = proxy?.process.pid;
     const logFrom = pgLog ? statSync(pgLog).size : 0;
     const [apiBefore, pgBefore, proxyBefore] = [ticks(pid), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
     const started = Date.now();
     const failed = await drive(requests);
-    await outboxDrained(api.url); // every mail the requests queued is delivered
+    await drained(); // every mail the requests queued is delivered
     measuredMs = Date.now() - started;
     const tick = 10_000; // µs per clock tick (USER_HZ 100)
     const apiUs = ((ticks(pid) - apiBefore) * tick) / requests;

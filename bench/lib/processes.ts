@@ -31,7 +31,6 @@ export interface StartOptions {
   cwd?: string;
 }
 
-/** Starts `script` under node + tsx on a free loopback port and waits until it answers. */
 /** SIGTERM, then SIGKILL after 15 s; resolves once `child` has exited (`exited` resolves on its exit). */
 export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode !== null) return;
@@ -41,10 +40,18 @@ export async function stopChild(child: ChildProcess, exited: Promise<unknown>): 
   clearTimeout(timer);
 }
 
+/**
+ * Node flags for every server the bench starts, from `BENCH_NODE_FLAGS` (space-separated, e.g.
+ * `--perf-basic-prof` so that `perf record` names the JavaScript frames): the children get a
+ * clean environment, so NODE_OPTIONS would not reach them.
+ */
+const extraNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+
+/** Starts `script` under node + tsx on a free loopback port and waits until it answers. */
 export async function startChild(options: StartOptions): Promise<Child> {
   const port = await freePort();
   const log = openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', options.script], {
+  const child = spawn(process.execPath, [...extraNodeFlags, ...(options.nodeFlags ?? []), '--import', 'tsx', options.script], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env, [options.portVariable ?? 'PORT']: String(port) },
     stdio: ['ignore', log, log],
