@@ -4,7 +4,8 @@
 // process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
 // work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
 // (--api-root on a checkout without it) reads better from it. `failed` counts non-2xx answers and
-// errors of the measured requests; `untilDeliveredMs` is the time from the first measured request until
+// errors of the measured requests; `apiMainThreadCpuUsPerRequest` is the API's main thread alone (the event loop: the
+// bottleneck of a busy instance); `untilDeliveredMs` is the time from the first measured request until
 // the outbox is empty again. --profile profiles the API, or the proxy in the proxy rows.
 // --minimal (refresh, me and the mail rows, whose minimal handler delivers its mails too): measures the minimal handler of the row (bench/servers/minimal-server.ts, the
 // ceiling) the same way, in the API's place. --pg-log FILE (PostgreSQL's server log, readable here): every
@@ -53,9 +54,14 @@ function startProxyChild(apiUrl: string, apiKey: string, logFile: string, nodeFl
   return startChild({ name: 'mounted session proxy', script: 'bench/servers/mounted-proxy.ts', env: mountedEnv, logFile, nodeFlags });
 }
 
-/** utime + stime of a process in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
-function ticks(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/**
+ * utime + stime of a process in clock ticks (fields 14 and 15 of /proc/<pid>/stat); with `mainThread`, of its main
+ * thread only (/proc/<pid>/task/<pid>/stat), without the libuv pool, V8's helper threads and worker threads.
+ */
+function ticks(pid: number, mainThread = false): number {
+  const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
+    .split(') ')[1]
+    .split(' ');
   return Number(fields[11]) + Number(fields[12]);
 }
 
@@ -214,17 +220,18 @@ async function main(): Promise<void> {
     const pid = (measured ?? api).process.pid!;
     const proxyPid = proxy?.process.pid;
     const logFrom = pgLog ? statSync(pgLog).size : 0;
-    const [apiBefore, pgBefore, proxyBefore] = [ticks(pid), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
+    const [apiBefore, mainBefore, pgBefore, proxyBefore] = [ticks(pid), ticks(pid, true), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
     const started = Date.now();
     const failed = await drive(requests);
     await drained(); // every mail the requests queued is delivered
     measuredMs = Date.now() - started;
     const tick = 10_000; // µs per clock tick (USER_HZ 100)
     const apiUs = ((ticks(pid) - apiBefore) * tick) / requests;
+    const mainUs = ((ticks(pid, true) - mainBefore) * tick) / requests;
     const pgUs = ((postgresTicks(database) - pgBefore) * tick) / requests;
     const proxyUs = proxyPid ? { proxyCpuUsPerRequest: Math.round(((ticks(proxyPid) - proxyBefore) * tick) / requests) } : {};
     const server = minimal ? { server: `minimal ${row}` } : {};
-    const apiFigures = { apiCpuUsPerRequest: Math.round(apiUs), postgresCpuUsPerRequest: Math.round(pgUs), untilDeliveredMs: measuredMs };
+    const apiFigures = { apiCpuUsPerRequest: Math.round(apiUs), apiMainThreadCpuUsPerRequest: Math.round(mainUs), postgresCpuUsPerRequest: Math.round(pgUs), untilDeliveredMs: measuredMs };
     console.log(JSON.stringify({ row, ...server, root: root ?? 'this checkout', requests, failed, ...proxyUs, ...apiFigures }));
     if (pgLog) {
       const log = readFileSync(pgLog).subarray(logFrom).toString('utf8');
