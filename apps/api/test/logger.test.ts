@@ -1,10 +1,49 @@
 import { Writable } from 'node:stream';
+import pino from 'pino';
 import { createLogger } from '../src/composition/logger';
+
+/** A logger of the service's writing into `lines`. */
+function capturing(lines: string[]) {
+  return createLogger({ level: 'info', destination: new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }) });
+}
+
+/** The redaction the logger had before its own censor: pino's `redact` with these paths. */
+const PINO_PATHS = [
+  ...['password', 'newPassword', 'token', 'refreshToken', 'accessToken', 'apiKey', 'adminToken', 'masterKey', 'secret', 'clientSecret'].flatMap((f) => [f, `*.${f}`, `*.*.${f}`]),
+  ...['authorization', '["x-api-key"]', 'cookie', '["set-cookie"]'].flatMap((h) => [`headers.${h}`.replace('.[', '['), `*.headers.${h}`.replace('.[', '[')]),
+];
+
+/** A small deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const KEYS = ['password', 'token', 'apiKey', 'secret', 'clientSecret', 'headers', 'authorization', 'x-api-key', 'cookie', 'set-cookie', 'user', 'body', 'req', 'items', 'name', 'id', 'accept'];
+
+/** A random log object up to four levels deep, with secret-looking keys and arrays among the rest. */
+function randomLine(next: () => number, depth = 0): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  const fields = 1 + Math.floor(next() * 4);
+  for (let i = 0; i < fields; i += 1) {
+    const key = KEYS[Math.floor(next() * KEYS.length)];
+    const roll = next();
+    if (depth < 4 && roll < 0.35) object[key] = randomLine(next, depth + 1);
+    else if (depth < 4 && roll < 0.45) object[key] = [randomLine(next, depth + 2), `v${Math.floor(next() * 1000)}`];
+    else object[key] = `v${Math.floor(next() * 1000)}`;
+  }
+  return object;
+}
 
 describe('logger', () => {
   it('censors secret fields and headers wherever they appear', () => {
     const lines: string[] = [];
-    const logger = createLogger({ level: 'info', destination: new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }) });
+    const logger = capturing(lines);
     logger.info({
       password: 'pw-top',
       body: { refreshToken: 'rt-nested', user: { password: 'pw-deep' } },
@@ -21,12 +60,53 @@ describe('logger', () => {
     expect(line).toContain('application/json');
     expect(line).toContain('ECONNREFUSED');
   });
+
+  it("censors the same fields as pino's redact paths did, over 2,000 random lines", () => {
+    const ours: string[] = [];
+    const logger = capturing(ours);
+    const theirs: string[] = [];
+    const reference = pino(
+      { base: null, timestamp: false, redact: { paths: PINO_PATHS, censor: '[redacted]' } },
+      new Writable({ write: (chunk, _e, done) => void (theirs.push(String(chunk)), done()) }),
+    );
+    const next = random(20261126);
+    let censored = 0;
+    for (let i = 0; i < 2000; i += 1) {
+      const line = randomLine(next);
+      const before = JSON.stringify(line);
+      logger.info(line);
+      expect(JSON.stringify(line)).toBe(before); // the caller's object is left as it was
+      // A copy: pino's redact writes the censor into some callers' objects (a secret two objects deep under `headers`).
+      reference.info(structuredClone(line));
+      const { level: _l, time: _t, service: _s, ...mine } = JSON.parse(ours[i]) as Record<string, unknown>;
+      const { level: _rl, ...expected } = JSON.parse(theirs[i]) as Record<string, unknown>;
+      expect(mine).toEqual(expected);
+      if (ours[i].includes('[redacted]')) censored += 1;
+    }
+    expect(censored).toBeGreaterThan(500); // the lines do hold secrets to censor
+  });
+
+  it("censors arrays, errors' own fields and child bindings, and leaves the caller's objects alone", () => {
+    const lines: string[] = [];
+    const logger = capturing(lines);
+    const items = [{ token: 'tok-in-array', id: 'kept-id' }];
+    const error = Object.assign(new Error('kept message'), { token: 'tok-on-error', headers: { authorization: 'Bearer hdr-on-error' } });
+    logger.info({ items, when: new Date('2026-01-02T03:04:05.000Z') });
+    logger.error({ err: error, apiKey: 'key-beside-error' }, 'failed');
+    logger.child({ apiKey: 'key-in-binding', scope: 'kept-scope' }).child({ token: 'tok-in-grandchild' }).info('child line');
+    const text = lines.join('');
+    for (const secret of ['tok-in-array', 'tok-on-error', 'hdr-on-error', 'key-beside-error', 'key-in-binding', 'tok-in-grandchild']) expect(text).not.toContain(secret);
+    for (const kept of ['kept-id', '2026-01-02T03:04:05.000Z', 'kept message', 'kept-scope', '"stack"']) expect(text).toContain(kept);
+    expect(items[0].token).toBe('tok-in-array');
+    expect(error.token).toBe('tok-on-error');
+    expect(error.headers.authorization).toBe('Bearer hdr-on-error');
+  });
 });
 
 describe('logged errors', () => {
   it('keep what failed and drop what was sent: database detail, where, parameters; quoted values blanked', () => {
     const lines: string[] = [];
-    const logger = createLogger({ level: 'info', destination: new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }) });
+    const logger = capturing(lines);
     // The shape pg gives a DatabaseError, with TypeORM's wrapper around it.
     const driverError = Object.assign(new Error('invalid input syntax for type uuid: "sent-value-1"'), {
       severity: 'ERROR',

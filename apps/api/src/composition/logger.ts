@@ -1,18 +1,57 @@
-import pino, { type DestinationStream, type Logger } from 'pino';
+import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config';
 
 /** Secret-bearing fields that must never be written, wherever they appear (docs/security.md). */
-const SECRET_FIELDS = ['password', 'newPassword', 'token', 'refreshToken', 'accessToken', 'apiKey', 'adminToken', 'masterKey', 'secret', 'clientSecret'];
-const SECRET_HEADERS = ['authorization', '["x-api-key"]', 'cookie', '["set-cookie"]'];
+const SECRET_FIELDS = new Set(['password', 'newPassword', 'token', 'refreshToken', 'accessToken', 'apiKey', 'adminToken', 'masterKey', 'secret', 'clientSecret']);
+/** Headers that carry credentials, censored in any `headers` object at the top level or one object deep. */
+const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'set-cookie']);
+const CENSOR = '[redacted]';
+/** Secret fields are looked for at the top level of a line and one or two objects (or arrays) deep. */
+const DEEPEST = 2;
 
 /**
- * Pino paths for the fields above: at the top level and one or two objects deep (pino's
- * wildcards are per level), plus the secret headers of any logged request or response.
+ * `value` with every secret field censored, as the keys of an object at `depth` (0: the line's
+ * top level); a `headers` object also loses its credential headers (`inHeaders`). Returns
+ * `value` itself when it holds no secret; otherwise a copy of the objects on the way to each
+ * secret, so the caller's objects are never changed. Arrays count as a level (`items[0].token`
+ * is two deep). Objects written by their own `toJSON` (Date, Buffer) are left to it. An object
+ * that is copied is written from its own enumerable fields, as JSON.stringify writes any object.
+ *
+ * One walk over the line's fields instead of pino's `redact` paths: the same fields censored
+ * (pino's 38 paths were these names at three depths and the headers at two), at about a tenth of
+ * the CPU per line (bench/README.md, round 9).
  */
-const REDACT_PATHS = [
-  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
-  ...SECRET_HEADERS.flatMap((header) => [`headers.${header}`.replace('.[', '['), `*.headers.${header}`.replace('.[', '[')]),
-];
+function censorSecrets(value: unknown, depth = 0, inHeaders = false): unknown {
+  if (typeof value !== 'object' || value === null || depth > DEEPEST) return value;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      const next = censorSecrets(value[i], depth + 1);
+      if (next !== value[i]) (copy ??= value.slice())[i] = next;
+    }
+    return copy ?? value;
+  }
+  const source = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(source)) {
+    const field = source[key];
+    const next = SECRET_FIELDS.has(key) || (inHeaders && SECRET_HEADERS.has(key)) ? CENSOR : censorSecrets(field, depth + 1, key === 'headers' && depth <= 1);
+    if (next !== field) (copy ??= { ...source })[key] = next;
+  }
+  return copy ?? value;
+}
+
+/**
+ * A line's fields censored (`censorSecrets`), but for `err`: that one is pino's error, which its
+ * serializer turns into a plain object first (and censors, see `createLogger`).
+ */
+function censorLine(line: Record<string, unknown>): Record<string, unknown> {
+  if (!('err' in line)) return censorSecrets(line) as Record<string, unknown>;
+  const { err, ...rest } = line;
+  const censored = censorSecrets(rest) as Record<string, unknown>;
+  return censored === rest ? line : { ...censored, err };
+}
 
 /**
  * Fields of database errors that quote the data of the failed statement: PostgreSQL's `detail`
@@ -57,16 +96,23 @@ function blankQuoted(message: string): string {
 
 /** The service's logger: JSON lines on stdout (or `destination`), secrets censored. */
 export function createLogger(options: { level: LogLevel; destination?: DestinationStream }): Logger {
-  return pino(
+  const logger = pino(
     {
       level: options.level,
       base: { service: 'svc-api' },
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      serializers: { err: serializeError },
+      formatters: { log: censorLine, bindings: (bindings) => censorSecrets(bindings) as Record<string, unknown> },
+      serializers: { err: (error: unknown) => censorSecrets(serializeError(error), 1) },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     options.destination ?? batchedStdout(),
   );
+  // pino applies `formatters.bindings` to the base bindings only; a child's are censored here.
+  // Children are made with Object.create(parent), so every descendant has this method too.
+  const child = logger.child as unknown as (this: Logger, bindings: Bindings, childOptions?: ChildLoggerOptions) => Logger;
+  logger.child = function censoredChild(this: Logger, bindings: Bindings, childOptions?: ChildLoggerOptions) {
+    return child.call(this, censorSecrets(bindings) as Bindings, childOptions);
+  } as unknown as Logger['child'];
+  return logger;
 }
 
 /** A line waits at most this long in the batch before it reaches stdout. */
