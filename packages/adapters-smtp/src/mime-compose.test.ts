@@ -2,6 +2,7 @@ import { createTransport, type SendMailOptions } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { simpleParser } from 'mailparser';
 import { composeSmtpMessage, composeUnixMessage } from './mime-compose';
+import { nodemailerMessage } from './nodemailer-message';
 import { baseMail, type CompositionPath, mailFixtures } from './testing/mail-fixtures';
 
 /** What nodemailer's stream transport writes for `mail` (the FileMailer's path before mime-compose.ts). */
@@ -42,6 +43,12 @@ async function expectSameAsNodemailer(mail: SendMailOptions, path: CompositionPa
 describe('composeUnixMessage and composeSmtpMessage (composition without streams)', () => {
   it.each(mailFixtures)('write %s byte for byte as nodemailer streams it', async (_name, mail, path) => {
     await expectSameAsNodemailer(mail, path);
+  });
+
+  it("writes the mailers' messages (nodemailerMessage) on the direct path", () => {
+    const outgoing = { to: 'ada@example.test', subject: 'Sign in', text: 'Hi.\n', html: '<p>Hi.</p>', messageId: '<m-1@svc>' };
+    expect(composedWithPath(nodemailerMessage('svc <no-reply@localhost>', outgoing)).path).toBe('direct');
+    expect(composedWithPath(nodemailerMessage('svc <no-reply@localhost>', { ...outgoing, headers: { 'X-Svc-Template': 'magic_link' } })).path).toBe('direct');
   });
 
   it('reads back as the mail it was given', async () => {

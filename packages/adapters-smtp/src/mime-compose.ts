@@ -157,7 +157,8 @@ function composeDirect(mail: SendMailOptions): Composed | null {
   // A given base boundary (the tests') is taken as it is only when MimeNode would not clean it.
   if (baseBoundary !== undefined && (typeof baseBoundary !== 'string' || !/^[\w-]+$/.test(baseBoundary))) return null;
   if (!text && !html) return null;
-  if (date !== undefined && typeof date !== 'string' && !(date instanceof Date)) return null;
+  // A Date as encodeHeaderValue() recognises one (from any realm), or a string.
+  if (date !== undefined && typeof date !== 'string' && Object.prototype.toString.call(date) !== '[object Date]') return null;
   const encoders = load();
   const { mimeFuncs, scratch } = encoders;
   const extra = extraHeaders(headers, scratch);
