@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { SendMailOptions } from 'nodemailer';
 import type MailComposerClass from 'nodemailer/lib/mail-composer';
+import type * as MimeFuncs from 'nodemailer/lib/mime-funcs';
 import type MimeNode from 'nodemailer/lib/mime-node';
+import type { MimeNodeEnvelope } from 'nodemailer/lib/mime-node';
 
 /** nodemailer's streaming body encoder (qp/index.js, base64/index.js), whose steps are synchronous. */
 interface BodyEncoder {
@@ -9,18 +12,42 @@ interface BodyEncoder {
   _flush(done: (error?: Error | null) => void): void;
 }
 
+/** An address as nodemailer's MimeNode parses it (addressparser, then its own normalisation). */
+interface ParsedAddress {
+  address?: string;
+}
+
+/**
+ * The MimeNode methods the direct writer calls that nodemailer's types leave out: the ones its
+ * own `encodeHeaderValue`, `getEnvelope` and `getTransferEncoding` call (mime-node/index.js).
+ */
+interface MimeNodeInternals extends MimeNode {
+  _parseAddresses(value: string): ParsedAddress[];
+  _convertAddresses(addresses: ParsedAddress[], uniqueList?: ParsedAddress[]): string;
+  _getTextEncoding(value: string): 'Q' | 'B';
+  _normalizeHeaderKey(key: string): string;
+}
+
 interface Encoders {
   MailComposer: typeof MailComposerClass;
+  mimeFuncs: typeof MimeFuncs;
+  /** A node with the options of every node of a message in the direct writer's shape, for its header and text-encoding methods. */
+  scratch: MimeNodeInternals;
   qp: { Encoder: new (options: { binary: boolean }) => BodyEncoder };
   base64: { Encoder: new (options: object) => BodyEncoder };
 }
 
 let encoders: Encoders | undefined;
 
-/** nodemailer's composer and body encoders, required on first use (as nodemailer-module.ts does). */
+/** nodemailer's composer, MIME functions and body encoders, required on first use (as nodemailer-module.ts does). */
 function load(): Encoders {
-  encoders ??= {
+  if (encoders) return encoders;
+  const MimeNodeClass = require('nodemailer/lib/mime-node') as new (contentType: string | false, options: object) => MimeNodeInternals;
+  encoders = {
     MailComposer: require('nodemailer/lib/mail-composer') as typeof MailComposerClass,
+    mimeFuncs: require('nodemailer/lib/mime-funcs') as typeof MimeFuncs,
+    // A fixed base boundary: this node is never written, and it need not draw random bytes.
+    scratch: new MimeNodeClass(false, { baseBoundary: 'unused' }),
     qp: require('nodemailer/lib/qp') as Encoders['qp'],
     base64: require('nodemailer/lib/base64') as Encoders['base64'],
   };
@@ -33,17 +60,20 @@ function load(): Encoders {
  * cover (a body that is not a string: a Buffer, a stream, a file or URL; a raw message; DKIM or
  * other transforms), which the caller then has nodemailer stream.
  *
- * nodemailer builds the MIME tree (`MailComposer.compile()`): addresses, the encoding of header
- * values, the choice of each part's transfer encoding, the boundaries. Streaming that tree costs a
- * pipeline of transform streams and a `setImmediate` per part, about three quarters of a file
- * mail's composition (bench/README.md, "Mail requests: the file mailbox composes without
- * streams, the claim stops at its limit"). Here each node is written as `MimeNode.stream` writes
- * it, its headers by nodemailer's `buildHeaders()` and its body by the same encoders, given the
- * body as one chunk. mime-compose.test.ts compares the two byte for byte.
+ * Streaming nodemailer's MIME tree costs a pipeline of transform streams and a `setImmediate` per
+ * part, about three quarters of a file mail's composition (bench/README.md, "Mail requests: the
+ * file mailbox composes without streams, the claim stops at its limit"), and building the tree
+ * (`MailComposer.compile()`, then `buildHeaders()` per node) most of what was left (bench/README.md,
+ * "Mail composition: the service's messages written without nodemailer's MIME tree"). So the
+ * messages the service sends (`composeDirect`: one From, one To, a subject, text and/or html,
+ * a Message-ID, extra headers) are written directly, every value through the nodemailer function
+ * that encodes it in the tree; anything else is nodemailer's tree written the way
+ * `MimeNode.stream` writes it (`composeTree`). mime-compose.test.ts compares both with what
+ * nodemailer streams, byte for byte.
  */
 export function composeUnixMessage(mail: SendMailOptions): Buffer | null {
   // The stream transport keeps the Bcc header in the file it writes; SMTP leaves it out.
-  const composed = composeTree(mail, { keepBcc: true });
+  const composed = compose(mail, { keepBcc: true });
   // nodemailer's LeUnix stage, which drops every CR byte.
   return composed && Buffer.from(composed.text.replace(/\r/g, ''), 'utf8');
 }
@@ -55,23 +85,210 @@ export function composeUnixMessage(mail: SendMailOptions): Buffer | null {
  * and the Message-ID; or null for a message this does not cover (as
  * `composeUnixMessage`). The SMTP mailer hands these to nodemailer as `raw` and `envelope`.
  */
-export function composeSmtpMessage(mail: SendMailOptions): { raw: Buffer; envelope: ReturnType<MimeNode['getEnvelope']>; messageId: string } | null {
-  const composed = composeTree(mail, { keepBcc: false });
-  if (!composed) return null;
-  const { root, text } = composed;
-  return { raw: Buffer.from(text, 'utf8'), envelope: root.getEnvelope(), messageId: root.messageId() };
+export function composeSmtpMessage(mail: SendMailOptions): { raw: Buffer; envelope: MimeNodeEnvelope; messageId: string } | null {
+  const composed = compose(mail, { keepBcc: false });
+  return composed && { raw: Buffer.from(composed.text, 'utf8'), envelope: composed.envelope(), messageId: composed.messageId };
 }
 
-/** nodemailer's MIME tree for `mail` and its text as `MimeNode.stream` then its LastNewline stage write it, or null. */
-function composeTree(mail: SendMailOptions, options: { keepBcc: boolean }): { root: MimeNode; text: string } | null {
+/** A message as `MimeNode.stream` then its LastNewline stage write it (CRLF), with its envelope and Message-ID. */
+interface Composed {
+  text: string;
+  envelope: () => MimeNodeEnvelope;
+  messageId: string;
+}
+
+function compose(mail: SendMailOptions, options: { keepBcc: boolean }): Composed | null {
+  const composed = composeDirect(mail) ?? composeTree(mail, options);
+  if (!composed || composed.text.endsWith('\n')) return composed;
+  // nodemailer's LastNewline stage.
+  return { ...composed, text: composed.text + (composed.text.endsWith('\r') ? '\n' : '\r\n') };
+}
+
+/** The options a message in `composeDirect`'s shape may set: nodemailerMessage's, and the fixed date and base boundary of the tests. */
+const DIRECT_OPTIONS = new Set(['from', 'to', 'subject', 'text', 'html', 'messageId', 'headers', 'date', 'baseBoundary']);
+
+/**
+ * Names (as nodemailer normalises them) an extra header may not have in `composeDirect`'s shape:
+ * those `compile()` and `buildHeaders()` set, replace, move, drop or parse themselves, and those
+ * the envelope is read from.
+ */
+const RESERVED_HEADERS = new Set([
+  'From',
+  'Sender',
+  'To',
+  'Cc',
+  'Bcc',
+  'Reply-To',
+  'Subject',
+  'Message-ID',
+  'Date',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'Content-Disposition',
+]);
+
+/** The prefix of nodemailer's boundaries (MimeNode's `boundaryPrefix`). */
+const BOUNDARY_PREFIX = '--_NmP';
+
+/**
+ * The message `MailComposer(mail).compile()` would build, written as `MimeNode.stream` writes it,
+ * for the shape of message the service sends: From and To strings, a Message-ID, perhaps a subject,
+ * a text and/or an html body (strings), extra headers with string values and names of their own,
+ * perhaps a date and base boundary. Null for anything else.
+ *
+ * The tree nodemailer builds for that shape is one node (a single body) or a multipart/alternative
+ * root with a text/plain and a text/html child; what it writes follows from mail-composer/index.js
+ * and mime-node/index.js: the root's headers in the order `compile()` sets them and
+ * `buildHeaders()` completes them (extra headers, From, To, Subject, Message-ID, then
+ * Content-Transfer-Encoding of a single body, Date, MIME-Version, Content-Type last), each value
+ * through nodemailer's own encoder (`encodeHeaderValue`, or for the addresses the
+ * `_convertAddresses` it calls, which also collects the envelope as `getEnvelope()` does) and
+ * folded by its `foldLines`; each body's transfer encoding chosen by `getTransferEncoding()`'s
+ * rule with nodemailer's `isPlainText`, `hasLongerLines` and `_getTextEncoding`, and encoded by
+ * its encoders; the boundary made as `_generateBoundary()` makes the root's.
+ */
+function composeDirect(mail: SendMailOptions): Composed | null {
+  const given = mail as Record<string, unknown>;
+  for (const key in given) if (given[key] !== undefined && !DIRECT_OPTIONS.has(key)) return null;
+  const { from, to, subject, text, html, messageId, headers, date, baseBoundary } = mail;
+  if (!filled(from) || !filled(to) || !filled(messageId)) return null;
+  if (!optionalString(subject) || !optionalString(text) || !optionalString(html)) return null;
+  // A given base boundary (the tests') is taken as it is only when MimeNode would not clean it.
+  if (baseBoundary !== undefined && (typeof baseBoundary !== 'string' || !/^[\w-]+$/.test(baseBoundary))) return null;
+  if (!text && !html) return null;
+  // A Date as encodeHeaderValue() recognises one (from any realm), or a string.
+  if (date !== undefined && typeof date !== 'string' && Object.prototype.toString.call(date) !== '[object Date]') return null;
+  const encoders = load();
+  const { mimeFuncs, scratch } = encoders;
+  const extra = extraHeaders(headers, scratch);
+  if (!extra) return null;
+
+  const lines: string[] = [];
+  for (const [key, value] of extra) pushHeader(lines, mimeFuncs, key, scratch.encodeHeaderValue(key, value));
+  const sender = fromHeader(from, scratch);
+  pushHeader(lines, mimeFuncs, 'From', sender.value);
+  const recipients: ParsedAddress[] = [];
+  pushHeader(lines, mimeFuncs, 'To', scratch._convertAddresses(scratch._parseAddresses(to), recipients));
+  if (subject) pushHeader(lines, mimeFuncs, 'Subject', scratch.encodeHeaderValue('Subject', subject));
+  pushHeader(lines, mimeFuncs, 'Message-ID', scratch.encodeHeaderValue('Message-ID', messageId));
+  // compile() sets a given date with the other headers; buildHeaders() adds the current one after the transfer encoding.
+  const dateValue = scratch.encodeHeaderValue('Date', date || new Date().toUTCString().replace(/GMT/, '+0000'));
+  if (date) pushHeader(lines, mimeFuncs, 'Date', dateValue);
+
+  const textPart = text ? part('text/plain; charset=utf-8', text, encoders) : undefined;
+  const htmlPart = html ? part('text/html; charset=utf-8', html, encoders) : undefined;
+  let message: string;
+  if (!textPart || !htmlPart) {
+    const single = (textPart ?? htmlPart) as Part;
+    pushHeader(lines, mimeFuncs, 'Content-Transfer-Encoding', single.encoding);
+    if (!date) pushHeader(lines, mimeFuncs, 'Date', dateValue);
+    pushHeader(lines, mimeFuncs, 'MIME-Version', '1.0');
+    lines.push(single.contentType);
+    message = `${lines.join('\r\n')}\r\n\r\n${single.body}`;
+  } else {
+    if (!date) pushHeader(lines, mimeFuncs, 'Date', dateValue);
+    pushHeader(lines, mimeFuncs, 'MIME-Version', '1.0');
+    const base = baseBoundary ?? randomHex8();
+    const boundary = `${BOUNDARY_PREFIX}-${base}-Part_1`;
+    pushHeader(lines, mimeFuncs, 'Content-Type', mimeFuncs.buildHeaderValue({ value: 'multipart/alternative', params: { boundary } }));
+    message =
+      `${lines.join('\r\n')}\r\n\r\n` +
+      `--${boundary}\r\n${textPart.contentType}\r\nContent-Transfer-Encoding: ${textPart.encoding}\r\n\r\n${textPart.body}` +
+      `\r\n--${boundary}\r\n${htmlPart.contentType}\r\nContent-Transfer-Encoding: ${htmlPart.encoding}\r\n\r\n${htmlPart.body}` +
+      `\r\n--${boundary}--\r\n`;
+  }
+  const envelope: MimeNodeEnvelope = { from: sender.address, to: recipients.map((r) => r.address as string) };
+  return { text: message, envelope: () => envelope, messageId };
+}
+
+/** A header line as buildHeaders() writes it: left out when its value is empty, folded at 76. */
+function pushHeader(lines: string[], mimeFuncs: typeof MimeFuncs, key: string, value: string): void {
+  if (value.trim()) lines.push(mimeFuncs.foldLines(`${key}: ${value}`, 76));
+}
+
+/** The From header's value and the envelope's sender (getEnvelope(): the first address), for the last From seen. */
+let lastFrom: { from: string; value: string; address: string | false } | undefined;
+
+/** `from` encoded as buildHeaders() encodes it; a mailer sends every mail from one address, so the last one is kept. */
+function fromHeader(from: string, scratch: MimeNodeInternals): { value: string; address: string | false } {
+  if (lastFrom?.from !== from) {
+    const list: ParsedAddress[] = [];
+    const value = scratch._convertAddresses(scratch._parseAddresses(from), list);
+    lastFrom = { from, value, address: list[0]?.address || false };
+  }
+  return lastFrom;
+}
+
+/** Random bytes for boundaries, drawn 2 KiB at a time rather than 8 bytes per message (a synchronous call each). */
+let randomPool = Buffer.alloc(0);
+let randomAt = 0;
+
+/** 8 random bytes in hex: the base of a boundary as MimeNode makes it (`randomBytes(8).toString('hex')`). */
+function randomHex8(): string {
+  if (randomAt + 8 > randomPool.length) {
+    randomPool = randomBytes(2048);
+    randomAt = 0;
+  }
+  randomAt += 8;
+  return randomPool.toString('hex', randomAt - 8, randomAt);
+}
+
+function filled(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+function optionalString(value: unknown): value is string | undefined {
+  return value === undefined || typeof value === 'string';
+}
+
+/** `headers` as `compile()` adds them (`addHeader`: names normalised, in order), or null when they are outside the direct shape. */
+function extraHeaders(headers: SendMailOptions['headers'], scratch: MimeNodeInternals): [string, string][] | null {
+  if (headers === undefined) return [];
+  // addHeader() reads `{ key, value }` as one header, and arrays as lists of them.
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || 'key' in headers) return null;
+  const extra: [string, string][] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const key = scratch._normalizeHeaderKey(name);
+    if (typeof value !== 'string' || RESERVED_HEADERS.has(key)) return null;
+    extra.push([key, value]);
+  }
+  return extra;
+}
+
+/** One text body as its node writes it: its Content-Type line, transfer encoding and encoded body. */
+interface Part {
+  contentType: string;
+  encoding: '7bit' | 'quoted-printable' | 'base64';
+  body: string;
+}
+
+/** Header lines of a body's Content-Type, as buildHeaders() writes them, by the type compile() gives it. */
+const contentTypeLines = new Map<string, string>();
+
+function part(type: string, content: string, encoders: Encoders): Part {
+  const { mimeFuncs, scratch } = encoders;
+  let contentType = contentTypeLines.get(type);
+  if (contentType === undefined) {
+    // The text/plain charset buildHeaders() sets for a non-ASCII body is the utf-8 compile() already gave it.
+    contentType = mimeFuncs.foldLines(`Content-Type: ${mimeFuncs.buildHeaderValue(mimeFuncs.parseHeaderValue(type, { stripComments: true }))}`, 76);
+    contentTypeLines.set(type, contentType);
+  }
+  // getTransferEncoding() for a text node with a string body (setContent() sets the two flags).
+  const plain = mimeFuncs.isPlainText(content);
+  const longLines = plain && mimeFuncs.hasLongerLines(content, 76);
+  if (plain && !longLines) return { contentType, encoding: '7bit', body: content };
+  if (scratch._getTextEncoding(content) === 'Q') return { contentType, encoding: 'quoted-printable', body: encodeWhole(new encoders.qp.Encoder({ binary: false }), content) };
+  return { contentType, encoding: 'base64', body: encodeWhole(new encoders.base64.Encoder({}), content) };
+}
+
+/** nodemailer's MIME tree for `mail` written as `MimeNode.stream` writes it, or null. */
+function composeTree(mail: SendMailOptions, options: { keepBcc: boolean }): Composed | null {
   const { MailComposer } = load();
   const root = new MailComposer(mail).compile();
   if (!covered(root)) return null;
   root.keepBcc = options.keepBcc;
-  const text = write(root, load());
-  // nodemailer's LastNewline stage.
-  if (text.endsWith('\n')) return { root, text };
-  return { root, text: text + (text.endsWith('\r') ? '\n' : '\r\n') };
+  return { text: write(root, load()), envelope: () => root.getEnvelope(), messageId: root.messageId() };
 }
 
 /** Every node's body is absent or a string, and nothing was set that only the stream applies. */
@@ -115,10 +332,11 @@ function encodeWhole(encoder: BodyEncoder, body: string): string {
     parts.push(typeof chunk === 'string' ? chunk : chunk.toString('latin1'));
     return true;
   };
-  const rethrow = (error?: Error | null) => {
-    if (error) throw error;
-  };
   encoder._transform(Buffer.from(body, 'utf8'), 'buffer', rethrow);
   encoder._flush(rethrow);
   return parts.join('');
+}
+
+function rethrow(error?: Error | null): void {
+  if (error) throw error;
 }
