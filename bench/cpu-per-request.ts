@@ -251,7 +251,9 @@ async function main(): Promise<void> {
     }
     await dropDatabase(database);
     await clearRedisPrefix(redisPrefix).catch(() => undefined);
-    rmSync(tmp, { recursive: true, force: true });
+    // BENCH_KEEP_TMP=1 keeps the scratch folder (every child's log), as it does for `pnpm bench`.
+    if (process.env.BENCH_KEEP_TMP) console.error(`scratch folder kept: ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
   }
 }
 
