@@ -7,17 +7,9 @@
 // warm-up) and reads its own process.cpuUsage() around them. Not part of `pnpm bench`.
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { pairArgs } from './lib/pair-args';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv.splice(i, 2)[1] : undefined;
-};
-const here = resolve(__dirname, '..');
-const before = resolve(flag('--before') ?? '/work/main');
-const mails = Number(flag('--mails') ?? 5000);
-const pairs = Number(flag('--pairs') ?? 3);
-const role = flag('--role') ?? 'compare';
+const { flag, here, before, mails, pairs, role } = pairArgs({ mails: 5000, pairs: 3 });
 const WARM_UP = 2000;
 
 type Compose = typeof import('../packages/adapters-smtp/src/mime-compose');

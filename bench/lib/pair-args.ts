@@ -1,0 +1,24 @@
+import { resolve } from 'node:path';
+
+/**
+ * The flags of the A/B scripts that run this tree against another in interleaved pairs, each
+ * measurement a process of its own (`smtp-cpu.ts`, `compose-cpu.ts`): `--before DIR` (default
+ * /work/main: a checkout without the change), `--mails N`, `--pairs N`, and `--role` with which a
+ * script starts its own children. `flag` takes any further `--name value` off the command line.
+ */
+export function pairArgs(defaults: { mails: number; pairs: number }) {
+  const argv = process.argv.slice(2);
+  const flag = (name: string): string | undefined => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv.splice(i, 2)[1] : undefined;
+  };
+  return {
+    flag,
+    /** This checkout's root. */
+    here: resolve(__dirname, '../..'),
+    before: resolve(flag('--before') ?? '/work/main'),
+    mails: Number(flag('--mails') ?? defaults.mails),
+    pairs: Number(flag('--pairs') ?? defaults.pairs),
+    role: flag('--role') ?? 'compare',
+  };
+}
