@@ -16,7 +16,7 @@ const COUNTS: PurgeCounts = {
 };
 
 /** A janitor on fake timers with a recording logger; `purge` answers COUNTS unless told otherwise. */
-function harness(options: { intervalMs?: number; purge?: () => Promise<PurgeCounts> } = {}) {
+function harness(options: { intervalMs?: number; purge?: (control: { stopping: () => boolean }) => Promise<PurgeCounts> } = {}) {
   const lines: { level: string; details: object; message: string }[] = [];
   const logger = {
     info: (details: object, message: string) => void lines.push({ level: 'info', details, message }),
@@ -84,6 +84,24 @@ describe('Janitor', () => {
     finish(COUNTS);
     await stopping;
     expect(stopped).toBe(true);
+  });
+
+  it('stop() tells the run in flight to start no further batch', async () => {
+    let told: (() => boolean) | undefined;
+    let finish: (() => void) | undefined;
+    const { janitor } = harness({
+      purge: ({ stopping }) => {
+        told = stopping;
+        return new Promise((resolve) => (finish = () => resolve(COUNTS)));
+      },
+    });
+    janitor.start();
+    await jest.advanceTimersByTimeAsync(50);
+    expect(told?.()).toBe(false);
+    const stopped = janitor.stop();
+    expect(told?.()).toBe(true);
+    finish?.();
+    await stopped;
   });
 
   it('does nothing with an interval of 0 (SVC_PURGE_INTERVAL_SECONDS=0)', async () => {

@@ -138,6 +138,25 @@ describe('purgeExpired', () => {
     expect([await known('198.51.100.1'), await known('198.51.100.2')]).toEqual([false, true]);
   });
 
+  it('told to stop (a shutdown), starts no further batch and answers what it deleted so far', async () => {
+    const { deps } = await serviceWithProject();
+    let stopping = false;
+    let batches = 0;
+    // A backlog that would take a thousand full batches; the stop comes during the second.
+    const sessions = {
+      ...deps.sessions,
+      deleteRevoked: async (_now: Date, limit: number) => {
+        batches += 1;
+        if (batches === 2) stopping = true;
+        return batches < 1000 ? limit : 0;
+      },
+    };
+    const counts = await purgeExpired({ ...deps, sessions }, { batchSize: 10, stopping: () => stopping });
+    expect(batches).toBe(2);
+    expect(counts.sessions).toBe(20);
+    expect(counts.refreshTokens).toBe(0);
+  });
+
   it('refuses a batch size that could never finish', async () => {
     const { deps } = await serviceWithProject();
     await expect(purgeExpired(deps, { batchSize: 0 })).rejects.toThrow(RangeError);

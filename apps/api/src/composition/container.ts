@@ -19,6 +19,7 @@ import {
   type Mailer,
   type AuthService,
   type PurgeCounts,
+  type PurgeOptions,
   type RateLimiter,
 } from '@svc/core';
 import type { Logger } from 'pino';
@@ -49,7 +50,7 @@ export interface Container {
   /** Sends queued mail; main.ts starts it, `close()` stops it. Not started for the CLI. */
   outboxWorker: OutboxWorker;
   /** One purge of expired rows over every tenant, OIDC artifacts included (`svc purge`). */
-  purge(): Promise<PurgeCounts>;
+  purge(options?: PurgeOptions): Promise<PurgeCounts>;
   /** Runs `purge` every SVC_PURGE_INTERVAL_SECONDS; main.ts starts it, `close()` stops it. */
   janitor: Janitor;
   /** Where admin changes are announced to this instance's caches and the other instances'. */
@@ -162,7 +163,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
   deps.events = options.metrics ? countEvents(recorder, options.metrics) : recorder;
   const mailer = buildMailer(config, logger);
   outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer }, { logger });
-  const purge = () => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts, consoleSignOuts: storage.consoleSignOuts });
+  const purge = (options?: PurgeOptions) => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts, consoleSignOuts: storage.consoleSignOuts }, options);
   const janitor = new Janitor({
     purge,
     intervalMs: config.purgeIntervalSeconds * 1000,

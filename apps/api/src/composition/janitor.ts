@@ -8,8 +8,11 @@ interface JanitorLogger {
 }
 
 export interface JanitorOptions {
-  /** One purge over every tenant (the container binds `purgeExpired` to the storage). */
-  purge: () => Promise<PurgeCounts>;
+  /**
+   * One purge over every tenant (the container binds `purgeExpired` to the storage); once
+   * `stopping()` answers true it starts no further batch.
+   */
+  purge: (control: { stopping: () => boolean }) => Promise<PurgeCounts>;
   /** Pause between runs (SVC_PURGE_INTERVAL_SECONDS); 0 = the janitor never runs. */
   intervalMs: number;
   /** Pause before the first run; default `firstRunDelayMs()`. */
@@ -47,13 +50,17 @@ export function firstRunDelayMs(random: () => number = Math.random): number {
  * `intervalMs`. A failed run is logged and the next one tries again; nothing is thrown out of the
  * timer. One run at a time per process; replicas may overlap harmlessly (each deletes what it
  * finds). The timer is `unref`'d, so it never keeps a process alive; `stop()` waits for the run
- * in flight. `svc purge` calls the use case itself.
+ * in flight, which starts no further batch once told (each batch is one statement, bounded by
+ * the database's statement timeout), so a large backlog cannot hold up a shutdown. `svc purge`
+ * calls the use case itself.
  */
 export class Janitor {
   private timer: NodeJS.Timeout | undefined;
   /** The run in flight; `stop()` waits for it. */
   private running: Promise<void> | undefined;
   private started = false;
+  /** Set while `stop()` waits for the run in flight: that run starts no further batch. */
+  private stopping = false;
 
   constructor(private readonly options: JanitorOptions) {}
 
@@ -64,11 +71,16 @@ export class Janitor {
     this.schedule(this.options.firstRunDelayMs ?? firstRunDelayMs());
   }
 
-  /** Stops scheduling and waits for the run in flight. */
+  /** Stops scheduling and waits for the run in flight, which starts no further batch. */
   async stop(): Promise<void> {
     this.started = false;
+    this.stopping = true;
     clearTimeout(this.timer);
-    await this.running;
+    try {
+      await this.running;
+    } finally {
+      this.stopping = false;
+    }
   }
 
   /** The next run after `delayMs`; each run schedules the one after it, so runs never overlap. */
@@ -87,7 +99,7 @@ export class Janitor {
     const { logger, metrics } = this.options;
     const started = Date.now();
     try {
-      const counts = await this.options.purge();
+      const counts = await this.options.purge({ stopping: () => this.stopping });
       for (const kind of Object.keys(KIND_LABELS) as (keyof PurgeCounts)[]) {
         metrics?.purgedRows.inc({ kind: KIND_LABELS[kind] }, counts[kind]);
       }

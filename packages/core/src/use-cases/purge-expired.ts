@@ -30,6 +30,12 @@ export interface PurgeOptions {
   batchSize?: number;
   /** How long sent and dead mails, and delivered and dead webhook messages, stay listed (default 7 days). */
   outboxRetentionSeconds?: number;
+  /**
+   * Answers true once the purge should end early (the service is shutting down): no further
+   * batch starts, the batch in flight ends as it ends (each is one short statement), and the
+   * counts so far are answered. What is left is deleted by the next purge.
+   */
+  stopping?: () => boolean;
 }
 
 export const DEFAULT_PURGE_BATCH_SIZE = 1000;
@@ -47,10 +53,13 @@ type PurgeDeps = Pick<AuthDeps, 'clock' | 'sessions'> &
  * tokens and the sessions they leave unrefreshable, expired one-time tokens, finished mails past
  * the retention, known clients not seen within theirs, and expired OIDC provider artifacts when
  * the host has the provider, audit entries past their project's retention, and hourly rate-limited counts no stats period reaches. Each kind runs in batches until one comes back short; one `now` for all.
+ * A purge told to stop (`options.stopping`) starts no further batch.
  */
 export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}): Promise<PurgeCounts> {
   const limit = options.batchSize ?? DEFAULT_PURGE_BATCH_SIZE;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError('batchSize must be a positive integer');
+  const stopping = options.stopping ?? (() => false);
+  const inBatches = (batch: () => Promise<number>) => batchesUntilShort(limit, stopping, batch);
   const now = deps.clock.now();
   const cutoff = new Date(now.getTime() - (options.outboxRetentionSeconds ?? DEFAULT_OUTBOX_RETENTION_SECONDS) * 1000);
   const counts: PurgeCounts = {
@@ -65,31 +74,32 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = {}):
     consoleSignOuts: 0,
     rateLimitedHours: 0,
   };
-  counts.sessions += await inBatches(limit, () => deps.sessions.deleteRevoked(now, limit));
-  counts.refreshTokens = await inBatches(limit, async () => {
+  counts.sessions += await inBatches(() => deps.sessions.deleteRevoked(now, limit));
+  counts.refreshTokens = await inBatches(async () => {
     const batch = await deps.sessions.deleteExpired(now, limit);
     counts.sessions += batch.sessions;
     return batch.refreshTokens;
   });
   const { oneTimeTokens, outbox, knownDevices, oidcArtifacts, auditLog, webhooks, consoleSignOuts, rateLimitStats } = deps;
-  if (webhooks) counts.webhookMessages = await inBatches(limit, () => webhooks.deleteFinishedBefore(cutoff, limit));
-  if (rateLimitStats) counts.rateLimitedHours = await inBatches(limit, () => rateLimitStats.deleteBefore(rateLimitedRetentionStart(now), limit));
-  if (auditLog) counts.auditEntries = await inBatches(limit, () => auditLog.deleteExpired(now, limit));
-  if (oneTimeTokens) counts.oneTimeTokens = await inBatches(limit, () => oneTimeTokens.deleteExpired(now, limit));
-  if (outbox) counts.outboxMails = await inBatches(limit, () => outbox.deleteFinishedBefore(cutoff, limit));
+  if (webhooks) counts.webhookMessages = await inBatches(() => webhooks.deleteFinishedBefore(cutoff, limit));
+  if (rateLimitStats) counts.rateLimitedHours = await inBatches(() => rateLimitStats.deleteBefore(rateLimitedRetentionStart(now), limit));
+  if (auditLog) counts.auditEntries = await inBatches(() => auditLog.deleteExpired(now, limit));
+  if (oneTimeTokens) counts.oneTimeTokens = await inBatches(() => oneTimeTokens.deleteExpired(now, limit));
+  if (outbox) counts.outboxMails = await inBatches(() => outbox.deleteFinishedBefore(cutoff, limit));
   const unknownFrom = knownSince(now);
-  if (knownDevices) counts.knownDevices = await inBatches(limit, () => knownDevices.deleteSeenBefore(unknownFrom, limit));
-  if (oidcArtifacts) counts.oidcArtifacts = await inBatches(limit, () => oidcArtifacts.deleteExpired(now, limit));
-  if (consoleSignOuts) counts.consoleSignOuts = await inBatches(limit, () => consoleSignOuts.deleteExpired(now, limit));
+  if (knownDevices) counts.knownDevices = await inBatches(() => knownDevices.deleteSeenBefore(unknownFrom, limit));
+  if (oidcArtifacts) counts.oidcArtifacts = await inBatches(() => oidcArtifacts.deleteExpired(now, limit));
+  if (consoleSignOuts) counts.consoleSignOuts = await inBatches(() => consoleSignOuts.deleteExpired(now, limit));
   return counts;
 }
 
-/** Runs `batch` until it deletes fewer than `limit` rows; answers the total. */
-async function inBatches(limit: number, batch: () => Promise<number>): Promise<number> {
+/** Runs `batch` until it deletes fewer than `limit` rows, or until `stopping`; answers the total. */
+async function batchesUntilShort(limit: number, stopping: () => boolean, batch: () => Promise<number>): Promise<number> {
   let total = 0;
-  for (;;) {
+  while (!stopping()) {
     const deleted = await batch();
     total += deleted;
-    if (deleted < limit) return total;
+    if (deleted < limit) break;
   }
+  return total;
 }
