@@ -57,9 +57,14 @@ export class Bench {
     process.stdout.write(`${line}\n`);
   }
 
-  /** Runs one row at `connections` (default: the row connection count), prints and records it. */
-  async row(system: string, endpoint: string, url: string, make: WorkloadFactory, options: { ceiling?: Ceiling; connections?: number; record?: boolean } = {}): Promise<RowRecord> {
+  /**
+   * Runs one row at `connections` (default: the row connection count), prints and records it.
+   * `warmUp`: first the same untimed second of load (and its drain) that `series` gives each
+   * series, so that a row measured on its own is measured warm (JIT, pools) like its ceiling.
+   */
+  async row(system: string, endpoint: string, url: string, make: WorkloadFactory, options: { ceiling?: Ceiling; connections?: number; record?: boolean; warmUp?: boolean } = {}): Promise<RowRecord> {
     const connections = options.connections ?? this.args.connections;
+    if (options.warmUp) await loadAndDrain(url, connections, 1, await make());
     await settle();
     const result = await loadAndDrain(url, connections, this.args.seconds, await make());
     const record: RowRecord = {

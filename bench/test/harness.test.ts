@@ -68,6 +68,30 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
     expect(left.ratio).toBeCloseTo(left.result.rps, 0);
   }, 60_000);
 
+  it('warms a single row up when asked: an untimed second of load, drained, before the measured one', async () => {
+    const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
+    const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
+    bench.log = () => undefined;
+    const sent: number[] = [];
+    const drains: number[] = [];
+    let load = 0;
+    const make = () => {
+      load += 1;
+      const mine = load;
+      sent[mine] = 0;
+      return { next: () => ((sent[mine] += 1), { method: 'GET' as const, path: '/ok' }), drained: async () => void drains.push(mine) };
+    };
+    const cold = await bench.row('test', 'cold', url, make);
+    expect(load).toBe(1);
+    const warm = await bench.row('test', 'warm', url, make, { warmUp: true });
+    expect(load).toBe(3);
+    expect(drains).toEqual([1, 2, 3]);
+    expect(sent[2]).toBeGreaterThan(10); // the warm-up's own load
+    // The measured figures are the second load's alone.
+    expect(warm.result.requests).toBeLessThanOrEqual(sent[3]);
+    expect(cold.result.requests).toBeLessThanOrEqual(sent[1]);
+  }, 60_000);
+
   it('counts answers other than the expected status as errors', async () => {
     const result = await runLoad({ url, connections: 1, seconds: 1, next: () => ({ method: 'GET', path: '/bad' }) });
     expect(result.requests).toBeGreaterThan(0);
