@@ -22,14 +22,12 @@ import { summarizeProfile } from './lib/cpuprofile';
 import { createDatabase, databaseUrl, dropDatabase, PG_URL, postgresSeeder, SVC_SCHEMA, withClient } from './lib/database';
 import { accessClaims, signJwt } from './lib/jwt';
 import { startChild, type Child } from './lib/processes';
+import { flagTaker } from './lib/pair-args';
 import * as rows from './lib/rows';
 import { clearRedisPrefix, createProject, logIn, minimalOutboxDrained, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
 
 const argv = process.argv.slice(2);
-const flag = (name: string) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv.splice(i, 2)[1] : undefined;
-};
+const flag = flagTaker(argv);
 const root = flag('--api-root') ?? null;
 const requests = Number(flag('--requests') ?? 3000);
 const profile = argv.includes('--profile') ? argv.splice(argv.indexOf('--profile'), 1).length > 0 : false;

@@ -7,11 +7,7 @@ import { resolve } from 'node:path';
  * script starts its own children. `flag` takes any further `--name value` off the command line.
  */
 export function pairArgs(defaults: { mails: number; pairs: number }) {
-  const argv = process.argv.slice(2);
-  const flag = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv.splice(i, 2)[1] : undefined;
-  };
+  const flag = flagTaker(process.argv.slice(2));
   return {
     flag,
     /** This checkout's root. */
@@ -20,5 +16,13 @@ export function pairArgs(defaults: { mails: number; pairs: number }) {
     mails: Number(flag('--mails') ?? defaults.mails),
     pairs: Number(flag('--pairs') ?? defaults.pairs),
     role: flag('--role') ?? 'compare',
+  };
+}
+
+/** A reader of `--name value` flags that takes each one off `argv` (what is left are the positional arguments). */
+export function flagTaker(argv: string[]): (name: string) => string | undefined {
+  return (name) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv.splice(i, 2)[1] : undefined;
   };
 }
