@@ -1,4 +1,4 @@
-// `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] [--minimal] [--pg-log FILE] <row>`:
+// `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] [--minimal] [--mail-on-disk] [--pg-log FILE] <row>`:
 // CPU time the API process and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me,
 // or proxy / mounted-proxy: GET session through the standalone or the mounted session proxy, whose own
 // process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
@@ -11,7 +11,8 @@
 // ceiling) the same way, in the API's place. --pg-log FILE (PostgreSQL's server log, readable here): every
 // statement of the measured requests is logged (log_min_duration_statement = 0 on the scratch database only),
 // and a table of them per request (parse, bind, execute: count and server time) is printed; the logging
-// costs CPU of its own, so CPU figures of such a run are not comparable.
+// costs CPU of its own, so CPU figures of such a run are not comparable. The file mailboxes are in memory as in
+// `pnpm bench` (bench/lib/mailbox-folder.ts); --mail-on-disk puts them in the scratch folder.
 // Not part of `pnpm bench`.
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ import autocannon from 'autocannon';
 import { summarizeProfile } from './lib/cpuprofile';
 import { createDatabase, databaseUrl, dropDatabase, PG_URL, postgresSeeder, SVC_SCHEMA, withClient } from './lib/database';
 import { accessClaims, signJwt } from './lib/jwt';
+import { dataDirWithMailbox, mailboxFolder } from './lib/mailbox-folder';
 import { startChild, type Child } from './lib/processes';
 import { flagTaker } from './lib/pair-args';
 import * as rows from './lib/rows';
@@ -33,6 +35,7 @@ const requests = Number(flag('--requests') ?? 3000);
 const profile = argv.includes('--profile') ? argv.splice(argv.indexOf('--profile'), 1).length > 0 : false;
 const pgLog = flag('--pg-log') ?? null;
 const minimal = argv.includes('--minimal') ? argv.splice(argv.indexOf('--minimal'), 1).length > 0 : false;
+const mailOnDisk = argv.includes('--mail-on-disk') ? argv.splice(argv.indexOf('--mail-on-disk'), 1).length > 0 : false;
 const row = argv[0] ?? 'magic-link';
 const proxied = row === 'proxy' || row === 'mounted-proxy';
 if (minimal && proxied) throw new Error('--minimal measures the refresh, me and mail rows only');
@@ -114,14 +117,20 @@ function statementTable(text: string, database: string, perRequest: number): Arr
 }
 
 /** The minimal handlers (bench/servers/minimal-server.ts) on `database`, as bench/lib/suite-postgres.ts starts them, with a key of their own. */
-async function startMinimal(database: string, projectId: string, tmp: string, nodeFlags: string[]): Promise<{ child: Child; sign: (who: { userId: string; sessionId: string }, n: number) => string }> {
+async function startMinimal(
+  database: string,
+  projectId: string,
+  tmp: string,
+  mailDir: string,
+  nodeFlags: string[],
+): Promise<{ child: Child; sign: (who: { userId: string; sessionId: string }, n: number) => string }> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const keyFile = join(tmp, 'minimal-key.pem');
   writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
   const child = await startChild({
     name: 'minimal handlers',
     script: 'bench/servers/minimal-server.ts',
-    env: { DATABASE_URL: databaseUrl(database), MINIMAL_SCHEMA: SVC_SCHEMA, MINIMAL_PROJECT_ID: projectId, MINIMAL_PRIVATE_KEY_FILE: keyFile, MINIMAL_MAIL_DIR: join(tmp, 'minimal-mail') },
+    env: { DATABASE_URL: databaseUrl(database), MINIMAL_SCHEMA: SVC_SCHEMA, MINIMAL_PROJECT_ID: projectId, MINIMAL_PRIVATE_KEY_FILE: keyFile, MINIMAL_MAIL_DIR: mailDir },
     logFile: join(tmp, 'minimal.log'),
     nodeFlags,
   });
@@ -135,6 +144,7 @@ async function main(): Promise<void> {
   const database = `svc_cpu_${id}`;
   const redisPrefix = `svcbench:${id}:`;
   const tmp = mkdtempSync(join(tmpdir(), 'svc-cpu-'));
+  const mailboxes = mailboxFolder(tmp, mailOnDisk);
   await createDatabase(database);
   // Before any connection: the setting applies to the sessions opened after it.
   if (pgLog) await withClient(PG_URL, (client) => client.query(`ALTER DATABASE ${database} SET log_min_duration_statement = 0`));
@@ -143,7 +153,7 @@ async function main(): Promise<void> {
   const api = await startApi({
     storage: { kind: 'postgres', database, redisPrefix },
     cost: 4,
-    dataDir: join(tmp, 'data'),
+    dataDir: dataDirWithMailbox(join(tmp, 'data'), join(mailboxes.dir, 'api')),
     logFile: join(tmp, 'api.log'),
     root,
     nodeFlags: proxied || minimal ? [] : nodeFlags,
@@ -161,7 +171,7 @@ async function main(): Promise<void> {
       proxy = await startProxyChild(api.url, project.apiKey, join(tmp, 'proxy.log'), nodeFlags);
       target = proxy.url;
     }
-    const bare = minimal ? await startMinimal(database, project.id, tmp, nodeFlags) : null;
+    const bare = minimal ? await startMinimal(database, project.id, tmp, join(mailboxes.dir, 'minimal'), nodeFlags) : null;
     if (bare) {
       measured = bare.child;
       target = bare.child.url;
@@ -250,8 +260,11 @@ async function main(): Promise<void> {
     await dropDatabase(database);
     await clearRedisPrefix(redisPrefix).catch(() => undefined);
     // BENCH_KEEP_TMP=1 keeps the scratch folder (every child's log), as it does for `pnpm bench`.
-    if (process.env.BENCH_KEEP_TMP) console.error(`scratch folder kept: ${tmp}`);
-    else rmSync(tmp, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP_TMP) console.error(`scratch folder kept: ${tmp} (mailboxes: ${mailboxes.dir})`);
+    else {
+      rmSync(tmp, { recursive: true, force: true });
+      mailboxes.remove();
+    }
   }
 }
 

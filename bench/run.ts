@@ -9,6 +9,7 @@ import { sweepChart } from './lib/chart';
 import { Bench, type BenchResults } from './lib/context';
 import { createDatabase, dropDatabase } from './lib/database';
 import { round, settle } from './lib/load';
+import { mailboxFolder } from './lib/mailbox-folder';
 import { quietDisk } from './lib/quiet-disk';
 import { ROOT } from './lib/processes';
 import { runProfile } from './lib/profile-run';
@@ -26,7 +27,10 @@ const BUSY_LOAD = 1.5;
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const id = `${process.pid}_${Date.now().toString(36)}`;
-  const scope: RunScope = { tmp: mkdtempSync(join(tmpdir(), 'svc-bench-')), database: `svc_bench_${id}`, redisPrefix: `svcbench:${id}:`, children: new Set(), cleanups: [] };
+  const tmp = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const mailboxes = mailboxFolder(tmp, args.mailOnDisk);
+  const scope: RunScope = { tmp, mailboxes: mailboxes.dir, database: `svc_bench_${id}`, redisPrefix: `svcbench:${id}:`, children: new Set(), cleanups: [] };
+  scope.cleanups.push(() => (process.env.BENCH_KEEP_TMP ? undefined : mailboxes.remove()));
   // Ctrl-C still stops the children and drops the database.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp(scope).finally(() => process.exit(130)));
   if (args.profile) return runProfile(args, scope).finally(() => cleanUp(scope));
@@ -40,7 +44,7 @@ async function main(): Promise<void> {
     ceilings: {},
     targets: [],
     notes: [],
-    machine: { cores, node: process.versions.node, loadBefore, busy: loadBefore[0] > BUSY_LOAD },
+    machine: { cores, node: process.versions.node, loadBefore, busy: loadBefore[0] > BUSY_LOAD, mailboxes: mailboxes.where },
   };
   const bench = new Bench(args, results);
   bench.log(`svc bench: ${cores} cores, libuv pool ${POOL_SIZE}, bcrypt cost ${args.cost}, ${args.seconds} s per row, ${args.connections} connections (sweep ${args.sweep.join('/')})`);

@@ -23,13 +23,15 @@ export interface BenchArgs {
   apiRoot: string | null;
   /** A built server's app folder (scripts/build-image-steps.mjs --keep: <work>/api-root/app); null = build one. */
   built: string | null;
+  /** The mail rows' file mailboxes in the run's scratch folder on the disk instead of in memory (bench/lib/mailbox-folder.ts). */
+  mailOnDisk: boolean;
   /** Only these sections (minimal, sign-up, login, refresh, me, magic-link, password-reset, mixed, proxy, user-search, startup, memory); null = all. */
   only: string[] | null;
 }
 
 const USAGE = `pnpm bench [--quick] [--seconds N] [--cost N] [--connections N] [--million]
            [--no-peer] [--no-embedded] [--profile] [--no-readme] [--label TEXT] [--api-root DIR]
-           [--built DIR] [--only minimal,sign-up,login,refresh,me,magic-link,password-reset,mixed,proxy,user-search,startup,memory]`;
+           [--built DIR] [--mail-on-disk] [--only minimal,sign-up,login,refresh,me,magic-link,password-reset,mixed,proxy,user-search,startup,memory]`;
 
 export function parseArgs(argv: string[]): BenchArgs {
   const args: BenchArgs = {
@@ -45,6 +47,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     label: 'run',
     apiRoot: null,
     built: null,
+    mailOnDisk: false,
     only: null,
   };
   for (let i = 0; i < argv.length; i += 1) {
@@ -66,6 +69,7 @@ export function parseArgs(argv: string[]): BenchArgs {
     else if (flag === '--label') args.label = value();
     else if (flag === '--api-root') args.apiRoot = value();
     else if (flag === '--built') args.built = value();
+    else if (flag === '--mail-on-disk') args.mailOnDisk = true;
     else if (flag === '--only') args.only = value().split(',');
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE);

@@ -18,7 +18,8 @@ export interface RowRecord {
 export interface BenchResults {
   date: string;
   label: string;
-  machine: { cores: number; node: string; loadBefore: number[]; loadAfter?: number[]; busy: boolean };
+  /** `mailboxes`: where the mail rows' file mailboxes were (bench/lib/mailbox-folder.ts); absent in runs before 2026-11-26 (disk). */
+  machine: { cores: number; node: string; loadBefore: number[]; loadAfter?: number[]; busy: boolean; mailboxes?: 'tmpfs' | 'disk' };
   args: BenchArgs;
   ceilings: Record<string, HashCeiling>;
   rows: RowRecord[];

@@ -31,7 +31,7 @@ export function summaryMarkdown(results: BenchResults): string {
       '',
       'Mail rows, req/s counted until the last mail is delivered; the answers alone, then the wait: ' +
         drained.map((row) => `${row.system} ${row.endpoint} ${row.result.answeredRps} req/s, then ${row.result.drainMs} ms`).join('; ') +
-        '.',
+        `. The file mailboxes were ${machine.mailboxes === 'tmpfs' ? 'in memory (tmpfs)' : 'on the disk'}.`,
     );
   }
   if (results.mixed) {

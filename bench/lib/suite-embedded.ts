@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Bench } from './context';
 import { sqliteSeeder } from './database';
+import { dataDirWithMailbox } from './mailbox-folder';
 import { apiRows, SEEDED_USERS, stop, track, type RunScope } from './suite-postgres';
 import { createProject, servicePasswordHash, startApi } from './svc';
 
@@ -10,7 +11,8 @@ import { createProject, servicePasswordHash, startApi } from './svc';
  */
 export async function embeddedSuite(bench: Bench, scope: RunScope): Promise<void> {
   bench.log('\n== svc API on the embedded default (SQLite file, in-memory limits) ==');
-  const dataDir = join(scope.tmp, 'embedded');
+  // The SQLite file stays on the disk (the embedded rows measure a file database); the mails go where the other suite's do.
+  const dataDir = dataDirWithMailbox(join(scope.tmp, 'embedded'), join(scope.mailboxes, 'embedded'));
   const api = await track(scope, startApi({ storage: { kind: 'sqlite' }, cost: bench.args.cost, dataDir, logFile: join(scope.tmp, 'api-sqlite.log'), root: bench.args.apiRoot }));
   const seeder = sqliteSeeder(join(dataDir, 'svc.sqlite'));
   try {

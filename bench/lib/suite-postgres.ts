@@ -6,6 +6,7 @@ import { databaseUrl, postgresSeeder, SVC_SCHEMA, type Seeder } from './database
 import { accessClaims, signJwt } from './jwt';
 import { runConcurrently, settle } from './load';
 import { seedUsersUpTo } from './million';
+import { dataDirWithMailbox } from './mailbox-folder';
 import { measureUserSearch } from './user-search';
 import { startChild, type Child } from './processes';
 import * as rows from './rows';
@@ -21,6 +22,8 @@ const MAIL_REQUEST_ONLY = 'minimal mail txn';
 /** What the run shares between sections: scratch folder, database, children to stop on failure. */
 export interface RunScope {
   tmp: string;
+  /** Where the file mailboxes go (bench/lib/mailbox-folder.ts): the API's `mail` folder and the minimal handler's. */
+  mailboxes: string;
   database: string;
   redisPrefix: string;
   children: Set<Child>;
@@ -48,7 +51,7 @@ export async function postgresSuite(bench: Bench, scope: RunScope): Promise<void
     startApi({
       storage: { kind: 'postgres', database: scope.database, redisPrefix: scope.redisPrefix },
       cost: args.cost,
-      dataDir: join(scope.tmp, 'pg-data'),
+      dataDir: dataDirWithMailbox(join(scope.tmp, 'pg-data'), join(scope.mailboxes, 'pg')),
       logFile: join(scope.tmp, 'api-pg.log'),
       root: args.apiRoot,
     }),
@@ -84,7 +87,7 @@ async function minimalRows(bench: Bench, scope: RunScope, project: BenchProject,
         MINIMAL_SCHEMA: SVC_SCHEMA,
         MINIMAL_PROJECT_ID: project.id,
         MINIMAL_PRIVATE_KEY_FILE: keyFile,
-        MINIMAL_MAIL_DIR: join(scope.tmp, 'minimal-mail'),
+        MINIMAL_MAIL_DIR: join(scope.mailboxes, 'minimal'),
       },
       logFile: join(scope.tmp, 'minimal.log'),
     }),
