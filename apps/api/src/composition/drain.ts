@@ -32,11 +32,10 @@ export class Drain {
       if (this.phase === 'stopped') return refuse(req, res, next);
       if (this.phase === 'stopping') res.setHeader('Connection', 'close');
       this.inFlight.add(res);
-      const done = () => {
+      // 'close' follows 'finish' (a tick later) and also comes alone when the connection drops.
+      res.once('close', () => {
         if (this.inFlight.delete(res) && this.inFlight.size === 0) this.notify();
-      };
-      res.once('finish', done);
-      res.once('close', done);
+      });
       handler(req, res, next);
     };
   }
