@@ -24,18 +24,19 @@ import { createDatabase, databaseUrl, dropDatabase, PG_URL, postgresSeeder, SVC_
 import { accessClaims, signJwt } from './lib/jwt';
 import { dataDirWithMailbox, mailboxFolder } from './lib/mailbox-folder';
 import { startChild, type Child } from './lib/processes';
-import { flagTaker } from './lib/pair-args';
+import { flagTaker, switchTaker } from './lib/pair-args';
 import * as rows from './lib/rows';
 import { clearRedisPrefix, createProject, logIn, minimalOutboxDrained, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
 
 const argv = process.argv.slice(2);
 const flag = flagTaker(argv);
+const isSet = switchTaker(argv);
 const root = flag('--api-root') ?? null;
 const requests = Number(flag('--requests') ?? 3000);
-const profile = argv.includes('--profile') ? argv.splice(argv.indexOf('--profile'), 1).length > 0 : false;
+const profile = isSet('--profile');
 const pgLog = flag('--pg-log') ?? null;
-const minimal = argv.includes('--minimal') ? argv.splice(argv.indexOf('--minimal'), 1).length > 0 : false;
-const mailOnDisk = argv.includes('--mail-on-disk') ? argv.splice(argv.indexOf('--mail-on-disk'), 1).length > 0 : false;
+const minimal = isSet('--minimal');
+const mailOnDisk = isSet('--mail-on-disk');
 const row = argv[0] ?? 'magic-link';
 const proxied = row === 'proxy' || row === 'mounted-proxy';
 if (minimal && proxied) throw new Error('--minimal measures the refresh, me and mail rows only');

@@ -26,3 +26,11 @@ export function flagTaker(argv: string[]): (name: string) => string | undefined 
     return i >= 0 ? argv.splice(i, 2)[1] : undefined;
   };
 }
+
+/** A reader of `--name` switches (no value) that takes each one off `argv`: true when it was there. */
+export function switchTaker(argv: string[]): (name: string) => boolean {
+  return (name) => {
+    const i = argv.indexOf(name);
+    return i >= 0 && argv.splice(i, 1).length > 0;
+  };
+}
