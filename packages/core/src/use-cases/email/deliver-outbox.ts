@@ -38,15 +38,20 @@ export const DEFAULT_DELIVERY_POLICY: Readonly<DeliveryPolicy> = {
   maxPermanentAttempts: 3,
 };
 
-/** What a claim's lease holds beyond its sends: opening the payloads and the round's writes. */
+/**
+ * What a claim's lease holds beyond its sends: the first half for the moments before and between
+ * them (the claim's statement, opening the payloads, the event loop's turns), the second for the
+ * round's writes after the last one.
+ */
 export const CLAIM_MARGIN_SECONDS = 30;
 
 /**
  * One round's claim: up to `batchSize` mails, leased for as long as sending all of them takes at
  * worst: `concurrency` at a time, so ceil(batchSize / concurrency) sends one after another in a
  * slot, each at most `sendTimeoutSeconds`, plus `CLAIM_MARGIN_SECONDS`. With the defaults 50 mails
- * for 5 x 60 + 30 = 330 s. `deliverOutbox` starts no send that could end after the lease's last
- * `CLAIM_MARGIN_SECONDS`, so a slow or hung server cannot make a claim outlive its lease.
+ * for 5 x 60 + 30 = 330 s. `deliverOutbox` starts no send that could end in the lease's last
+ * `CLAIM_MARGIN_SECONDS / 2` (the round's writes), so a slow or hung server cannot make a claim
+ * outlive its lease.
  */
 export function deliveryClaim(policy: Pick<DeliveryPolicy, 'batchSize' | 'concurrency' | 'sendTimeoutSeconds'>): { limit: number; leaseSeconds: number } {
   const { batchSize, concurrency, sendTimeoutSeconds } = policy;
@@ -88,8 +93,11 @@ export async function deliverOutbox(
   const claim = deliveryClaim(rules);
   const claimedAt = deps.clock.now();
   const mails = await deps.outbox.claimDue(claimedAt, claim);
-  // The last moment a send may start and still end (sendTimeoutSeconds later) inside the lease's margin.
-  const lastStart = claimedAt.getTime() + (claim.leaseSeconds - CLAIM_MARGIN_SECONDS - rules.sendTimeoutSeconds) * 1000;
+  // The last moment a send may start and still end (sendTimeoutSeconds later) before the half of
+  // the margin kept for the round's writes. A send started at the lease's nominal slot (the first
+  // wave right after the claim, the last one after its slot's earlier sends each took their whole
+  // timeout) has the other half for whatever came between.
+  const lastStart = claimedAt.getTime() + (claim.leaseSeconds - CLAIM_MARGIN_SECONDS / 2 - rules.sendTimeoutSeconds) * 1000;
   const outcomes: (SentMail | 'retried' | 'dead' | 'released')[] = [];
   let next = 0;
   const slot = async () => {
