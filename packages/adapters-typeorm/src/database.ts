@@ -50,14 +50,23 @@ export class Database implements Sql, UnitOfWork {
   private readonly limits: PgLimits;
   private closed: Promise<void> | undefined;
 
-  /** `pool` (PostgreSQL only): open a pg pool with these settings for the statements; `close` ends it. */
+  /** Whether `close` also destroys the DataSource (false: another Database over it does). */
+  private readonly ownsDataSource: boolean;
+
+  /**
+   * `pool` (PostgreSQL only): open a pg pool with these settings for the statements; `close` ends
+   * it. `sharesDataSource`: another Database owns the DataSource, so `close` ends only this one's
+   * pool (a second pool over the same database, as openStorage opens for the outbox's worker).
+   */
   constructor(
     readonly dataSource: DataSource,
     readonly kind: StorageKind,
-    options: { timeouts?: Partial<DatabaseTimeouts>; pool?: PoolSettings } = {},
+    options: { timeouts?: Partial<DatabaseTimeouts>; pool?: PoolSettings; sharesDataSource?: boolean } = {},
   ) {
     if (options.pool && kind !== 'postgres') throw new TypeError('a pg pool serves PostgreSQL only');
+    if (options.sharesDataSource && !options.pool) throw new TypeError('a Database that shares its DataSource needs a pool of its own');
     this.pool = options.pool ? servingPool(options.pool) : null;
+    this.ownsDataSource = !options.sharesDataSource;
     this.timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
     this.limits = { acquireMs: this.timeouts.acquireMs, answerMs: answerMsOf(this.timeouts) };
   }
@@ -163,7 +172,7 @@ export class Database implements Sql, UnitOfWork {
 
   private async closeOnce(): Promise<void> {
     await this.pool?.end();
-    if (!this.dataSource.isInitialized) return;
+    if (!this.ownsDataSource || !this.dataSource.isInitialized) return;
     if (this.kind === 'sqlite') await this.mutex.run(() => this.dataSource.destroy());
     else await this.dataSource.destroy();
   }

@@ -194,6 +194,35 @@ describeWithPostgres('openStorage on PostgreSQL', (url) => {
   });
 
   // Two storages = two API instances with their own pools: the guarantees must hold across them.
+  it("gives the outbox's worker a pool of its own: it claims while every connection of the requests' pool is taken", async () => {
+    const storage = await openStorage({ databaseUrl: url, schema, poolSize: 1, timeouts: { acquireMs: 500 } });
+    let release = () => {};
+    let held: Promise<void> | undefined;
+    try {
+      const scope = await seedScope(storage);
+      const id = newId();
+      await storage.outbox.enqueue(scope, { id, to: 'ada@example.test', template: 'magic_link', sealedPayload: 'sealed', createdAt: T0, expiresAt: new Date('2027-01-01T00:00:00.000Z') });
+      // A request holds the requests' only connection for as long as this test needs.
+      let taken = () => {};
+      const holding = new Promise<void>((resolve) => (taken = resolve));
+      held = storage.database.transaction(async (tx) => {
+        await tx.query('SELECT 1 AS ok');
+        taken();
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      await holding;
+      await expect(storage.outbox.stats()).rejects.toMatchObject({ code: 'service_unavailable' });
+      const claimed = await storage.workerOutbox.claimDue(new Date('2026-01-01T00:01:00.000Z'), { limit: 10, leaseSeconds: 60 });
+      expect(claimed.map((mail) => mail.id)).toEqual([id]);
+    } finally {
+      release();
+      await held;
+      await storage.close();
+    }
+    // close() ended the worker's pool too.
+    await expect(storage.workerOutbox.stats()).rejects.toThrow();
+  });
+
   it('holds the user limit and single-use rotation across two instances', async () => {
     const a = await openStorage({ databaseUrl: url, schema, poolSize: 8 });
     const b = await openStorage({ databaseUrl: url, schema, poolSize: 8 });

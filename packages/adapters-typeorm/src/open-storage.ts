@@ -38,6 +38,13 @@ export type TypeormStorage = StoragePorts &
     oneTimeTokens: TypeormOneTimeTokenStore;
     /** The mail outbox; shares the database with oneTimeTokens (a link's token and mail are one transaction). */
     outbox: TypeormMailOutbox;
+    /**
+     * The same outbox for its delivery worker (claims, marks, releases). On PostgreSQL its statements
+     * go to a pool of their own (`WORKER_POOL_SIZE` connections), so a claim does not queue behind
+     * every request waiting for a connection of the requests' pool, nor delivery take one from them;
+     * elsewhere it is `outbox`.
+     */
+    workerOutbox: TypeormMailOutbox;
     /** Relying parties and the state of the hosted OIDC provider. */
     oidcClients: TypeormOidcClientStore;
     oidcArtifacts: TypeormOidcArtifactStore;
@@ -87,6 +94,13 @@ const WRITE_TABLES = [
 ];
 /** Connections of the DataSource's own PostgreSQL pool when the ports are served by another (tooling, inspection). */
 const TOOLING_POOL_SIZE = 1;
+/**
+ * Connections of the outbox worker's PostgreSQL pool: one round at a time per process uses one
+ * (its claim, then its marks); the second serves a failure recorded while another statement of
+ * the round is out. Under a load of mail requests the worker's claims waited 100 to 170 ms each
+ * for a connection of the requests' pool, and mail piled up (bench/README.md, round 11).
+ */
+const WORKER_POOL_SIZE = 2;
 
 /**
  * Opens PostgreSQL or SQLite, brings the schema up to date with the bundled migrations (never
@@ -99,6 +113,8 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
   const ownPool = kind === 'postgres' && !options.logging;
   const dataSource = await openDataSource(ownPool ? { ...options, poolSize: TOOLING_POOL_SIZE } : options);
   const db = new Database(dataSource, kind, { timeouts: options.timeouts, pool: ownPool ? options : undefined });
+  const workerDb = ownPool ? new Database(dataSource, kind, { timeouts: options.timeouts, pool: { ...options, poolSize: WORKER_POOL_SIZE }, sharesDataSource: true }) : db;
+  const outbox = new TypeormMailOutbox(db);
   return {
     dataSource,
     database: db,
@@ -110,7 +126,8 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
     sessions: new TypeormSessionStore(db),
     signingKeys: new TypeormSigningKeyStore(db),
     oneTimeTokens: new TypeormOneTimeTokenStore(db),
-    outbox: new TypeormMailOutbox(db),
+    outbox,
+    workerOutbox: workerDb === db ? outbox : new TypeormMailOutbox(workerDb),
     twoFactor: new TypeormTwoFactorStore(db),
     passkeys: new TypeormPasskeyStore(db),
     knownDevices: new TypeormKnownDeviceStore(db),
@@ -129,7 +146,10 @@ export async function openStorage(options: OpenStorageOptions): Promise<TypeormS
       if (kind === 'sqlite') await checkFreeSpace(options.sqlitePath!, options.sqliteMinFreeBytes ?? DEFAULT_SQLITE_MIN_FREE_BYTES);
       await db.probeWrites(WRITE_TABLES, timeoutMs);
     },
-    close: () => db.close(),
+    close: async () => {
+      if (workerDb !== db) await workerDb.close();
+      await db.close();
+    },
   };
 }
 

@@ -162,7 +162,8 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
   const recorder = withRequestContext(createEventRecorder({ ...deps, auditLog: storage.auditLog, webhooks: storage.webhooks, onDeliveries: () => webhookWorker.wake() }));
   deps.events = options.metrics ? countEvents(recorder, options.metrics) : recorder;
   const mailer = buildMailer(config, logger);
-  outboxWorker = new OutboxWorker({ ...deps, outbox: storage.outbox, mailer }, { logger });
+  // The worker's claims and marks on a pool of their own (PostgreSQL): not queued behind requests.
+  outboxWorker = new OutboxWorker({ ...deps, outbox: storage.workerOutbox, mailer }, { logger });
   const purge = (options?: PurgeOptions) => purgeExpired({ ...deps, oidcArtifacts: storage.oidcArtifacts, consoleSignOuts: storage.consoleSignOuts }, options);
   const janitor = new Janitor({
     purge,
