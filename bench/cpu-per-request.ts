@@ -5,8 +5,8 @@
 // work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
 // (--api-root on a checkout without it) reads better from it. `failed` counts non-2xx answers and
 // errors of the measured requests; `apiMainThreadCpuUsPerRequest` is the API's main thread alone (the event loop: the
-// bottleneck of a busy instance); `untilDeliveredMs` is the time from the first measured request until
-// the outbox is empty again. --profile profiles the API, or the proxy in the proxy rows.
+// bottleneck of a busy instance), `apiMainThreadSystemCpuUsPerRequest` the part of it spent in the kernel (system calls); `untilDeliveredMs` is the time from the first measured request until
+// the outbox is empty again, and `mailDelayMs` (mail rows) how long their mails waited from request to delivery (p50, p99, longest). --profile profiles the API, or the proxy in the proxy rows.
 // --minimal (refresh, me and the mail rows, whose minimal handler delivers its mails too): measures the minimal handler of the row (bench/servers/minimal-server.ts, the
 // ceiling) the same way, in the API's place. --pg-log FILE (PostgreSQL's server log, readable here): every
 // statement of the measured requests is logged (log_min_duration_statement = 0 on the scratch database only),
@@ -58,13 +58,30 @@ function startProxyChild(apiUrl: string, apiKey: string, logFile: string, nodeFl
 
 /**
  * utime + stime of a process in clock ticks (fields 14 and 15 of /proc/<pid>/stat); with `mainThread`, of its main
- * thread only (/proc/<pid>/task/<pid>/stat), without the libuv pool, V8's helper threads and worker threads.
+ * thread only (/proc/<pid>/task/<pid>/stat), without the libuv pool, V8's helper threads and worker threads;
+ * with `systemOnly`, stime alone (the kernel's time in the process's system calls: sockets, files).
  */
-function ticks(pid: number, mainThread = false): number {
+function ticks(pid: number, mainThread = false, systemOnly = false): number {
   const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
     .split(') ')[1]
     .split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+  return (systemOnly ? 0 : Number(fields[11])) + Number(fields[12]);
+}
+
+/**
+ * How long the measured requests' mails waited from their request to their delivery (`sent_at -
+ * created_at` of `table` in the service's schema, mails created since `since`): p50, p99 and the
+ * longest, in ms. The answers come first; this is what a user waits for the mail itself.
+ */
+async function mailDelays(database: string, table: string, since: Date): Promise<{ p50: number; p99: number; max: number }> {
+  return withClient(databaseUrl(database), async (client) => {
+    const { rows } = await client.query<{ p50: number; p99: number; max: number }>(
+      `SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY d))::int AS p50, round(percentile_cont(0.99) WITHIN GROUP (ORDER BY d))::int AS p99, round(max(d))::int AS max
+       FROM (SELECT extract(epoch FROM sent_at - created_at) * 1000 AS d FROM ${SVC_SCHEMA}.${table} WHERE created_at >= $1 AND sent_at IS NOT NULL) delays`,
+      [since],
+    );
+    return rows[0];
+  });
 }
 
 /** PostgreSQL's backends serving `database` (their title names it), not other work's. */
@@ -229,7 +246,7 @@ async function main(): Promise<void> {
     const pid = (measured ?? api).process.pid!;
     const proxyPid = proxy?.process.pid;
     const logFrom = pgLog ? statSync(pgLog).size : 0;
-    const [apiBefore, mainBefore, pgBefore, proxyBefore] = [ticks(pid), ticks(pid, true), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
+    const [apiBefore, mainBefore, mainSystemBefore, pgBefore, proxyBefore] = [ticks(pid), ticks(pid, true), ticks(pid, true, true), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
     const started = Date.now();
     const failed = await drive(requests);
     await drained(); // every mail the requests queued is delivered
@@ -237,11 +254,19 @@ async function main(): Promise<void> {
     const tick = 10_000; // µs per clock tick (USER_HZ 100)
     const apiUs = ((ticks(pid) - apiBefore) * tick) / requests;
     const mainUs = ((ticks(pid, true) - mainBefore) * tick) / requests;
+    const mainSystemUs = ((ticks(pid, true, true) - mainSystemBefore) * tick) / requests;
     const pgUs = ((postgresTicks(database) - pgBefore) * tick) / requests;
     const proxyUs = proxyPid ? { proxyCpuUsPerRequest: Math.round(((ticks(proxyPid) - proxyBefore) * tick) / requests) } : {};
     const server = minimal ? { server: `minimal ${row}` } : {};
-    const apiFigures = { apiCpuUsPerRequest: Math.round(apiUs), apiMainThreadCpuUsPerRequest: Math.round(mainUs), postgresCpuUsPerRequest: Math.round(pgUs), untilDeliveredMs: measuredMs };
-    console.log(JSON.stringify({ row, ...server, root: root ?? 'this checkout', requests, failed, ...proxyUs, ...apiFigures }));
+    const apiFigures = {
+      apiCpuUsPerRequest: Math.round(apiUs),
+      apiMainThreadCpuUsPerRequest: Math.round(mainUs),
+      apiMainThreadSystemCpuUsPerRequest: Math.round(mainSystemUs),
+      postgresCpuUsPerRequest: Math.round(pgUs),
+      untilDeliveredMs: measuredMs,
+    };
+    const delays = mailRow ? { mailDelayMs: await mailDelays(database, bare ? 'minimal_delivered_outbox' : 'mail_outbox', new Date(started)) } : {};
+    console.log(JSON.stringify({ row, ...server, root: root ?? 'this checkout', requests, failed, ...proxyUs, ...apiFigures, ...delays }));
     if (pgLog) {
       const log = readFileSync(pgLog).subarray(logFrom).toString('utf8');
       console.table(statementTable(log, database, requests));
