@@ -129,10 +129,24 @@ export function stripSvcHeaders(req: IncomingMessage): void {
   for (const name in req.headers) if (isSvcHeader(name)) delete req.headers[name];
 }
 
-/** Writes an answer straight onto the response: JSON with its length, the extra headers, each Set-Cookie line. */
-export function writeAnswer(res: ServerResponse, answer: ProxyAnswer): void {
+/**
+ * Writes an answer straight onto the response: JSON with its length, the extra headers, each
+ * Set-Cookie line. `head` (name, value, name, value...): the caller has set no header on `res`,
+ * so the whole head goes out in one `writeHead` with these first, without a `setHeader` per line
+ * (each one checked and stored on its own; the standalone server's hot path, bench/README.md,
+ * round 11). Without it, headers set before (a host app's, in a mounted proxy) are kept.
+ */
+export function writeAnswer(res: ServerResponse, answer: ProxyAnswer, head?: readonly string[]): void {
   if (res.headersSent) return;
   const text = JSON.stringify(answer.body);
+  if (head) {
+    const lines = [...head, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text))];
+    for (const name in answer.headers) lines.push(name, answer.headers[name]);
+    for (const cookie of answer.cookies) lines.push('Set-Cookie', cookie);
+    res.writeHead(answer.status, lines);
+    res.end(text);
+    return;
+  }
   res.statusCode = answer.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));

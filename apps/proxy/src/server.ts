@@ -20,11 +20,20 @@ const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
+/** What every answer of the standalone server carries, as `writeHead` takes a head (name, value, ...). */
+const SECURITY_HEADERS: readonly string[] = [
+  'Content-Security-Policy',
+  CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options',
+  'nosniff',
+  'Referrer-Policy',
+  'same-origin',
+  'Cross-Origin-Opener-Policy',
+  'same-origin',
+];
+
 function setSecurityHeaders(res: ServerResponse): void {
-  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'same-origin');
-  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  for (let i = 0; i < SECURITY_HEADERS.length; i += 2) res.setHeader(SECURITY_HEADERS[i], SECURITY_HEADERS[i + 1]);
 }
 
 const securityHeaders: RequestHandler = (_req, res, next) => {
@@ -63,10 +72,10 @@ export function createProxyServerListener(config: ProxyServerConfig, onError: (e
     const subPath = core.subPath(path);
     // The health check wins, as it did when everything was one Express app (routeBasePath `/`).
     if (subPath === null || path === '/healthz') return void app(req, res);
-    setSecurityHeaders(res);
     stripSvcHeaders(req);
+    // Nothing has set a header on `res`: the security headers go out with the answer's, in one head.
     core.answer(new NodeProxyRequest(req, path, trust), core.match(req.method ?? 'GET', subPath)).then(
-      (answer) => writeAnswer(res, answer),
+      (answer) => writeAnswer(res, answer, SECURITY_HEADERS),
       (error: unknown) => {
         onError(error);
         res.destroy();

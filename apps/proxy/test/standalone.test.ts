@@ -39,9 +39,18 @@ describe('standalone proxy server', () => {
       expect(page.headers.get('content-type')).toContain('text/html');
       expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
       expect(await page.text()).toContain('<title>');
-      expect((await fetch(`${url}/api/session/session`)).status).toBe(401);
+      // The proxy's own answers carry the security headers too, beside their own.
+      const anonymous = await fetch(`${url}/api/session/session`);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(anonymous.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(anonymous.headers.get('cache-control')).toBe('no-store');
+      expect(anonymous.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Number(anonymous.headers.get('content-length'))).toBe(Buffer.byteLength(await anonymous.text()));
       const signup = await postJson({ url }, '/api/session/signup', { email: 'standalone@example.com', password: PASSWORD });
       expect(signup.status).toBe(201);
+      expect(signup.headers.get('referrer-policy')).toBe('same-origin');
+      expect(signup.headers.get('cross-origin-opener-policy')).toBe('same-origin');
       expect(Object.keys(setCookiesOf(signup)).sort()).toEqual(['demo_at', 'demo_did', 'demo_rt']);
       const session = await fetch(`${url}/api/session/session`, { headers: { Cookie: new CookieJar().store(signup).header() } });
       expect((await json(session)).data).toMatchObject({ user: { email: 'standalone@example.com' }, poweredByService: false });
