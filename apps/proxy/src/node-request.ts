@@ -139,18 +139,17 @@ export function stripSvcHeaders(req: IncomingMessage): void {
 export function writeAnswer(res: ServerResponse, answer: ProxyAnswer, head?: readonly string[]): void {
   if (res.headersSent) return;
   const text = JSON.stringify(answer.body);
-  if (head) {
-    const lines = [...head, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text))];
-    for (const name in answer.headers) lines.push(name, answer.headers[name]);
-    for (const cookie of answer.cookies) lines.push('Set-Cookie', cookie);
-    res.writeHead(answer.status, lines);
-    res.end(text);
-    return;
+  const lines = [...(head ?? []), 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(text))];
+  for (const name in answer.headers) lines.push(name, answer.headers[name]);
+  for (const cookie of answer.cookies) lines.push('Set-Cookie', cookie);
+  if (head) res.writeHead(answer.status, lines);
+  else {
+    res.statusCode = answer.status;
+    // Each line replaces a header of the same name, but cookies add to those already set.
+    for (let i = 0; i < lines.length; i += 2) {
+      if (lines[i] === 'Set-Cookie') res.appendHeader(lines[i], lines[i + 1]);
+      else res.setHeader(lines[i], lines[i + 1]);
+    }
   }
-  res.statusCode = answer.status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  for (const name in answer.headers) res.setHeader(name, answer.headers[name]);
-  for (const cookie of answer.cookies) res.appendHeader('Set-Cookie', cookie);
   res.end(text);
 }
