@@ -16,16 +16,30 @@
 //    serving the demo over that API (page, sign-up, session cookie); then SIGTERM to both, each
 //    of which must exit 0.
 //
-// Not covered (needs a Docker engine): the base image and its Node version (this runs the
-// machine's Node), the image-only steps, USER/VOLUME/EXPOSE, layer caching, compose networking.
+// It runs on the images' Node major (ARG NODE_IMAGE): on another machine Node it runs itself again
+// on that major, taken from the npm registry (scripts/lib/image-node.mjs; `SVC_IMAGE_NODE` names a
+// binary instead), with that Node first on PATH for every step, pnpm's included.
+//
+// Not covered (needs a Docker engine): the base image's OS and exact Node release, the image-only
+// steps, USER/VOLUME/EXPOSE, layer caching, compose networking.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dockerignoreMatcher, parseDockerfile, parseEnv } from './lib/dockerfile.mjs';
+import { imageNode } from './lib/image-node.mjs';
+import { matchingNodeDir } from './lib/node-headers.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const node = imageNode(repo);
+if (node !== process.execPath) {
+  console.log(`[image-steps] the images run Node ${imageNodeVersion(node)}: replaying on ${node}`);
+  const replay = spawnSync(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` } });
+  process.exit(replay.status ?? 1);
+}
+
 const keep = process.argv.includes('--keep');
 const work = mkdtempSync(join(tmpdir(), 'svc-image-steps-'));
 const started = Date.now();
@@ -33,6 +47,8 @@ const log = (line) => console.log(`[image-steps +${((Date.now() - started) / 100
 const children = new Set();
 
 try {
+  // The Node the replay ran on, for whoever starts the kept build later (the bench's built rows).
+  writeFileSync(join(work, 'node'), `${process.execPath}\n`);
   const context = buildContext();
   log(`build context: ${context.length} files (.dockerignore applied); working in ${work}`);
   const api = replay('docker/api.Dockerfile', join(work, 'api-root'), context);
@@ -50,6 +66,10 @@ try {
   for (const child of children) child.kill('SIGKILL');
   console.error(`[image-steps] FAILED: ${error.message}\n(kept ${work} for inspection)`);
   process.exit(1);
+}
+
+function imageNodeVersion(binary) {
+  return spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout.trim();
 }
 
 /** Files Docker would send: what git knows (tracked or not ignored) and .dockerignore keeps. */
@@ -108,7 +128,8 @@ function copy(step, paths) {
 
 function runStep(at, command, cwd, env) {
   // Same as a RUN line, minus BuildKit's cache mounts (the machine's own pnpm store is warm).
-  const nativeHeaders = existsSync('/usr/include/node/node.h') ? { npm_config_nodedir: '/usr' } : {};
+  // Native addons build against the running Node's headers (scripts/lib/node-headers.mjs).
+  const nativeHeaders = { npm_config_nodedir: matchingNodeDir() };
   const t0 = Date.now();
   const result = spawnSync('sh', ['-c', command], { cwd, env: { ...process.env, ...nativeHeaders, ...env, NODE_OPTIONS: '' }, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (result.status !== 0) throw new Error(`${at} failed (${result.status}): ${command}\n${(result.stdout + result.stderr).slice(-4000)}`);

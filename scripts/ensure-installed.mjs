@@ -4,6 +4,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { matchingNodeDir } from './lib/node-headers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const marker = join(root, 'node_modules', '.modules.yaml');
@@ -13,8 +14,8 @@ const upToDate = existsSync(marker) && (!existsSync(lockfile) || statSync(marker
 
 if (!upToDate) {
   const env = { ...process.env };
-  // Native addons (better-sqlite3) build against the machine's own Node headers when present.
-  if (!env.npm_config_nodedir && existsSync('/usr/include/node/node.h')) env.npm_config_nodedir = '/usr';
+  // Native addons (better-sqlite3) build against the running Node's headers when the machine has them.
+  env.npm_config_nodedir = matchingNodeDir();
   const hasPnpm = (() => {
     try {
       execSync('pnpm --version', { stdio: 'ignore' });

@@ -55,6 +55,16 @@ export function builtServerDir(bench: Bench, scope: RunScope): string {
   return imageAppDir(work);
 }
 
+/**
+ * The Node a built server runs on: the one its build was replayed on (the images' major,
+ * scripts/build-image-steps.mjs notes it in its work folder), whose ABI its native modules were
+ * installed for; this process's own for a folder without that note.
+ */
+export function builtNode(dir: string): string {
+  const note = join(dir, '..', '..', 'node');
+  return existsSync(note) ? readFileSync(note, 'utf8').trim() : process.execPath;
+}
+
 /** The app folder inside a kept scripts/build-image-steps.mjs work folder. */
 export function imageAppDir(work: string): string {
   const app = join(work, 'api-root', 'app');
@@ -79,7 +89,7 @@ interface BuiltProcess {
 export async function spawnBuilt(dir: string, storage: Storage, dataDir: string, logFile: string, cost: number, port: number, extraEnv: Record<string, string> = {}): Promise<BuiltProcess> {
   const log = openSync(logFile, 'a');
   const started = performance.now();
-  const child = spawn(process.execPath, ['dist/cli.js', 'start'], {
+  const child = spawn(builtNode(dir), ['dist/cli.js', 'start'], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? '',
