@@ -1,8 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { ROOT } from './processes';
+import { sqliteDriver } from '../../packages/adapters-typeorm/src/sqlite-driver';
 
 export const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:test@127.0.0.1:5432/postgres';
 /** The schema the API (and the minimal handlers, on the same rows) use inside the bench database. */
@@ -108,8 +106,8 @@ interface SqliteDb {
 
 /** Seeder on the embedded SQLite file, written while the API has it open (WAL allows it). */
 export function sqliteSeeder(file: string): Seeder {
-  // better-sqlite3 is the adapter's dependency, not the root's: resolved from there.
-  const Database = createRequire(join(ROOT, 'packages/adapters-typeorm/package.json'))('better-sqlite3') as new (path: string) => SqliteDb;
+  // The module the adapter opens the file with on this Node (two versions are installed).
+  const Database = sqliteDriver() as new (path: string) => SqliteDb;
   const db = new Database(file);
   db.pragma('busy_timeout = 5000');
   const now = () => new Date().toISOString();

@@ -7,7 +7,6 @@ import { join, resolve } from 'node:path';
 // when a fresh clone installs itself (scripts/ensure-installed.mjs).
 interface NodeHeadersLib {
   matchingNodeDir(options?: { configured?: string; execPath?: string; version?: string }): string | undefined;
-  headersVersion(dir: string): string | undefined;
 }
 
 describe('the Node headers a native addon builds against', () => {
@@ -31,11 +30,6 @@ describe('the Node headers a native addon builds against', () => {
     root = mkdtempSync(join(tmpdir(), 'svc-node-headers-'));
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-  it('reads the version a folder holds the headers of', () => {
-    expect(lib.headersVersion(release('node20', 'v20.20.2'))).toBe('v20.20.2');
-    expect(lib.headersVersion(join(root, 'none'))).toBeUndefined();
-  });
 
   it("passes over configured headers of another Node for the running Node's own release archive", () => {
     const distribution = release('distribution', 'v20.20.2');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The major version (`'24'`) of the Node image a Dockerfile builds on. */
-export function imageNodeMajor(dockerfileText) {
+function imageNodeMajor(dockerfileText) {
   const major = /^ARG NODE_IMAGE=node:(\d+)(?:[.-][^\s]*)?$/m.exec(dockerfileText)?.[1];
   if (!major) throw new Error('the Dockerfile names no node:<major> image in ARG NODE_IMAGE');
   return major;
@@ -20,7 +20,7 @@ export function imageNodeMajor(dockerfileText) {
  * A Node binary of `major`: `SVC_IMAGE_NODE` when set, this process's own when it is that major,
  * else the registry's build (fetched on first use; throws with the way out when it cannot be).
  */
-export function nodeOfMajor(major, { env = process.env, execPath = process.execPath, version = process.version } = {}) {
+function nodeOfMajor(major, { env = process.env, execPath = process.execPath, version = process.version } = {}) {
   if (env.SVC_IMAGE_NODE) return env.SVC_IMAGE_NODE;
   if (version.slice(1).split('.')[0] === major) return execPath;
   const folder = join(tmpdir(), `svc-node-${major}-${process.platform}-${process.arch}`);

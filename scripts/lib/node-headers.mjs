@@ -19,7 +19,7 @@ export function matchingNodeDir({ configured = process.env.npm_config_nodedir, e
 }
 
 /** The version (`v20.20.2`) whose headers `dir` holds, or undefined. */
-export function headersVersion(dir) {
+function headersVersion(dir) {
   const file = join(dir, 'include', 'node', 'node_version.h');
   if (!existsSync(file)) return undefined;
   const text = readFileSync(file, 'utf8');

@@ -4,6 +4,7 @@ import type { Client, Pool, PoolConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './database-timeouts';
 import { migrations } from './migrations';
+import { sqliteDriver } from './sqlite-driver';
 
 /** The pg driver, required when a PostgreSQL connection is first opened: on SQLite it never loads. */
 export function pgDriver(): typeof import('pg') {
@@ -69,6 +70,7 @@ export function sqliteOptions(options: OpenStorageOptions): DataSourceOptions {
   const busyMs = lockMs > 0 ? lockMs : SQLITE_UNBOUNDED_BUSY_MS;
   return {
     type: 'better-sqlite3',
+    driver: sqliteDriver(),
     database: inMemory ? path : resolve(path),
     ...commonOptions(options),
     // How long a statement waits for another process's write lock before failing (SQLITE_BUSY).

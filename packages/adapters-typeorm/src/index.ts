@@ -3,6 +3,7 @@ export { migrationNames, pendingMigrations, runMigrations } from './migrate';
 export type { OpenStorageOptions, StoragePorts, TypeormStorage } from './open-storage';
 export type { PoolSettings } from './connection-options';
 export { Database } from './database';
+export { sqliteDriver } from './sqlite-driver';
 export type { Row, Sql, StorageKind } from './database';
 export { TypeormProjectRepository } from './typeorm-project-repository';
 export { TypeormApiKeyRepository } from './typeorm-api-key-repository';

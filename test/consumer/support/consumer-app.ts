@@ -91,7 +91,7 @@ export async function prepareConsumerApp(log: (line: string) => void): Promise<C
     const t1 = Date.now();
     await Promise.all([npmInstall(dir, [], prebuild?.env ?? {}), npmInstall(samples, ['--omit=optional'], {})]);
     const install = (Date.now() - t1) / 1000;
-    const compiled = existsSync(join(dir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'obj.target'));
+    const compiled = existsSync(join(dir, 'node_modules', SQLITE_NODE20, 'build', 'Release', 'obj.target'));
     log(`npm install in ${install.toFixed(1)}s (better-sqlite3 ${compiled ? 'compiled' : `${prebuild?.version} from the workspace's build`})`);
     return { dir, tarballs, timings: { pack, install }, remove };
   } catch (error) {
@@ -100,8 +100,12 @@ export async function prepareConsumerApp(log: (line: string) => void): Promise<C
   }
 }
 
+const SQLITE_NODE20 = 'better-sqlite3-node20';
+
 /**
- * better-sqlite3's install script (prebuild-install) unpacks a prebuilt binary when it finds one
+ * better-sqlite3 12, the one the adapter loads on Node 20 (installed as `better-sqlite3-node20`;
+ * 13, for Node 22 and newer, ships its binaries in its package and builds nothing): its install
+ * script (prebuild-install) unpacks a prebuilt binary when it finds one
  * and compiles only otherwise, which takes minutes. Here it cannot download one (only the npm
  * registry is reachable), but the workspace's install has built the same package for this Node:
  * packed as a prebuild under the name prebuild-install looks for, in the folder its
@@ -113,7 +117,7 @@ function workspacePrebuild(base: string): { env: NodeJS.ProcessEnv; version: str
   const glibc = process.platform !== 'linux' || Boolean((process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime);
   let pkg: string;
   try {
-    pkg = dirname(createRequire(join(ROOT, 'packages', 'adapters-typeorm', 'package.json')).resolve('better-sqlite3/package.json'));
+    pkg = dirname(createRequire(join(ROOT, 'packages', 'adapters-typeorm', 'package.json')).resolve(`${SQLITE_NODE20}/package.json`));
   } catch {
     return null;
   }
@@ -124,6 +128,7 @@ function workspacePrebuild(base: string): { env: NodeJS.ProcessEnv; version: str
   mkdirSync(folder);
   const file = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
   run('tar', ['-czf', join(folder, file), '-C', pkg, binary], { cwd: base });
+  // prebuild-install names the setting after the package's own name, which the alias keeps.
   return { env: { npm_config_better_sqlite3_local_prebuilds: folder }, version };
 }
 

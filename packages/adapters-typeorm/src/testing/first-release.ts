@@ -1,5 +1,6 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { migrations } from '../migrations';
+import { sqliteDriver } from '../sqlite-driver';
 
 /** Where a test database lives: a SQLite file, or a schema of a PostgreSQL database. */
 export type TestDatabase = { sqlitePath: string } | { databaseUrl: string; schema: string };
@@ -14,7 +15,7 @@ export function firstReleaseDataSource(where: TestDatabase): DataSource {
   const common = { migrations: [migrations[0]], migrationsTransactionMode: 'all' as const, synchronize: false, logging: false };
   const options: DataSourceOptions =
     'sqlitePath' in where
-      ? { type: 'better-sqlite3', database: where.sqlitePath, ...common }
+      ? { type: 'better-sqlite3', driver: sqliteDriver(), database: where.sqlitePath, ...common }
       : { type: 'postgres', url: where.databaseUrl, schema: where.schema, extra: { options: `-c search_path=${where.schema}` }, ...common };
   return new DataSource(options);
 }
