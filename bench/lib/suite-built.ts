@@ -13,7 +13,7 @@ import type { RunScope } from './suite-postgres';
 export async function builtSuite(bench: Bench, scope: RunScope): Promise<void> {
   bench.log("\n== the built server (the image's output): start and memory ==");
   const dir = builtServerDir(bench, scope);
-  bench.log(`  on ${builtNode(dir)} (the Node its build was replayed on: the images')`);
+  bench.log(`  on ${builtNode(dir)} (the Node its build was replayed on)`);
   const database = `${scope.database}_built`;
   await createDatabase(database);
   // Also dropped when the run is interrupted (Ctrl-C).
