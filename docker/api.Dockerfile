@@ -28,6 +28,8 @@ RUN node scripts/build-runtime.mjs manifests
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm deploy --filter @svc/server --prod --prefer-offline ../out
 # Source maps: third-party ones go, the service's lose their sources (scripts/build-runtime.mjs says why).
 RUN node scripts/build-runtime.mjs maps ../out
+# Native addons: no C sources, build leftovers or other platforms' binaries (scripts/build-runtime.mjs).
+RUN node scripts/build-runtime.mjs natives ../out
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \

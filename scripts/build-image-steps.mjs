@@ -58,6 +58,7 @@ try {
     ['proxy', proxy],
   ])
     builtOutputOnly(name, image.cwd);
+  nativesSlimmed('api', api.cwd);
   await checkImages(api, proxy);
   log(`ok: both images' build steps replayed, started, checked and stopped cleanly (Node ${process.version} here; the images use ${api.image})`);
   // rm is several times faster than fs.rmSync on a tree of ~90,000 hard links.
@@ -134,6 +135,23 @@ function runStep(at, command, cwd, env) {
   const result = spawnSync('sh', ['-c', command], { cwd, env: { ...process.env, ...nativeHeaders, ...env, NODE_OPTIONS: '' }, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (result.status !== 0) throw new Error(`${at} failed (${result.status}): ${command}\n${(result.stdout + result.stderr).slice(-4000)}`);
   log(`${at} ran in ${((Date.now() - t0) / 1000).toFixed(1)}s: ${command.slice(0, 90)}`);
+}
+
+/** The native addons hold what loads on this platform only (scripts/build-runtime.mjs natives). */
+function nativesSlimmed(name, app) {
+  const store = join(app, 'node_modules', '.pnpm');
+  const left = [];
+  for (const version of readdirSync(store)) {
+    // `name@1.0.0` or `@scope+name@1.0.0`, with peers after an underscore.
+    const packageName = version.startsWith('@') ? `@${version.slice(1).split('@')[0].replace('+', '/')}` : version.split('@')[0];
+    const pkg = join(store, version, 'node_modules', packageName);
+    if (!existsSync(join(pkg, 'binding.gyp'))) continue;
+    for (const extra of ['src', 'deps', join('build', 'Release', 'obj.target')]) if (existsSync(join(pkg, extra))) left.push(join(version, extra));
+    const prebuilds = existsSync(join(pkg, 'prebuilds')) ? readdirSync(join(pkg, 'prebuilds')) : [];
+    left.push(...prebuilds.filter((entry) => !entry.startsWith(`linux-${process.arch}`) && !entry.startsWith(`linuxmusl-${process.arch}`)).map((entry) => join(version, 'prebuilds', entry)));
+  }
+  if (left.length) throw new Error(`${name} image: native addons keep files nothing loads here: ${left.slice(0, 5).join(', ')}`);
+  log(`${name} image: native addons hold no C sources, build leftovers or other platforms' binaries`);
 }
 
 /**
