@@ -52,6 +52,8 @@ describe('docker/', () => {
       // The published build, manifests as published, then the deploy: what the tarballs hold.
       const order = ['node scripts/build-packages.mjs', 'node scripts/build-runtime.mjs manifests', `pnpm deploy --filter ${app}`].map((step) => runs.findIndex((run) => run.includes(step)));
       expect(order.every((index, i) => index >= 0 && (i === 0 || index > order[i - 1]))).toBe(true);
+      // The API's native addons keep only what loads on the image's platform, once deployed.
+      if (app === '@svc/server') expect(runs.findIndex((run) => run.includes('node scripts/build-runtime.mjs natives ../out'))).toBeGreaterThan(order[2]);
       // CI installs the same pnpm as the image.
       const pnpm = /pnpm@(12\.\d+\.\d+)/.exec(runs.join('\n'))![1];
       expect(read('.ci/run')).toContain(`pnpm@${pnpm}`);

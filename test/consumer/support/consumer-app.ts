@@ -89,7 +89,10 @@ export async function prepareConsumerApp(log: (line: string) => void): Promise<C
 
     const prebuild = workspacePrebuild(base);
     const t1 = Date.now();
-    await Promise.all([npmInstall(dir, [], prebuild?.env ?? {}), npmInstall(samples, ['--omit=optional'], {})]);
+    // Native addons build against the running Node's headers (scripts/lib/node-headers.mjs).
+    const { matchingNodeDir } = (await import(join(ROOT, 'scripts', 'lib', 'node-headers.mjs'))) as { matchingNodeDir(): string | undefined };
+    const headers = { npm_config_nodedir: matchingNodeDir() };
+    await Promise.all([npmInstall(dir, [], { ...headers, ...prebuild?.env }), npmInstall(samples, ['--omit=optional'], headers)]);
     const install = (Date.now() - t1) / 1000;
     const compiled = existsSync(join(dir, 'node_modules', SQLITE_NODE20, 'build', 'Release', 'obj.target'));
     log(`npm install in ${install.toFixed(1)}s (better-sqlite3 ${compiled ? 'compiled' : `${prebuild?.version} from the workspace's build`})`);
@@ -135,8 +138,6 @@ function workspacePrebuild(base: string): { env: NodeJS.ProcessEnv; version: str
 /** `npm install` in `dir`, without blocking the event loop (the two installs run side by side). */
 function npmInstall(dir: string, extra: string[], more: NodeJS.ProcessEnv): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', SCARF_ANALYTICS: 'false', JOBS: 'max', ...more };
-  // better-sqlite3 compiles from source here; against the machine's Node headers when present.
-  if (!env.npm_config_nodedir && existsSync('/usr/include/node/node.h')) env.npm_config_nodedir = '/usr';
   // Plain npm, as a customer runs it: no workspace, no links; the packages come from the tarballs.
   const child = spawn('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...extra], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
