@@ -33,10 +33,15 @@ import { matchingNodeDir } from './lib/node-headers.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-const node = imageNode(repo);
+// Once: the run on the images' Node does not look again (a binary named through a link differs
+// from its own execPath).
+const node = process.env.SVC_IMAGE_STEPS_ON_IMAGE_NODE ? process.execPath : imageNode(repo);
 if (node !== process.execPath) {
   console.log(`[image-steps] the images run Node ${imageNodeVersion(node)}: replaying on ${node}`);
-  const replay = spawnSync(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` } });
+  const replay = spawnSync(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, SVC_IMAGE_STEPS_ON_IMAGE_NODE: '1', PATH: `${dirname(node)}:${process.env.PATH}` },
+  });
   process.exit(replay.status ?? 1);
 }
 

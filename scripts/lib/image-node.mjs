@@ -5,7 +5,7 @@
 // registry (the `node-<platform>-<arch>` package, the same binaries as nodejs.org's archives,
 // headers included) into a folder under the system temp dir, once per version.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -19,26 +19,29 @@ function imageNodeMajor(dockerfileText) {
 /**
  * A Node binary of `major`: `SVC_IMAGE_NODE` when set, this process's own when it is that major,
  * else the registry's build (fetched on first use; throws with the way out when it cannot be).
+ * Two processes may fetch at once (test suites in parallel): each unpacks into a folder of its
+ * own and renames it into place, and the one that comes second keeps the first one's.
  */
-function nodeOfMajor(major, { env = process.env, execPath = process.execPath, version = process.version } = {}) {
-  if (env.SVC_IMAGE_NODE) return env.SVC_IMAGE_NODE;
-  if (version.slice(1).split('.')[0] === major) return execPath;
+function nodeOfMajor(major) {
+  if (process.env.SVC_IMAGE_NODE) return process.env.SVC_IMAGE_NODE;
+  if (process.versions.node.split('.')[0] === major) return process.execPath;
   const folder = join(tmpdir(), `svc-node-${major}-${process.platform}-${process.arch}`);
   const binary = join(folder, 'package', 'bin', 'node');
   if (existsSync(binary)) return binary;
   const name = `node-${process.platform}-${process.arch}@${major}`;
+  const scratch = mkdtempSync(`${folder}-`);
   try {
-    rmSync(folder, { recursive: true, force: true });
-    mkdirSync(folder, { recursive: true });
-    execFileSync('npm', ['pack', name, '--silent', '--pack-destination', folder], { stdio: ['ignore', 'ignore', 'pipe'] });
-    const archive = readdirSync(folder).find((file) => file.endsWith('.tgz'));
-    execFileSync('tar', ['xzf', join(folder, archive), '-C', folder]);
-    rmSync(join(folder, archive));
+    execFileSync('npm', ['pack', name, '--silent', '--pack-destination', scratch], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const archive = readdirSync(scratch).find((file) => file.endsWith('.tgz'));
+    execFileSync('tar', ['xzf', join(scratch, archive), '-C', scratch]);
+    rmSync(join(scratch, archive));
+    if (!existsSync(join(scratch, 'package', 'bin', 'node'))) throw new Error(`${name} holds no bin/node`);
+    renameSync(scratch, folder);
   } catch (error) {
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+    if (existsSync(binary)) return binary; // another process put it in place first
     throw new Error(`the images run Node ${major}; ${name} could not be fetched from the npm registry (${error.message.split('\n')[0]}). Set SVC_IMAGE_NODE to a Node ${major} binary.`);
   }
-  if (!existsSync(binary)) throw new Error(`${name} holds no bin/node`);
   return binary;
 }
 
