@@ -233,5 +233,7 @@ describe('random messages of the service shape', () => {
         throw new Error(`seed ${seed}: ${JSON.stringify(mail)}\n${(error as Error).message}`);
       }
     }
-  });
+    // 400 messages composed both ways: over jest's default 5 s on a slow machine with other suites
+    // beside it (a bound on a hang, not a speed target).
+  }, 60_000);
 });
