@@ -7,8 +7,9 @@ import type { RunScope } from './suite-postgres';
 /**
  * The built server as the image runs it (`node dist/cli.js start` on the images' Node major, no
  * TypeScript loader): time to `/healthz` 200 and idle RSS on the embedded default and on
- * PostgreSQL + Redis, then the leak check on PostgreSQL. PostgreSQL gets a database of its own: in the run's database the rows' mails
- * still waiting in the outbox would be delivered by each start, and timed with it.
+ * PostgreSQL + Redis, then the leak check on PostgreSQL. PostgreSQL gets a database of its own: in
+ * the run's database the rows' mails still waiting in the outbox would be delivered by each start,
+ * and timed with it.
  */
 export async function builtSuite(bench: Bench, scope: RunScope): Promise<void> {
   bench.log("\n== the built server (the image's output): start and memory ==");

@@ -1,10 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { sqliteDriver, sqliteDriverName } from './sqlite-driver';
 
 /** The version of the package installed under `name` next to this adapter. */
-const installedVersion = (name: string) => JSON.parse(readFileSync(join(dirname(require.resolve(`${name}/package.json`)), 'package.json'), 'utf8')).version as string;
+const installedVersion = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
 
 describe('the better-sqlite3 module the embedded database opens with', () => {
   it('is 13 (Node-API) from Node 22 on, and 12 on Node 20', () => {
