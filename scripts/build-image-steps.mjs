@@ -64,6 +64,7 @@ try {
   ])
     builtOutputOnly(name, image.cwd);
   nativesSlimmed('api', api.cwd);
+  inlinedNotInstalled('api', api.cwd);
   await checkImages(api, proxy);
   log(`ok: both images' build steps replayed, started, checked and stopped cleanly (Node ${process.version} here; the images use ${api.image})`);
   // rm is several times faster than fs.rmSync on a tree of ~90,000 hard links.
@@ -157,6 +158,22 @@ function nativesSlimmed(name, app) {
   }
   if (left.length) throw new Error(`${name} image: native addons keep files nothing loads here: ${left.slice(0, 5).join(', ')}`);
   log(`${name} image: native addons hold no C sources, build leftovers or other platforms' binaries`);
+}
+
+/**
+ * The dependencies the server's build inlines (`svcBuild.inline` in its manifest, see
+ * scripts/build-packages.mjs) are not installed beside it: the built files do not load them, and
+ * what only they need (libphonenumber-js for class-validator) stays out of the image too. The
+ * server's start in checkImages then shows that nothing asks for them.
+ */
+function inlinedNotInstalled(name, app) {
+  const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
+  const inlined = manifest.svcBuild?.inline ?? [];
+  if (!inlined.length) throw new Error(`${name} image: its package.json names no inlined dependency (svcBuild.inline)`);
+  const entries = readdirSync(join(app, 'node_modules', '.pnpm'));
+  const installed = entries.filter((entry) => [...inlined, 'libphonenumber-js'].some((pkg) => entry.startsWith(`${pkg.replace('/', '+')}@`)));
+  if (installed.length) throw new Error(`${name} image: installs what its build inlines: ${installed.join(', ')}`);
+  log(`${name} image: ${inlined.join(', ')} inlined in the built files, not installed`);
 }
 
 /**

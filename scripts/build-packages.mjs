@@ -101,8 +101,10 @@ async function buildPackage(pkg) {
     sourcemap: true,
     // `node:crypto`, not `crypto`: Deno and edge runtimes know Node's modules only by that name.
     removeNodeProtocol: false,
-    // Every import of a package (dependencies, @svc/*, Node built-ins) stays an import.
+    // Every import of a package (dependencies, @svc/*, Node built-ins) stays an import, but for
+    // the few a package inlines (`svcBuild.inline`, below).
     skipNodeModulesBundle: true,
+    ...inlining(pkg.manifest.svcBuild?.inline),
   };
   // tsup reads the package's manifest from the working directory.
   process.chdir(pkg.dir);
@@ -129,6 +131,30 @@ async function buildPackage(pkg) {
   if (pkg.manifest.svcBuild?.bundle) await bundleForBrowsers(pkg);
   copyFileSync(join(ROOT, 'LICENSE'), join(pkg.dir, 'LICENSE'));
   process.chdir(ROOT);
+}
+
+/**
+ * Options that bundle the dependencies named in `svcBuild.inline` into the package's files, from
+ * their ES module build, so that what the package does not use of them is left out: class-validator's
+ * index loads every decorator it has, and the one for phone numbers loads libphonenumber-js's
+ * metadata, 3 MB of the server's memory at rest that no route uses (bench/README.md, round 13).
+ * What the inlined code imports stays an import, with the file's extension that an ES module's
+ * import of a package's inner file needs (validator has no "exports" map).
+ */
+function inlining(names = []) {
+  if (!names.length) return {};
+  return {
+    noExternal: names,
+    esbuildOptions(options) {
+      options.mainFields = ['es2015', 'module', 'main'];
+    },
+    plugins: [
+      {
+        name: 'inlined-imports',
+        renderChunk: (code) => ({ code: code.replace(/(["'])(validator\/lib\/[A-Za-z0-9_]+)\1/g, '$1$2.js$1') }),
+      },
+    ],
+  };
 }
 
 /** An ES module calling require() without `svcBuild.esmRequire` in its manifest would throw at run time. */
