@@ -11,8 +11,9 @@
 // docs/decisions.md ("Packages").
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { rollup } from 'rollup';
 import { dts } from 'rollup-plugin-dts';
 import { build } from 'tsup';
@@ -130,6 +131,7 @@ async function buildPackage(pkg) {
   }
   if (pkg.manifest.svcBuild?.bundle) await bundleForBrowsers(pkg);
   copyFileSync(join(ROOT, 'LICENSE'), join(pkg.dir, 'LICENSE'));
+  inlinedLicenses(pkg);
   process.chdir(ROOT);
 }
 
@@ -155,6 +157,16 @@ function inlining(names = []) {
       },
     ],
   };
+}
+
+/** The licence of each inlined dependency ships with the code: `dist/licenses/<name>/LICENSE`. */
+function inlinedLicenses(pkg) {
+  const resolve = createRequire(join(pkg.dir, 'package.json')).resolve;
+  for (const name of pkg.manifest.svcBuild?.inline ?? []) {
+    const target = join(pkg.dir, 'dist', 'licenses', name);
+    mkdirSync(target, { recursive: true });
+    copyFileSync(join(dirname(resolve(`${name}/package.json`)), 'LICENSE'), join(target, 'LICENSE'));
+  }
 }
 
 /** An ES module calling require() without `svcBuild.esmRequire` in its manifest would throw at run time. */

@@ -41,11 +41,11 @@ export async function stopChild(child: ChildProcess, exited: Promise<unknown>): 
 }
 
 /**
- * Node flags for every server the bench starts, from `BENCH_NODE_FLAGS` (space-separated, e.g.
- * `--perf-basic-prof` so that `perf record` names the JavaScript frames): the children get a
- * clean environment, so NODE_OPTIONS would not reach them.
+ * Node flags for every server the bench starts, the built server's too (built.ts), from
+ * `BENCH_NODE_FLAGS` (space-separated, e.g. `--perf-basic-prof` so that `perf record` names the
+ * JavaScript frames): the children get a clean environment, so NODE_OPTIONS would not reach them.
  */
-const extraNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+export const extraNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 
 /** Starts `script` under node + tsx on a free loopback port and waits until it answers. */
 export async function startChild(options: StartOptions): Promise<Child> {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
@@ -142,7 +142,7 @@ function tsc(dir: string, name: string, config: object): void {
 describe('the installed svc bin, a customer app and the SDK', () => {
   let api: Running;
   let apiUrl: string;
-  let project: { projectId: string; apiKeys: { sandbox: string } };
+  let project: { projectId: string; apiKeys: { sandbox: string; production: string } };
   let dataDir: string;
 
   beforeAll(async () => {
@@ -178,6 +178,21 @@ describe('the installed svc bin, a customer app and the SDK', () => {
     const consoleAssets = [...consolePage.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1], apiUrl).href);
     expect(consoleAssets).toContain(`${apiUrl}/console/console.js`);
     for (const asset of consoleAssets) expect({ asset, status: (await fetch(asset)).status }).toEqual({ asset, status: 200 });
+  });
+
+  it('`svc start` checks requests with the class-validator its build inlines (its licence beside it); neither it nor libphonenumber-js is installed', async () => {
+    for (const name of ['class-validator', 'libphonenumber-js']) expect({ name, installed: existsSync(installed(name)) }).toEqual({ name, installed: false });
+    expect(readFileSync(installed('@svc/server', 'dist', 'licenses', 'class-validator', 'LICENSE'), 'utf8')).toMatch(/MIT License/);
+    // The production environment's key: its sign-up limit is not the one the customer apps below count on.
+    const signUp = async (body: unknown) => {
+      const res = await fetch(`${apiUrl}/api/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': project.apiKeys.production }, body: JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    // One check per kind the DTOs use: validator's e-mail test, a length, a type, a custom check.
+    expect(await signUp({ email: 'not-an-email', password: 'long enough' })).toEqual({ status: 400, body: { error: 'validation_error', message: 'email must be a valid e-mail address.' } });
+    expect(await signUp({ email: 'a@b.com', password: 'short' })).toEqual({ status: 400, body: { error: 'validation_error', message: 'password must be at least 8 characters long.' } });
+    expect(await signUp({ email: 'a@b.com', password: 12345678 })).toEqual({ status: 400, body: { error: 'validation_error', message: 'password must be a string.' } });
+    expect(await signUp({ email: 'a@b.com', password: 'long enough', meta: [1, 2] })).toEqual({ status: 400, body: { error: 'validation_error', message: 'meta must be a JSON object.' } });
   });
 
   /** Starts a customer app of `app/` against the API; it prints its port. */
