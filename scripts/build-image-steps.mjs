@@ -8,7 +8,8 @@
 // 2. Every instruction of every stage, in order: WORKDIR, COPY (also --from), ENV, and each RUN
 //    through `sh -c`, except those marked `# image-only` (apt, a global pnpm, the data folder's
 //    owner). Each image gets its own folder standing for the container's `/`.
-// 3. The image holds built JavaScript only (no TypeScript source, no TypeScript loader).
+// 3. The image holds built JavaScript only (no TypeScript source, no TypeScript loader), its native
+//    addons only what loads on its platform, and not the dependencies its build inlines.
 // 4. The runtime stage's CMD with its ENV, NODE_ENV=production, the required secrets, a fresh
 //    SQLite data folder and free ports; the HEALTHCHECK command against it; /healthz, /readyz,
 //    the OpenAPI document and reference page; the image's CLI (`migrate --check`,
