@@ -19,7 +19,8 @@ const packages: { name: string; dir: string; testMatch?: string[] }[] = [
   { name: 'demo', dir: 'apps/demo' },
   // The bench harness's own logic (targets, load figures, profiles); `pnpm bench` itself is not a test.
   { name: 'bench', dir: 'bench' },
-  // Rules over the whole workspace's sources: no import cycles, the API's folders depending one way.
+  // Rules over the whole workspace: no import cycles, the API's folders depending one way, and
+  // `npm test` itself ending (scripts/test.mjs).
   { name: 'architecture', dir: 'test/architecture', testMatch: ['<rootDir>/*.test.ts'] },
   // The packed packages installed with npm into an app outside the workspace (test/consumer/README.md).
   { name: 'consumer', dir: 'test/consumer', testMatch: ['<rootDir>/*.test.ts'] },

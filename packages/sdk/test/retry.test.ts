@@ -6,19 +6,30 @@ import { undiciRequester } from '../src/node';
 
 type Step = (req: IncomingMessage, res: ServerResponse) => void;
 
+const open = new Set<Server>();
+
+function closeServer(server: Server): Promise<void> {
+  open.delete(server);
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+// A test that fails before its own close() would otherwise leave its server listening, and jest
+// waiting for it after the run.
+afterEach(() => Promise.all([...open].map(closeServer)));
+
 /** A tiny HTTP server that plays `steps` in order (the last one repeats) and counts requests. */
 async function scripted(steps: Step[]): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
   let count = 0;
   const server: Server = createServer((req, res) => steps[Math.min(count++, steps.length - 1)](req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  open.add(server);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hits: () => count,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 
@@ -184,12 +195,14 @@ describe.each(REQUESTERS)('deadlines (%s)', (_name, createSvcClient) => {
     const server = await scripted([json(200, { data: { poweredByService: true } })]);
     const svc = createSvcClient({ apiKey: 'svc_sbx_k', baseUrl: server.url, timeoutMs: 60_000, retry: fast });
     // The calls' own deadline timers (60 s here), not the process's: the HTTP stack keeps
-    // keep-alive timers of its own, whose number depends on the machine's load.
+    // keep-alive timers of its own, whose number depends on the machine's load. A deadline timer
+    // is set for what is left of the attempt, so a busy machine may give it 59,999 ms.
     const started = new Set<unknown>();
     const cleared = new Set<unknown>();
-    const set = jest.spyOn(global, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
-      const handle = realSetTimeout(fn, ms);
-      if (ms === 60_000) started.add(handle);
+    // Every argument passed on: the HTTP stack's own timers hand their callbacks arguments.
+    const set = jest.spyOn(global, 'setTimeout').mockImplementation(((fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+      const handle = realSetTimeout(fn, ms, ...args);
+      if (ms !== undefined && ms > 55_000 && ms <= 60_000) started.add(handle);
       return handle;
     }) as typeof setTimeout);
     const clear = jest.spyOn(global, 'clearTimeout').mockImplementation((handle) => {
