@@ -12,7 +12,7 @@ function runWith(testSource: string): { status: number | null; output: string } 
   try {
     writeFileSync(join(dir, 'fixture.test.js'), testSource);
     const config = JSON.stringify({ rootDir: dir, testEnvironment: 'node', transform: {} });
-    const env = { ...process.env, SVC_JEST_EXIT_GRACE_MS: '1500' };
+    const env: NodeJS.ProcessEnv = { ...process.env, SVC_JEST_EXIT_GRACE_MS: '1500' };
     delete env.CI; // under CI the script lints and type-checks the workspace first
     const run = spawnSync(process.execPath, ['scripts/test.mjs', '--config', config], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
     return { status: run.status, output: `${run.stdout}${run.stderr}` };
