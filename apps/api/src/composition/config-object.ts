@@ -38,6 +38,7 @@ const FIELDS: Record<string, [variable: string, text?: (value: never) => string]
   readyTimeoutMs: ['SVC_READY_TIMEOUT_MS'],
   redisTimeoutMs: ['SVC_REDIS_TIMEOUT_MS'],
   shutdownTimeoutMs: ['SVC_SHUTDOWN_TIMEOUT_MS'],
+  releaseMemoryAtRest: ['SVC_RELEASE_MEMORY_AT_REST'],
 };
 
 const TIMEOUT_VARIABLES: Record<keyof DatabaseTimeouts, string> = {

@@ -58,6 +58,11 @@ export interface Config {
   redisTimeoutMs: number;
   /** How long a stop may take to drain before the process exits anyway, with 1 (SVC_SHUTDOWN_TIMEOUT_MS, default 10000). */
   shutdownTimeoutMs: number;
+  /**
+   * Give the memory of a burst back to the system once the server falls quiet (SVC_RELEASE_MEMORY_AT_REST,
+   * default true): while the server listens on its own port (rest-collector.ts).
+   */
+  releaseMemoryAtRest: boolean;
 }
 
 /** Every bad variable at once, one line each, so an operator fixes them in one go. */
@@ -154,6 +159,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     readyTimeoutMs: check('SVC_READY_TIMEOUT_MS', intIn(100, 60_000), 2000),
     redisTimeoutMs: check('SVC_REDIS_TIMEOUT_MS', intIn(10, 10_000), 100),
     shutdownTimeoutMs: check('SVC_SHUTDOWN_TIMEOUT_MS', intIn(1000, 600_000), 10_000),
+    releaseMemoryAtRest: check('SVC_RELEASE_MEMORY_AT_REST', parseBoolean, true),
   };
   // In production a generated secret on a container's disk would be lost or shared by accident.
   const inProduction = nameOf('NODE_ENV') === 'NODE_ENV' ? 'NODE_ENV=production' : `${nameOf('NODE_ENV')} is true`;

@@ -11,6 +11,7 @@ import { ConnectionDrain, Drain, type RequestListener } from './drain';
 import { errorBody, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/http-errors';
 import { createLogger } from './logger';
 import { createMetrics, type Metrics } from '../http/metrics';
+import { startRestCollector, type RestCollector } from './rest-collector';
 
 export interface SvcServerOptions {
   /** Where the service logs; default a pino logger at `logLevel` on stdout. */
@@ -75,7 +76,7 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
   const drain = new Drain();
   const app = createApp({ ...container, logger, config, metrics, stopping: () => drain.stopping });
   const handler = drain.wrap(app as unknown as RequestListener, refuseStopped);
-  let listening: { server: Server; connections: ConnectionDrain } | null = null;
+  let listening: { server: Server; connections: ConnectionDrain; collector: RestCollector | null } | null = null;
   let workers = false;
   let stopped: Promise<{ drained: boolean }> | null = null;
 
@@ -92,10 +93,12 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
     if (listening) throw new Error('This svc server is already listening.');
     const server = createServer();
     // Connections are tracked from the first request on, before the handler sees it.
-    listening = { server, connections: new ConnectionDrain(server) };
+    listening = { server, connections: new ConnectionDrain(server), collector: null };
     server.on('request', handler);
     const where = { port: startOptions.port, host: startOptions.host ?? config.host ?? undefined };
     const port = await listen(server, where);
+    // A server on its own port owns its process's memory; a mounted handler leaves it to the app.
+    if (config.releaseMemoryAtRest) listening.collector = startRestCollector({ logger });
     server.on('error', (error) => logger.fatal({ err: error }, 'server failed'));
     // The bound port (0 picks a free one); tests and scripts read it from this line.
     logger.info(
@@ -108,6 +111,7 @@ export async function createSvcServer(input: SvcServerConfig = {}, options: SvcS
   const stop = () => {
     stopped ??= (async () => {
       const started = Date.now();
+      listening?.collector?.stop();
       drain.begin();
       const left = () => Math.max(0, config.shutdownTimeoutMs - (Date.now() - started));
       const connectionsClosed = listening?.connections.close(config.shutdownTimeoutMs);
