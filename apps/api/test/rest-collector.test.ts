@@ -82,14 +82,18 @@ describe('the rest collector', () => {
         return imageNode(root);
       },
     ],
-  ])('gives the garbage of a burst back to the system on %s', async (_name, nodeOf) => {
-    const node = await nodeOf();
-    const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-    const kept = runScript(node, 'off');
-    const released = runScript(node, 'on');
-    expect({ version, keptMost: kept.after > kept.full * 0.8 }).toEqual({ version, keptMost: true });
-    expect({ version, releasedMost: released.after < released.full * 0.4 }).toEqual({ version, releasedMost: true });
-  }, 120_000);
+  ])(
+    'gives the garbage of a burst back to the system on %s',
+    async (_name, nodeOf) => {
+      const node = await nodeOf();
+      const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+      const kept = runScript(node, 'off');
+      const released = runScript(node, 'on');
+      expect({ version, keptMost: kept.after > kept.full * 0.8 }).toEqual({ version, keptMost: true });
+      expect({ version, releasedMost: released.after < released.full * 0.4 }).toEqual({ version, releasedMost: true });
+    },
+    120_000,
+  );
 });
 
 describe('createSvcServer', () => {

@@ -84,7 +84,7 @@ export function startRestCollector(options: RestCollectorOptions): RestCollector
  * 20's V8 knows no flavour, and its full collection gives them back itself. A process started with
  * `--expose-gc` has it already. Null when the flag is refused.
  */
-export function memoryReducingCollection(): (() => void) | null {
+function memoryReducingCollection(): (() => void) | null {
   const gc = exposedCollector();
   if (!gc) return null;
   const major = Number(process.versions.node.split('.')[0]);
