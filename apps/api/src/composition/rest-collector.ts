@@ -59,8 +59,9 @@ export function startRestCollector(options: RestCollectorOptions): RestCollector
     const now = performance.eventLoopUtilization();
     const utilization = performance.eventLoopUtilization(now, last).utilization;
     last = now;
+    if (utilization >= quietBelow) return; // busy: the heap is not even read
     const before = heapBytes();
-    if (utilization >= quietBelow || (collectedAt !== null && before - collectedAt < minGrowthBytes)) return;
+    if (collectedAt !== null && before - collectedAt < minGrowthBytes) return;
     const started = performance.now();
     collect();
     collectedAt = heapBytes();
