@@ -15,6 +15,15 @@ export interface Rs256AccessTokenCodecOptions {
    * notice, on every instance); this bounds a notice that was lost. 0 asks on every sign. Default 10.
    */
   currentKeyCacheSeconds?: number;
+  /**
+   * Sign on libuv's thread pool instead of the event loop. An RSA-2048 sign takes about 0.7 ms of
+   * CPU, the largest single cost of a refresh or a login's answer; on the pool the event loop
+   * serves other requests meanwhile (bench/README.md, round 15). Only where nothing slow shares
+   * the pool: a bcrypt hash on it takes hundreds of milliseconds, and a sign queued behind four of
+   * them would wait that long. The API turns it on, since it hashes on threads of its own
+   * (BcryptPasswordHasher's `lowPriorityThreads`). Default false: on the event loop.
+   */
+  signOnThreadPool?: boolean;
   /** Injected so tests can move time instead of sleeping. */
   clock?: Clock;
 }
@@ -28,15 +37,17 @@ interface CurrentKey {
 }
 
 /**
- * RS256 access tokens with synchronous node:crypto (docs/security.md#access-tokens): on the hot path a sign costs
- * ~0.2 ms and a verify ~0.02 ms on the event loop, far less than queueing behind bcrypt on the
- * libuv pool. KeyObjects are imported once per (scope, kid) and kept, since a kid's key never changes.
+ * RS256 access tokens with node:crypto (docs/security.md#access-tokens). A verify (~0.03 ms) runs
+ * on the event loop, where it costs less than a trip to a thread; a sign (~0.7 ms) runs there too,
+ * or on libuv's pool with `signOnThreadPool`. KeyObjects are imported once per (scope, kid) and
+ * kept, since a kid's key never changes.
  */
 export class Rs256AccessTokenCodec implements AccessTokenCodec {
   private readonly signingKeys: SigningKeyStore;
   private readonly encryption: KeyEncryption;
   private readonly currentKeyCacheMs: number;
   private readonly clock: Clock;
+  private readonly signature: (input: Buffer, key: KeyObject) => Buffer | Promise<Buffer>;
   private readonly currentKeys = new Map<string, CurrentKey>();
   private readonly privateKeys = new Map<string, KeyObject>();
   private readonly publicKeys = new Map<string, KeyObject>();
@@ -48,12 +59,14 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
     this.encryption = options.encryption;
     this.currentKeyCacheMs = Math.max(0, options.currentKeyCacheSeconds ?? 10) * 1000;
     this.clock = options.clock ?? systemClock;
+    this.signature = options.signOnThreadPool ? signOnPool : (input, key) => sign('sha256', input, key);
   }
 
   async sign(scope: TenantScope, claims: AccessTokenClaims): Promise<string> {
     const key = await this.currentKey(scope);
     const input = key.headerSegment + encodeJson(claims);
-    return `${input}.${sign('sha256', Buffer.from(input), key.privateKey).toString('base64url')}`;
+    const signature = await this.signature(Buffer.from(input), key.privateKey);
+    return `${input}.${signature.toString('base64url')}`;
   }
 
   /**
@@ -119,6 +132,11 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
       return null;
     }
   }
+}
+
+/** node:crypto's sign with a callback: the work runs on libuv's thread pool. */
+function signOnPool(input: Buffer, key: KeyObject): Promise<Buffer> {
+  return new Promise((resolve, reject) => sign('sha256', input, key, (error, signature) => (error ? reject(error) : resolve(signature))));
 }
 
 interface ParsedToken {

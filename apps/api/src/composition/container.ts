@@ -134,7 +134,8 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     sessions: storage.sessions,
     signingKeys: storage.signingKeys,
     keyFactory: new RsaSigningKeyFactory({ encryption }),
-    tokens: new Rs256AccessTokenCodec({ signingKeys: storage.signingKeys, encryption }),
+    // Signs on libuv's pool, which nothing slow shares: the hashes below run on threads of their own.
+    tokens: new Rs256AccessTokenCodec({ signingKeys: storage.signingKeys, encryption, signOnThreadPool: true }),
     // Hashes below the event loop's priority: a login burst cannot starve /me and refresh (bench/README.md).
     passwords: new BcryptPasswordHasher({ cost: config.bcryptCost, lowPriorityThreads: true }),
     twoFactor: storage.twoFactor,
