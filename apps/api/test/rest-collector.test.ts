@@ -3,7 +3,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { createSvcServer } from '../src';
 import { createLogger } from '../src/composition/logger';
 import { startRestCollector, type RestCollector } from '../src/composition/rest-collector';
 
@@ -97,9 +96,15 @@ describe('the rest collector', () => {
       const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
       const kept = runScript(node, 'off');
       const released = runScript(node, 'on');
-      // The figures ride along so that a failure shows them.
-      expect({ version, kept, keptMost: kept.after > kept.full * 0.8 }).toEqual({ version, kept, keptMost: true });
-      expect({ version, released, releasedMost: released.after < released.full * 0.4 }).toEqual({ version, released, releasedMost: true });
+      // The figures ride along so that a failure shows them. Without the collector V8 gives back
+      // some of it on its own when the machine is busy (its background sweeping finishes after the
+      // first reading); with it, the process holds less than half of what the same process keeps.
+      expect({ version, kept, released, releasedMost: released.after < released.full * 0.4 && released.after < kept.after * 0.5 }).toEqual({
+        version,
+        kept,
+        released,
+        releasedMost: true,
+      });
     },
     120_000,
   );
@@ -112,31 +117,42 @@ describe('createSvcServer', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  /**
-   * Starts a server and answers the collector's log lines once `until` holds or `ms` have passed.
-   * The collector reads the event loop every 2 s and waits for a quiet interval; on a machine busy
-   * with the rest of the suite the first quiet one can come several intervals late.
-   */
-  async function collectionsAfterStart(config: { releaseMemoryAtRest?: boolean }, ms: number, until: (lines: string[]) => boolean): Promise<{ lines: string[]; ms: number }> {
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'debug', destination: new Writable({ write: (c, _e, done) => (lines.push(JSON.parse(String(c)).msg), done()) }) });
-    const server = await createSvcServer({ dataDir: dir, bcryptCost: 4, ...config }, { logger });
-    const started = performance.now();
-    const collections = () => lines.filter((msg) => msg === 'released memory at rest');
-    try {
+  // A server in a process of its own, so that the event loop the collector watches is the
+  // server's alone (a jest worker's loop also carries whatever earlier test files left running).
+  // It prints the collector's log lines once one appears or `ms` have passed, and how long it took.
+  const SERVER_SCRIPT = `
+    const { Writable } = require('node:stream');
+    const { createSvcServer, createLogger } = require(process.argv[1]);
+    const [dataDir, setting, ms] = process.argv.slice(2);
+    const lines = [];
+    const destination = new Writable({ write(chunk, _e, done) { const { msg } = JSON.parse(String(chunk)); if (msg === 'released memory at rest') lines.push(msg); done(); } });
+    (async () => {
+      const config = { dataDir, bcryptCost: 4, ...(setting === 'off' ? { releaseMemoryAtRest: false } : {}) };
+      const server = await createSvcServer(config, { logger: createLogger({ level: 'debug', destination }) });
+      const started = performance.now();
+      // The event loop's utilisation of each 2 s, as the collector reads it: shown when it fails.
+      const busy = [];
+      let last = performance.eventLoopUtilization();
+      const watch = setInterval(() => { const now = performance.eventLoopUtilization(); busy.push(Number(performance.eventLoopUtilization(now, last).utilization.toFixed(3))); last = now; }, 2000);
       await server.start({ port: 0 });
-      while (performance.now() - started < ms && !until(collections())) await sleep(100);
-    } finally {
+      while (performance.now() - started < Number(ms) && lines.length === 0) await new Promise((done) => setTimeout(done, 100));
+      clearInterval(watch);
       await server.stop();
-    }
-    return { lines: collections(), ms: performance.now() - started };
+      console.log(JSON.stringify({ lines, ms: Math.round(performance.now() - started), busy }));
+    })();`;
+
+  function collectionsAfterStart(setting: 'on' | 'off', ms: number): { lines: string[]; ms: number; busy: number[] } {
+    const args = ['--import', 'tsx', '-e', SERVER_SCRIPT, join(root, 'apps/api/src/index.ts'), dir, setting, String(ms)];
+    const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: ms + 30_000 });
+    if (run.status !== 0) throw new Error(`the server's script failed (${run.status}): ${run.stderr.slice(-1000)}`);
+    return JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as { lines: string[]; ms: number; busy: number[] };
   }
 
-  it('releases the memory of its start-up once quiet, while it listens; SVC_RELEASE_MEMORY_AT_REST=false turns that off', async () => {
-    const on = await collectionsAfterStart({}, 40_000, (lines) => lines.length > 0);
-    expect(on.lines).toEqual(['released memory at rest']);
+  it('releases the memory of its start-up once quiet, while it listens; SVC_RELEASE_MEMORY_AT_REST=false turns that off', () => {
+    const on = collectionsAfterStart('on', 30_000);
+    expect({ ...on, busy: on.lines.length ? [] : on.busy }).toEqual({ lines: ['released memory at rest'], ms: on.ms, busy: [] });
     // Off: as long again as the server with the collector needed, and at least three intervals.
-    const off = await collectionsAfterStart({ releaseMemoryAtRest: false }, Math.max(6500, on.ms * 1.5), () => false);
+    const off = collectionsAfterStart('off', Math.max(6500, on.ms * 1.5));
     expect(off.lines).toEqual([]);
   }, 120_000);
 });
