@@ -1,12 +1,14 @@
-// `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] [--minimal] [--mail-on-disk] [--pg-log FILE] <row>`:
+// `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] [--gc] [--minimal] [--mail-on-disk] [--pg-log FILE] <row>`:
 // CPU time the API process and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me,
 // or proxy / mounted-proxy: GET session through the standalone or the mounted session proxy, whose own
 // process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
 // work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
 // (--api-root on a checkout without it) reads better from it. `failed` counts non-2xx answers and
-// errors of the measured requests; `apiMainThreadCpuUsPerRequest` is the API's main thread alone (the event loop: the
+// errors of the measured requests, `latencyMs` their answers' p50 and p99 at 10 connections; `apiMainThreadCpuUsPerRequest` is the API's main thread alone (the event loop: the
 // bottleneck of a busy instance), `apiMainThreadSystemCpuUsPerRequest` the part of it spent in the kernel (system calls); `untilDeliveredMs` is the time from the first measured request until
 // the outbox is empty again, and `mailDelayMs` (mail rows) how long their mails waited from request to delivery (p50, p99, longest). --profile profiles the API, or the proxy in the proxy rows.
+// --gc runs the measured process with V8's --trace-gc-nvp and adds `gc`: its main isolate's collections during the measured
+// requests (scavenges, their median and longest pause, the median promoted to the old generation per scavenge; mark-compacts).
 // --minimal (refresh, me and the mail rows, whose minimal handler delivers its mails too): measures the minimal handler of the row (bench/servers/minimal-server.ts, the
 // ceiling) the same way, in the API's place. --pg-log FILE (PostgreSQL's server log, readable here): every
 // statement of the measured requests is logged (log_min_duration_statement = 0 on the scratch database only),
@@ -20,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { summarizeProfile } from './lib/cpuprofile';
+import { summarizeGcTrace } from './lib/gc-trace';
 import { createDatabase, databaseUrl, dropDatabase, PG_URL, postgresSeeder, SVC_SCHEMA, withClient } from './lib/database';
 import { accessClaims, signJwt } from './lib/jwt';
 import { dataDirWithMailbox, mailboxFolder } from './lib/mailbox-folder';
@@ -34,6 +37,7 @@ const isSet = switchTaker(argv);
 const root = flag('--api-root') ?? null;
 const requests = Number(flag('--requests') ?? 3000);
 const profile = isSet('--profile');
+const gcTrace = isSet('--gc');
 const pgLog = flag('--pg-log') ?? null;
 const minimal = isSet('--minimal');
 const mailOnDisk = isSet('--mail-on-disk');
@@ -167,7 +171,9 @@ async function main(): Promise<void> {
   // Before any connection: the setting applies to the sessions opened after it.
   if (pgLog) await withClient(PG_URL, (client) => client.query(`ALTER DATABASE ${database} SET log_min_duration_statement = 0`));
   const profileDir = join(tmp, 'profile');
-  const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const nodeFlags = [...(profile ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...(gcTrace ? ['--trace-gc-nvp'] : [])];
+  // The measured process's log: its collections are read from it (--gc).
+  const measuredLog = join(tmp, minimal ? 'minimal.log' : proxied ? 'proxy.log' : 'api.log');
   const api = await startApi({
     storage: { kind: 'postgres', database, redisPrefix },
     cost: 4,
@@ -237,7 +243,7 @@ async function main(): Promise<void> {
           },
         ],
       });
-      return result.non2xx + result.errors;
+      return { failed: result.non2xx + result.errors, p50: result.latency.p50, p99: result.latency.p99 };
     };
     await drive(500); // warm-up (JIT, pools)
     // The outbox worker (the API's, or the minimal handler's delivery) catches up.
@@ -246,9 +252,10 @@ async function main(): Promise<void> {
     const pid = (measured ?? api).process.pid!;
     const proxyPid = proxy?.process.pid;
     const logFrom = pgLog ? statSync(pgLog).size : 0;
+    const measuredLogFrom = gcTrace ? statSync(measuredLog).size : 0;
     const [apiBefore, mainBefore, mainSystemBefore, pgBefore, proxyBefore] = [ticks(pid), ticks(pid, true), ticks(pid, true, true), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
     const started = Date.now();
-    const failed = await drive(requests);
+    const { failed, p50, p99 } = await drive(requests);
     await drained(); // every mail the requests queued is delivered
     measuredMs = Date.now() - started;
     const tick = 10_000; // µs per clock tick (USER_HZ 100)
@@ -264,9 +271,11 @@ async function main(): Promise<void> {
       apiMainThreadSystemCpuUsPerRequest: Math.round(mainSystemUs),
       postgresCpuUsPerRequest: Math.round(pgUs),
       untilDeliveredMs: measuredMs,
+      latencyMs: { p50, p99 },
     };
+    const gc = gcTrace ? { gc: summarizeGcTrace(readFileSync(measuredLog).subarray(measuredLogFrom).toString('utf8')) } : {};
     const delays = mailRow ? { mailDelayMs: await mailDelays(database, bare ? 'minimal_delivered_outbox' : 'mail_outbox', new Date(started)) } : {};
-    console.log(JSON.stringify({ row, ...server, root: root ?? 'this checkout', requests, failed, ...proxyUs, ...apiFigures, ...delays }));
+    console.log(JSON.stringify({ row, ...server, root: root ?? 'this checkout', requests, failed, ...proxyUs, ...apiFigures, ...delays, ...gc }));
     if (pgLog) {
       const log = readFileSync(pgLog).subarray(logFrom).toString('utf8');
       console.table(statementTable(log, database, requests));

@@ -1,0 +1,68 @@
+// Reads V8's `--trace-gc-nvp` lines (one `name=value` line per collection) from a server's log:
+// the young-generation collections (`gc=s`, scavenges) and the full ones (`gc=mc`, mark-compact) of
+// its main isolate. A worker thread's isolate (its lines carry `:1]`, `:2]`, ... after the address
+// on Node 22 and newer) is left out: its collections do not pause the event loop.
+
+/** What `cpu-per-request.ts --gc` reports for the measured requests. */
+export interface GcSummary {
+  scavenges: number;
+  /** Median and longest pause of a scavenge, ms. */
+  scavengePauseMs: { median: number; max: number };
+  /** Median of what each scavenge moved to the old generation, MB. */
+  promotedMbPerScavenge: number;
+  /** Median of what each scavenge found alive in the young generation, MB. */
+  survivedMbPerScavenge: number;
+  markCompacts: number;
+  /** Longest pause of a mark-compact, ms (0 without one). */
+  markCompactPauseMsMax: number;
+}
+
+interface Collection {
+  kind: string;
+  pause: number;
+  promoted: number;
+  survived: number;
+}
+
+const PREFIX = /^\[\d+:0x[0-9a-f]+(?::(\d+))?\]\s+\d+ ms: /;
+
+function field(line: string, name: string): number {
+  const match = new RegExp(`(?:^| )${name}=([0-9.]+)`).exec(line);
+  return match ? Number(match[1]) : 0;
+}
+
+function collections(log: string): Collection[] {
+  const found: Collection[] = [];
+  for (const line of log.split('\n')) {
+    const prefix = PREFIX.exec(line);
+    if (!prefix || (prefix[1] !== undefined && prefix[1] !== '0')) continue;
+    const kind = / gc=(\w+)/.exec(line)?.[1];
+    if (kind === undefined) continue;
+    found.push({ kind, pause: field(line, 'pause'), promoted: field(line, 'promoted'), survived: field(line, 'new_space_survived') });
+  }
+  return found;
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** The main isolate's collections in `log` (the part of a server's log written while it was measured). */
+export function summarizeGcTrace(log: string): GcSummary {
+  const all = collections(log);
+  const scavenges = all.filter((c) => c.kind === 's');
+  const full = all.filter((c) => c.kind === 'mc');
+  const mb = (bytes: number) => round(bytes / 1024 / 1024, 2);
+  return {
+    scavenges: scavenges.length,
+    scavengePauseMs: { median: median(scavenges.map((c) => c.pause)), max: Math.max(0, ...scavenges.map((c) => c.pause)) },
+    promotedMbPerScavenge: mb(median(scavenges.map((c) => c.promoted))),
+    survivedMbPerScavenge: mb(median(scavenges.map((c) => c.survived))),
+    markCompacts: full.length,
+    markCompactPauseMsMax: Math.max(0, ...full.map((c) => c.pause)),
+  };
+}
