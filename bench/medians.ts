@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { medianMemory, medianStartup } from './lib/built';
 import type { BenchResults, RowRecord } from './lib/context';
 import type { LoadResult } from './lib/load';
-import { round } from './lib/load';
+import { median, round } from './lib/load';
 import { summaryMarkdown } from './lib/report';
 import { judgeTargets } from './lib/targets';
 
@@ -18,12 +18,6 @@ if (files.length < 2) {
   process.exit(2);
 }
 const runs = files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResults);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function medianResult(results: LoadResult[]): LoadResult {
   const of = (pick: (r: LoadResult) => number) => round(median(results.map(pick)));

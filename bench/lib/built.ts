@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Bench, BenchResults } from './context';
 import { databaseUrl, SVC_SCHEMA } from './database';
-import { runConcurrently, round, settle } from './load';
+import { median, runConcurrently, round, settle } from './load';
 import { extraNodeFlags, ROOT, stopChild } from './processes';
 import * as rows from './rows';
 import { ADMIN_TOKEN, createProject, logIn, MASTER_KEY, PASSWORD, RAISED_LIMITS } from './svc';
@@ -143,12 +143,6 @@ function healthy(url: string): Promise<boolean> {
 export function rssMb(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
   return round(kb / 1024);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /**

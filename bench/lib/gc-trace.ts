@@ -4,6 +4,8 @@
 // on Node 22 and newer) is left out: its collections do not pause the event loop.
 
 /** What `cpu-per-request.ts --gc` reports for the measured requests. */
+import { median, round } from './load';
+
 export interface GcSummary {
   scavenges: number;
   /** Median and longest pause of a scavenge, ms. */
@@ -43,13 +45,8 @@ function collections(log: string): Collection[] {
   return found;
 }
 
-function median(values: number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+/** The median, 0 for a log without such collections. */
+const medianOrZero = (values: number[]) => (values.length > 0 ? median(values) : 0);
 
 /** The main isolate's collections in `log` (the part of a server's log written while it was measured). */
 export function summarizeGcTrace(log: string): GcSummary {
@@ -59,9 +56,9 @@ export function summarizeGcTrace(log: string): GcSummary {
   const mb = (bytes: number) => round(bytes / 1024 / 1024, 2);
   return {
     scavenges: scavenges.length,
-    scavengePauseMs: { median: median(scavenges.map((c) => c.pause)), max: Math.max(0, ...scavenges.map((c) => c.pause)) },
-    promotedMbPerScavenge: mb(median(scavenges.map((c) => c.promoted))),
-    survivedMbPerScavenge: mb(median(scavenges.map((c) => c.survived))),
+    scavengePauseMs: { median: medianOrZero(scavenges.map((c) => c.pause)), max: Math.max(0, ...scavenges.map((c) => c.pause)) },
+    promotedMbPerScavenge: mb(medianOrZero(scavenges.map((c) => c.promoted))),
+    survivedMbPerScavenge: mb(medianOrZero(scavenges.map((c) => c.survived))),
     markCompacts: full.length,
     markCompactPauseMsMax: Math.max(0, ...full.map((c) => c.pause)),
   };
