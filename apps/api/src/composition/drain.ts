@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import { InFlight } from '../http/in-flight';
 
 /** A Node or Express request handler; `next` is there when mounted in another app. */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
@@ -19,7 +20,7 @@ const IDLE_GRACE_MS = 1000;
  */
 export class Drain {
   private phase: 'serving' | 'stopping' | 'stopped' = 'serving';
-  private readonly inFlight = new Set<ServerResponse>();
+  private readonly inFlight = new InFlight<ServerResponse>();
   private waiters: Array<() => void> = [];
 
   get stopping(): boolean {
@@ -31,10 +32,10 @@ export class Drain {
     return (req, res, next) => {
       if (this.phase === 'stopped') return refuse(req, res, next);
       if (this.phase === 'stopping') res.setHeader('Connection', 'close');
-      this.inFlight.add(res);
+      const entry = this.inFlight.add(res);
       // 'close' follows 'finish' (a tick later) and also comes alone when the connection drops.
       res.once('close', () => {
-        if (this.inFlight.delete(res) && this.inFlight.size === 0) this.notify();
+        if (this.inFlight.delete(entry) && this.inFlight.size === 0) this.notify();
       });
       handler(req, res, next);
     };
@@ -44,7 +45,7 @@ export class Drain {
   begin(): void {
     if (this.phase !== 'serving') return;
     this.phase = 'stopping';
-    for (const res of this.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    for (const res of this.inFlight.values()) if (!res.headersSent) res.setHeader('Connection', 'close');
   }
 
   /** Resolves true once no request is in flight, or false after `timeoutMs` with some still running. */

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { InFlight } from './in-flight';
 import type { Metrics } from './metrics';
 
 export interface AfterAnswerOptions {
@@ -18,6 +19,8 @@ interface Job {
   requestId: unknown;
   /** Set when `idle()`'s budget ran out with the job still running (logged as not done). */
   givenUp: boolean;
+  /** Settles when the job has ended, whatever its outcome. */
+  ended: Promise<void>;
 }
 
 /**
@@ -31,7 +34,7 @@ interface Job {
  * storage goes.
  */
 export class AfterAnswer {
-  private readonly pending = new Map<Promise<void>, Job>();
+  private readonly pending = new InFlight<Job>();
   private readonly waiting: Array<() => void> = [];
   private readonly maxPending: number;
 
@@ -47,8 +50,9 @@ export class AfterAnswer {
 
   /** Starts `work` now, without waiting for it; call it once the answer has been sent. */
   run(kind: AfterAnswerKind, requestId: unknown, work: () => Promise<void>): void {
-    const state: Job = { kind, requestId, givenUp: false };
-    const job: Promise<void> = Promise.resolve()
+    const state: Job = { kind, requestId, givenUp: false, ended: Promise.resolve() };
+    const entry = this.pending.add(state);
+    state.ended = Promise.resolve()
       .then(work)
       .then(
         () => {
@@ -61,10 +65,9 @@ export class AfterAnswer {
         },
       )
       .finally(() => {
-        this.pending.delete(job);
+        this.pending.delete(entry);
         this.waiting.shift()?.();
       });
-    this.pending.set(job, state);
   }
 
   /**
@@ -79,8 +82,8 @@ export class AfterAnswer {
       if (budget?.aborted) resolve();
       else budget?.addEventListener('abort', () => resolve(), { once: true });
     });
-    while (this.pending.size > 0 && !budget?.aborted) await Promise.race([Promise.all(this.pending.keys()), timeUp]);
-    const left = [...this.pending.values()].filter((job) => !job.givenUp);
+    while (this.pending.size > 0 && !budget?.aborted) await Promise.race([Promise.all(this.pending.values().map((job) => job.ended)), timeUp]);
+    const left = this.pending.values().filter((job) => !job.givenUp);
     for (const job of left) {
       job.givenUp = true;
       this.options.logger.error({ requestId: job.requestId, kind: job.kind }, 'accepted request not finished at shutdown; its mail may not be queued');
