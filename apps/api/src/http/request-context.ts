@@ -37,7 +37,8 @@ export function requestContext(): RequestHandler {
  * scope after the answer, such as a mail request's job, emits its events with the same context.
  */
 export function runInRequestContext<T>(req: Request, res: Response, work: () => T): T {
-  const scope: RequestScope = { req, res };
+  // `ended` is declared here so that setting it later grows nothing (the scope may be old, the growth young).
+  const scope: RequestScope = { req, res, ended: undefined };
   res.once('close', () => endScope(scope));
   return storage.run(scope, work);
 }
