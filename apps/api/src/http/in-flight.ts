@@ -9,7 +9,7 @@
  * generation, every later table and every request they ever held stays alive through each
  * scavenge, until the next full collection: 4 to 6 MB of finished requests copied or promoted per
  * scavenge under load (bench/README.md, "Round 17"). Here, an entry that ends forgets its value
- * and its neighbours, so nothing that has ended is held by anything that is still referenced.
+ * and its neighbours, so an ended entry that lingers in the old generation holds nothing.
  */
 export class InFlight<T> {
   private head: Entry<T> | null = null;
