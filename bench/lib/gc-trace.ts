@@ -3,16 +3,19 @@
 // its main isolate. A worker thread's isolate (its lines carry `:1]`, `:2]`, ... after the address
 // on Node 22 and newer) is left out: its collections do not pause the event loop.
 
-/** What `cpu-per-request.ts --gc` reports for the measured requests. */
 import { median, round } from './load';
 
+/** What `cpu-per-request.ts --gc` reports for the measured requests. */
 export interface GcSummary {
   scavenges: number;
   /** Median and longest pause of a scavenge, ms. */
   scavengePauseMs: { median: number; max: number };
   /** Median of what each scavenge moved to the old generation, MB. */
   promotedMbPerScavenge: number;
-  /** Median of what each scavenge found alive in the young generation, MB. */
+  /**
+   * Median of what each scavenge copied within the young generation, MB (V8's `new_space_survived`):
+   * the survivors it kept young, counted apart from those it promoted (bench/README.md, round 17).
+   */
   survivedMbPerScavenge: number;
   markCompacts: number;
   /** Longest pause of a mark-compact, ms (0 without one). */
