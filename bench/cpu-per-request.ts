@@ -1,11 +1,13 @@
-// `tsx bench/cpu-per-request.ts [--api-root DIR] [--requests N] [--profile] [--gc] [--minimal] [--mail-on-disk] [--pg-log FILE] <row>`:
+// `tsx bench/cpu-per-request.ts [--api-root DIR | --built DIR] [--requests N] [--profile] [--gc] [--minimal] [--mail-on-disk] [--pg-log FILE] <row>`:
 // CPU time the API process and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me,
 // or proxy / mounted-proxy: GET session through the standalone or the mounted session proxy, whose own
 // process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
 // work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
 // (--api-root on a checkout without it) reads better from it. `failed` counts non-2xx answers and
 // errors of the measured requests, `latencyMs` their answers' p50 and p99 at 10 connections; `apiMainThreadCpuUsPerRequest` is the API's main thread alone (the event loop: the
-// bottleneck of a busy instance), `apiMainThreadSystemCpuUsPerRequest` the part of it spent in the kernel (system calls); `untilDeliveredMs` is the time from the first measured request until
+// bottleneck of a busy instance), `apiMainThreadSystemCpuUsPerRequest` the part of it spent in the kernel (system calls), `apiThreadsCpuUsPerRequest`
+// the process's CPU by kind of thread (bench/lib/proc-cpu.ts: `main`, V8's helpers, the libuv pool), `redisCpuUsPerRequest` the Redis
+// server's (the rate limits' scripts); `untilDeliveredMs` is the time from the first measured request until
 // the outbox is empty again, and `mailDelayMs` (mail rows) how long their mails waited from request to delivery (p50, p99, longest). --profile profiles the API, or the proxy in the proxy rows.
 // --gc runs the measured process with V8's --trace-gc-nvp and adds `gc`: its main isolate's collections during the measured
 // requests (scavenges, their median and longest pause, the median promoted to the old generation per scavenge; mark-compacts).
@@ -14,10 +16,12 @@
 // statement of the measured requests is logged (log_min_duration_statement = 0 on the scratch database only),
 // and a table of them per request (parse, bind, execute: count and server time) is printed; the logging
 // costs CPU of its own, so CPU figures of such a run are not comparable. The file mailboxes are in memory as in
-// `pnpm bench` (bench/lib/mailbox-folder.ts); --mail-on-disk puts them in the scratch folder.
+// `pnpm bench` (bench/lib/mailbox-folder.ts); --mail-on-disk puts them in the scratch folder. --built DIR runs the API as the
+// image does (`node dist/cli.js start` in a built server's app folder, scripts/build-image-steps.mjs --keep: <work>/api-root/app)
+// instead of this checkout's TypeScript under tsx.
 // Not part of `pnpm bench`.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -25,9 +29,11 @@ import { summarizeProfile } from './lib/cpuprofile';
 import { summarizeGcTrace } from './lib/gc-trace';
 import { createDatabase, databaseUrl, dropDatabase, PG_URL, postgresSeeder, SVC_SCHEMA, withClient } from './lib/database';
 import { accessClaims, signJwt } from './lib/jwt';
+import { builtNode } from './lib/built';
 import { dataDirWithMailbox, mailboxFolder } from './lib/mailbox-folder';
 import { startChild, type Child } from './lib/processes';
 import { flagTaker, switchTaker } from './lib/pair-args';
+import { pidsNamed, threadCpuPerRequest, threadTicks, TICK_US, ticks } from './lib/proc-cpu';
 import * as rows from './lib/rows';
 import { clearRedisPrefix, createProject, logIn, minimalOutboxDrained, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
 
@@ -35,6 +41,7 @@ const argv = process.argv.slice(2);
 const flag = flagTaker(argv);
 const isSet = switchTaker(argv);
 const root = flag('--api-root') ?? null;
+const builtDir = flag('--built') ?? null;
 const requests = Number(flag('--requests') ?? 3000);
 const profile = isSet('--profile');
 const gcTrace = isSet('--gc');
@@ -44,6 +51,8 @@ const mailOnDisk = isSet('--mail-on-disk');
 const row = argv[0] ?? 'magic-link';
 const proxied = row === 'proxy' || row === 'mounted-proxy';
 if (minimal && proxied) throw new Error('--minimal measures the refresh, me and mail rows only');
+if (builtDir && root) throw new Error('--built runs a built server instead of a checkout: leave out --api-root');
+if (builtDir && !existsSync(join(builtDir, 'dist', 'cli.js'))) throw new Error(`--built ${builtDir} holds no dist/cli.js: give a built server's app folder`);
 const mailRow = row === 'magic-link' || row === 'password-reset';
 
 /**
@@ -58,18 +67,6 @@ function startProxyChild(apiUrl: string, apiKey: string, logFile: string, nodeFl
   }
   const mountedEnv = { ...env, ...(root ? { MOUNTED_PROXY_ROOT: root } : {}) };
   return startChild({ name: 'mounted session proxy', script: 'bench/servers/mounted-proxy.ts', env: mountedEnv, logFile, nodeFlags });
-}
-
-/**
- * utime + stime of a process in clock ticks (fields 14 and 15 of /proc/<pid>/stat); with `mainThread`, of its main
- * thread only (/proc/<pid>/task/<pid>/stat), without the libuv pool, V8's helper threads and worker threads;
- * with `systemOnly`, stime alone (the kernel's time in the process's system calls: sockets, files).
- */
-function ticks(pid: number, mainThread = false, systemOnly = false): number {
-  const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
-    .split(') ')[1]
-    .split(' ');
-  return (systemOnly ? 0 : Number(fields[11])) + Number(fields[12]);
 }
 
 /**
@@ -100,6 +97,11 @@ function postgresTicks(database: string): number {
     }
   }
   return sum;
+}
+
+/** The Redis server's CPU time (the bench's one, on 127.0.0.1:6379; no other runs on these machines). */
+function redisTicks(): number {
+  return pidsNamed('redis-server').reduce((sum, pid) => sum + ticks(pid), 0);
 }
 
 /**
@@ -180,6 +182,7 @@ async function main(): Promise<void> {
     dataDir: dataDirWithMailbox(join(tmp, 'data'), join(mailboxes.dir, 'api')),
     logFile: join(tmp, 'api.log'),
     root,
+    built: builtDir ? { dir: builtDir, node: builtNode(builtDir) } : undefined,
     nodeFlags: proxied || minimal ? [] : nodeFlags,
   });
   let proxy: Child | null = null;
@@ -254,11 +257,12 @@ async function main(): Promise<void> {
     const logFrom = pgLog ? statSync(pgLog).size : 0;
     const measuredLogFrom = gcTrace ? statSync(measuredLog).size : 0;
     const [apiBefore, mainBefore, mainSystemBefore, pgBefore, proxyBefore] = [ticks(pid), ticks(pid, true), ticks(pid, true, true), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
+    const [threadsBefore, redisBefore] = [threadTicks(pid), redisTicks()];
     const started = Date.now();
     const { failed, p50, p99 } = await drive(requests);
     await drained(); // every mail the requests queued is delivered
     measuredMs = Date.now() - started;
-    const tick = 10_000; // µs per clock tick (USER_HZ 100)
+    const tick = TICK_US;
     const apiUs = ((ticks(pid) - apiBefore) * tick) / requests;
     const mainUs = ((ticks(pid, true) - mainBefore) * tick) / requests;
     const mainSystemUs = ((ticks(pid, true, true) - mainSystemBefore) * tick) / requests;
@@ -269,13 +273,15 @@ async function main(): Promise<void> {
       apiCpuUsPerRequest: Math.round(apiUs),
       apiMainThreadCpuUsPerRequest: Math.round(mainUs),
       apiMainThreadSystemCpuUsPerRequest: Math.round(mainSystemUs),
+      apiThreadsCpuUsPerRequest: threadCpuPerRequest(threadsBefore, threadTicks(pid), requests),
       postgresCpuUsPerRequest: Math.round(pgUs),
+      redisCpuUsPerRequest: Math.round(((redisTicks() - redisBefore) * tick) / requests),
       untilDeliveredMs: measuredMs,
       latencyMs: { p50, p99 },
     };
     const gc = gcTrace ? { gc: summarizeGcTrace(readFileSync(measuredLog).subarray(measuredLogFrom).toString('utf8')) } : {};
     const delays = mailRow ? { mailDelayMs: await mailDelays(database, bare ? 'minimal_delivered_outbox' : 'mail_outbox', new Date(started)) } : {};
-    console.log(JSON.stringify({ row, ...server, root: root ?? 'this checkout', requests, failed, ...proxyUs, ...apiFigures, ...delays, ...gc }));
+    console.log(JSON.stringify({ row, ...server, root: builtDir ? `built: ${builtDir}` : (root ?? 'this checkout'), requests, failed, ...proxyUs, ...apiFigures, ...delays, ...gc }));
     if (pgLog) {
       const log = readFileSync(pgLog).subarray(logFrom).toString('utf8');
       console.table(statementTable(log, database, requests));

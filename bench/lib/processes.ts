@@ -29,6 +29,11 @@ export interface StartOptions {
   logFile: string;
   /** The checkout whose `script` runs (default: this one). */
   cwd?: string;
+  /**
+   * A built server to run instead of `script` under tsx: `dist/cli.js start` in `dir` (an image's
+   * app folder, bench/lib/built.ts), on `node`, the Node it was built for.
+   */
+  built?: { dir: string; node: string };
 }
 
 /** SIGTERM, then SIGKILL after 15 s; resolves once `child` has exited (`exited` resolves on its exit). */
@@ -47,12 +52,14 @@ export async function stopChild(child: ChildProcess, exited: Promise<unknown>): 
  */
 export const extraNodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 
-/** Starts `script` under node + tsx on a free loopback port and waits until it answers. */
+/** Starts `script` under node + tsx (or the `built` server) on a free loopback port and waits until it answers. */
 export async function startChild(options: StartOptions): Promise<Child> {
   const port = await freePort();
   const log = openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, [...extraNodeFlags, ...(options.nodeFlags ?? []), '--import', 'tsx', options.script], {
-    cwd: options.cwd ?? ROOT,
+  const { built } = options;
+  const entry = built ? ['dist/cli.js', 'start'] : ['--import', 'tsx', options.script];
+  const child = spawn(built?.node ?? process.execPath, [...extraNodeFlags, ...(options.nodeFlags ?? []), ...entry], {
+    cwd: built?.dir ?? options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env, [options.portVariable ?? 'PORT']: String(port) },
     stdio: ['ignore', log, log],
   });

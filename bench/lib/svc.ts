@@ -27,6 +27,8 @@ export interface StartApiOptions {
   nodeFlags?: string[];
   /** Checkout to run the API from (--api-root); default: this one. */
   root?: string | null;
+  /** A built server to run instead (processes.ts, `StartOptions.built`); `root` is then not used. */
+  built?: { dir: string; node: string };
   /** Extra environment of the API process (a quick A/B of a setting). */
   env?: Record<string, string>;
 }
@@ -46,7 +48,15 @@ export function startApi(options: StartApiOptions): Promise<Child> {
       : {}),
     ...options.env,
   };
-  return startChild({ name: `API (${storage.kind})`, script: 'apps/api/src/main.ts', env, logFile: options.logFile, nodeFlags: options.nodeFlags, cwd: options.root ?? undefined });
+  return startChild({
+    name: `API (${storage.kind})`,
+    script: 'apps/api/src/main.ts',
+    env,
+    logFile: options.logFile,
+    nodeFlags: options.nodeFlags,
+    cwd: options.root ?? undefined,
+    built: options.built,
+  });
 }
 
 /** The standalone session proxy in front of `api`, with the project's production key. */

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { imageAppDir, medianMemory, medianStartup, quietProcess, rssMb, spawnBuilt, type MemoryFigures, type StartupFigures } from '../lib/built';
 import type { BenchResults } from '../lib/context';
-import { freePort } from '../lib/processes';
+import { freePort, startChild } from '../lib/processes';
 
 // A stand-in for the built server: `dist/cli.js start` that listens at once but answers /healthz
 // 503 until DELAY ms after it started, and holds BALLAST MB of memory.
@@ -46,6 +46,18 @@ describe('the built server figures (start time, RSS)', () => {
       await running.stop();
     }
     expect(running.child.exitCode).toBe(0);
+  }, 20_000);
+
+  it('starts a built server in place of a TypeScript entry point: dist/cli.js start, in its folder, on the given Node', async () => {
+    const child = await startChild({ name: 'built', script: 'apps/api/src/main.ts', env: { DELAY_MS: '0' }, logFile: join(work, 'child.log'), built: { dir: app, node: process.execPath } });
+    try {
+      const cmdline = readFileSync(`/proc/${child.process.pid}/cmdline`, 'utf8').split('\0');
+      expect(cmdline.slice(0, 3)).toEqual([process.execPath, 'dist/cli.js', 'start']);
+      expect(realpathSync(readlinkSync(`/proc/${child.process.pid}/cwd`))).toBe(realpathSync(app));
+      expect((await fetch(`${child.url}/healthz`)).status).toBe(200);
+    } finally {
+      await child.stop();
+    }
   }, 20_000);
 
   it('waits for a process to fall quiet: at once for an idle one, until its busy spell ends for a busy one', async () => {
