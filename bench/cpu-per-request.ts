@@ -33,7 +33,7 @@ import { builtNode } from './lib/built';
 import { dataDirWithMailbox, mailboxFolder } from './lib/mailbox-folder';
 import { startChild, type Child } from './lib/processes';
 import { flagTaker, switchTaker } from './lib/pair-args';
-import { pidsNamed, threadCpuPerRequest, threadTicks, TICK_US, ticks } from './lib/proc-cpu';
+import { pidsNamed, pidsWhere, threadCpuPerRequest, threadTicks, TICK_US, ticks, ticksOf } from './lib/proc-cpu';
 import * as rows from './lib/rows';
 import { clearRedisPrefix, createProject, logIn, minimalOutboxDrained, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
 
@@ -87,21 +87,12 @@ async function mailDelays(database: string, table: string, since: Date): Promise
 
 /** PostgreSQL's backends serving `database` (their title names it), not other work's. */
 function postgresTicks(database: string): number {
-  let sum = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${database} `)) sum += ticks(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return sum;
+  return ticksOf(pidsWhere((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)));
 }
 
 /** CPU time of every Redis server on the machine: the bench's, on 127.0.0.1:6379 (another one's work would count too). */
 function redisTicks(): number {
-  return pidsNamed('redis-server').reduce((sum, pid) => sum + ticks(pid), 0);
+  return ticksOf(pidsNamed('redis-server'));
 }
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Bench, BenchResults } from './context';
 import { databaseUrl, SVC_SCHEMA } from './database';
 import { median, runConcurrently, round, settle } from './load';
-import { extraNodeFlags, ROOT, stopChild } from './processes';
+import { BUILT_SERVER_ARGS, extraNodeFlags, ROOT, stopChild } from './processes';
 import * as rows from './rows';
 import { ADMIN_TOKEN, createProject, logIn, MASTER_KEY, PASSWORD, RAISED_LIMITS } from './svc';
 import type { RunScope } from './suite-postgres';
@@ -89,7 +89,7 @@ interface BuiltProcess {
 export async function spawnBuilt(dir: string, storage: Storage, dataDir: string, logFile: string, cost: number, port: number, extraEnv: Record<string, string> = {}): Promise<BuiltProcess> {
   const log = openSync(logFile, 'a');
   const started = performance.now();
-  const child = spawn(builtNode(dir), [...extraNodeFlags, 'dist/cli.js', 'start'], {
+  const child = spawn(builtNode(dir), [...extraNodeFlags, ...BUILT_SERVER_ARGS], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? '',

@@ -21,6 +21,19 @@ export function ticks(pid: number, mainThread = false, systemOnly = false): numb
   return statTicks(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, systemOnly);
 }
 
+/** utime + stime of `pids` together, in ticks; a process that has ended counts nothing. */
+export function ticksOf(pids: readonly number[]): number {
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      sum += ticks(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
+}
+
 /**
  * A process's CPU time in ticks by kind of thread: `main` for its main thread, every other thread
  * under its name (Node 24 names them `V8Worker` for V8's helpers, the garbage collector's
@@ -49,16 +62,21 @@ export function threadCpuPerRequest(before: Map<string, number>, after: Map<stri
   return Object.fromEntries(spent.filter(([, us]) => us > 0).sort((a, b) => b[1] - a[1]));
 }
 
-/** The processes whose name (/proc/<pid>/comm) is `name`: e.g. `redis-server`. */
-export function pidsNamed(name: string): number[] {
+/** The processes for which `matches(pid)` holds; one that ends while it is asked is left out. */
+export function pidsWhere(matches: (pid: number) => boolean): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
+      if (matches(Number(entry))) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
   }
   return pids;
+}
+
+/** The processes whose name (/proc/<pid>/comm) is `name`: e.g. `redis-server`. */
+export function pidsNamed(name: string): number[] {
+  return pidsWhere((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name);
 }

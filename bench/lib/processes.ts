@@ -36,6 +36,9 @@ export interface StartOptions {
   built?: { dir: string; node: string };
 }
 
+/** The image's command after `node`, run in a built server's app folder (docker/api.Dockerfile's CMD). */
+export const BUILT_SERVER_ARGS: readonly string[] = ['dist/cli.js', 'start'];
+
 /** SIGTERM, then SIGKILL after 15 s; resolves once `child` has exited (`exited` resolves on its exit). */
 export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode !== null) return;
@@ -57,7 +60,7 @@ export async function startChild(options: StartOptions): Promise<Child> {
   const port = await freePort();
   const log = openSync(options.logFile, 'a');
   const { built } = options;
-  const entry = built ? ['dist/cli.js', 'start'] : ['--import', 'tsx', options.script];
+  const entry = built ? BUILT_SERVER_ARGS : ['--import', 'tsx', options.script];
   const child = spawn(built?.node ?? process.execPath, [...extraNodeFlags, ...(options.nodeFlags ?? []), ...entry], {
     cwd: built?.dir ?? options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env, [options.portVariable ?? 'PORT']: String(port) },

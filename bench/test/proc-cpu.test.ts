@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { pidsNamed, threadCpuPerRequest, threadTicks, TICK_US, ticks } from '../lib/proc-cpu';
+import { pidsNamed, pidsWhere, threadCpuPerRequest, threadTicks, TICK_US, ticks, ticksOf } from '../lib/proc-cpu';
 
 /** Keeps this thread busy for `ms`. */
 function spin(ms: number): void {
@@ -41,9 +42,15 @@ describe('proc-cpu', () => {
     expect(Object.keys(threadCpuPerRequest(before, after, 1000))).toEqual(['main', 'V8Worker', 'node']);
   });
 
-  it('finds processes by name', () => {
+  it('finds processes by name, and sums their time with an ended one counting nothing', () => {
     const name = readFileSync('/proc/self/comm', 'utf8').trim();
     expect(pidsNamed(name)).toContain(process.pid);
     expect(pidsNamed('no-such-process-name')).toEqual([]);
+    expect(pidsWhere((pid) => pid === process.pid)).toEqual([process.pid]);
+    const ended = spawnSync(process.execPath, ['-e', '']).pid;
+    spin(50);
+    const mine = ticks(process.pid);
+    expect(ticksOf([ended])).toBe(0);
+    expect(ticksOf([process.pid, ended])).toBeGreaterThanOrEqual(mine);
   });
 });

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
+import { waitUntil } from '@svc/adapters-redis/testing';
 import { createLogger } from '../src/composition/logger';
 import { startRestCollector, type RestCollector } from '../src/composition/rest-collector';
 
@@ -10,16 +11,6 @@ const root = resolve(__dirname, '../../..');
 const silent = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, done) => done() }) });
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-/**
- * Waits until `happened()` or `ms` have passed, whichever comes first; the caller then asserts.
- * The collector needs one quiet interval, and this worker's event loop also runs whatever earlier
- * test files in it left behind (a CI run once found no quiet 100 ms in the 400 ms a fixed sleep
- * gave), so a collection that is due is waited for rather than expected at a fixed instant.
- */
-async function eventually(happened: () => boolean, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!happened() && Date.now() < until) await sleep(20);
-}
 const MB = 1024 * 1024;
 
 describe('the rest collector', () => {
@@ -30,14 +21,17 @@ describe('the rest collector', () => {
     let heap = 100 * MB;
     let collected = 0;
     collector = startRestCollector({ logger: silent, intervalMs: 50, collect: () => void (collected += 1), heapBytes: () => heap });
-    await eventually(() => collected > 0);
+    // A collection that is due is waited for, not expected at a fixed instant: it needs a quiet
+    // interval of the whole process, and this worker's event loop also runs whatever earlier test
+    // files in it left behind (a CI run once found no quiet 100 ms within 400 ms).
+    await waitUntil(() => collected > 0);
     await sleep(300);
     expect(collected).toBe(1); // start-up's garbage, then nothing has grown
     heap += 8 * MB;
     await sleep(300);
     expect(collected).toBe(1); // below the 16 MB that makes a pause worth it
     heap += 10 * MB;
-    await eventually(() => collected > 1);
+    await waitUntil(() => collected > 1);
     expect(collected).toBe(2);
     expect(collector?.collections).toBe(2);
   });
@@ -53,7 +47,7 @@ describe('the rest collector', () => {
     await sleep(800);
     clearInterval(spin);
     expect(collected).toBe(0);
-    await eventually(() => collected > 0);
+    await waitUntil(() => collected > 0); // due at the first quiet interval (see above)
     expect(collected).toBe(1);
   });
 
