@@ -2,62 +2,67 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Writable } from 'node:stream';
-import { waitUntil } from '@svc/adapters-redis/testing';
-import { createLogger } from '../src/composition/logger';
-import { startRestCollector, type RestCollector } from '../src/composition/rest-collector';
 
 const root = resolve(__dirname, '../../..');
-const silent = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, done) => done() }) });
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-const MB = 1024 * 1024;
 
 describe('the rest collector', () => {
-  let collector: RestCollector | null = null;
-  afterEach(() => collector?.stop());
+  // The collector's decisions, timed in a process of their own: the event loop it watches must be
+  // the test's alone. A jest worker's loop also carries whatever earlier test files left running,
+  // and CI runs found it without a quiet 100 ms for seconds on end. The script prints the count of
+  // collections at each step; `heap` is the committed heap the collector is shown.
+  const DECISIONS_SCRIPT = `
+    const { startRestCollector } = require(process.argv[1]);
+    const silent = { debug() {}, warn() {} };
+    const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+    const waitFor = async (condition) => { const until = performance.now() + 20000; while (!condition() && performance.now() < until) await sleep(20); };
+    const MB = 1024 * 1024;
+    (async () => {
+      let heap = 100 * MB;
+      let grown = 0;
+      let collector = startRestCollector({ logger: silent, intervalMs: 50, collect: () => void (grown += 1), heapBytes: () => heap });
+      await waitFor(() => grown > 0);
+      await sleep(300);
+      const afterStart = grown;
+      heap += 8 * MB;
+      await sleep(300);
+      const afterSmallGrowth = grown;
+      heap += 10 * MB;
+      await waitFor(() => grown > 1);
+      const growth = { afterStart, afterSmallGrowth, afterGrowth: grown, counted: collector.collections };
+      collector.stop();
 
-  it('collects once the process is quiet, then only after the heap has grown again', async () => {
-    let heap = 100 * MB;
-    let collected = 0;
-    collector = startRestCollector({ logger: silent, intervalMs: 50, collect: () => void (collected += 1), heapBytes: () => heap });
-    // A collection that is due is waited for, not expected at a fixed instant: it needs a quiet
-    // interval of the whole process, and this worker's event loop also runs whatever earlier test
-    // files in it left behind (a CI run once found no quiet 100 ms within 400 ms).
-    await waitUntil(() => collected > 0);
-    await sleep(300);
-    expect(collected).toBe(1); // start-up's garbage, then nothing has grown
-    heap += 8 * MB;
-    await sleep(300);
-    expect(collected).toBe(1); // below the 16 MB that makes a pause worth it
-    heap += 10 * MB;
-    await waitUntil(() => collected > 1);
-    expect(collected).toBe(2);
-    expect(collector?.collections).toBe(2);
-  });
+      let busy = 0;
+      collector = startRestCollector({ logger: silent, intervalMs: 100, collect: () => void (busy += 1), heapBytes: () => 100 * MB });
+      // About 80 % busy: 40 ms of work every 50 ms.
+      const spin = setInterval(() => { const until = performance.now() + 40; while (performance.now() < until); }, 50);
+      await sleep(800);
+      clearInterval(spin);
+      const whileBusy = busy;
+      await waitFor(() => busy > 0);
+      collector.stop();
 
-  it('does nothing while the event loop is busy, and collects once it falls quiet', async () => {
-    let collected = 0;
-    collector = startRestCollector({ logger: silent, intervalMs: 100, collect: () => void (collected += 1), heapBytes: () => 100 * MB });
-    // About 80 % busy: 40 ms of work every 50 ms.
-    const spin = setInterval(() => {
-      const until = performance.now() + 40;
-      while (performance.now() < until);
-    }, 50);
-    await sleep(800);
-    clearInterval(spin);
-    expect(collected).toBe(0);
-    await waitUntil(() => collected > 0); // due at the first quiet interval (see above)
-    expect(collected).toBe(1);
-  });
+      let stopped = 0;
+      startRestCollector({ logger: silent, intervalMs: 50, collect: () => void (stopped += 1), heapBytes: () => 100 * MB }).stop();
+      await sleep(300);
+      console.log(JSON.stringify({ growth, load: { whileBusy, onceQuiet: busy }, stopped }));
+    })();`;
 
-  it('stops with stop()', async () => {
-    let collected = 0;
-    collector = startRestCollector({ logger: silent, intervalMs: 50, collect: () => void (collected += 1), heapBytes: () => 100 * MB });
-    collector?.stop();
-    await sleep(300);
-    expect(collected).toBe(0);
-  });
+  it('collects once the process is quiet, then only after the heap has grown again; nothing while the event loop is busy, nor after stop()', () => {
+    const { growth, load, stopped } = runJsonScript<{ growth: Record<string, number>; load: Record<string, number>; stopped: number }>(
+      process.execPath,
+      DECISIONS_SCRIPT,
+      [join(root, 'apps/api/src/composition/rest-collector.ts')],
+      60_000,
+    );
+    expect(growth).toEqual({
+      afterStart: 1, // start-up's garbage, then nothing has grown
+      afterSmallGrowth: 1, // 8 MB: below the 16 MB that makes a pause worth it
+      afterGrowth: 2,
+      counted: 2,
+    });
+    expect(load).toEqual({ whileBusy: 0, onceQuiet: 1 });
+    expect(stopped).toBe(0); // stop() before the first quiet interval: no collection
+  }, 60_000);
 
   // The real collector in a process of its own: 300 MB of garbage, then quiet. Without the
   // collector V8 keeps it (measured on Node 20 and 24: the RSS does not move in 6 s).
