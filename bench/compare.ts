@@ -1,16 +1,15 @@
 // `tsx bench/compare.ts before.json after.json`: the rows two runs share, side by side (req/s, p99,
 // ratio to the ceiling measured in the same run), as the Markdown table of bench/README.md.
-import { readFileSync } from 'node:fs';
 import type { BenchResults, RowRecord } from './lib/context';
+import { readStoredRun } from './lib/stored-run';
 
 const [beforeFile, afterFile] = process.argv.slice(2);
 if (!beforeFile || !afterFile) {
   console.error('usage: tsx bench/compare.ts <before.json> <after.json>');
   process.exit(2);
 }
-const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as BenchResults;
-const before = read(beforeFile);
-const after = read(afterFile);
+const before = readStoredRun(beforeFile);
+const after = readStoredRun(afterFile);
 const key = (row: RowRecord) => `${row.system} | ${row.endpoint}`;
 const ratio = (row?: RowRecord) => (row?.ratio !== undefined ? `${(row.ratio * 100).toFixed(0)} %` : '');
 const figure = (row?: RowRecord) => (row ? `${row.result.rps} req/s, p99 ${row.result.p99} ms` : 'n/a');

@@ -3,13 +3,13 @@
 // (each row's req/s, p50, p99 and ratio to its own run's ceiling; the hash ceilings; the mixed
 // and 1M rows), judges the targets on those medians with the same code as a run, and prints the
 // summary table and each target's per-run values.
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { medianMemory, medianStartup } from './lib/built';
 import type { BenchResults, RowRecord } from './lib/context';
 import type { LoadResult } from './lib/load';
 import { median, round } from './lib/load';
 import { summaryMarkdown } from './lib/report';
+import { readStoredRun } from './lib/stored-run';
 import { judgeTargets } from './lib/targets';
 
 const files = process.argv.slice(2);
@@ -17,7 +17,7 @@ if (files.length < 2) {
   console.error('usage: tsx bench/medians.ts <run.json> <run.json> [...]');
   process.exit(2);
 }
-const runs = files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResults);
+const runs = files.map(readStoredRun);
 
 function medianResult(results: LoadResult[]): LoadResult {
   const of = (pick: (r: LoadResult) => number) => round(median(results.map(pick)));

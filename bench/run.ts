@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { parseArgs } from './lib/args';
 import { bcryptCompareCeiling, bcryptHashCeiling, cores, scryptCeiling, POOL_SIZE } from './lib/ceilings';
 import { sweepChart } from './lib/chart';
-import { Bench, type BenchResults } from './lib/context';
+import { Bench, dividedBy, type BenchResults } from './lib/context';
 import { createDatabase, dropDatabase } from './lib/database';
-import { round, settle } from './lib/load';
+import { settle } from './lib/load';
 import { mailboxFolder } from './lib/mailbox-folder';
 import { quietDisk } from './lib/quiet-disk';
 import { ROOT } from './lib/processes';
@@ -93,8 +93,7 @@ async function measureHashCeilings(bench: Bench): Promise<void> {
     // Rows already divided by the lower figure are divided again.
     for (const row of results.rows) {
       if (row.ceiling?.name !== name) continue;
-      row.ceiling.perSecond = measured.perSecond;
-      row.ratio = round(row.result.rps / measured.perSecond, 3);
+      Object.assign(row, dividedBy({ name, perSecond: measured.perSecond }, row.result));
     }
   }
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,8 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       if (req.url === '/bad') return void res.writeHead(500).end('{}');
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"path":"${req.url}"}`), 2);
+      const ms = req.url === '/slow' ? 20 : 2;
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"path":"${req.url}"}`), ms);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -90,6 +91,26 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
     // The measured figures are the second load's alone.
     expect(warm.result.requests).toBeLessThanOrEqual(sent[3]);
     expect(cold.result.requests).toBeLessThanOrEqual(sent[1]);
+  }, 60_000);
+
+  it('divides again every row of a ceiling measured higher the second time, also rows that were given one ceiling object', async () => {
+    const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
+    const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
+    bench.log = () => undefined;
+    const at = (path: string) => () => ({ next: () => ({ method: 'GET' as const, path }) });
+    // The ceiling's first measurement is held back (20 ms an answer), its second is not (2 ms).
+    await bench.series('ceiling', 'minimal', 'ceiling', url, at('/slow'));
+    const first = bench.results.sweep.ceiling[0].rps;
+    // Two rows divided by one ceiling object, as the mail rows are.
+    const shared = bench.ceilingFrom('the ceiling', 'ceiling')(2);
+    const rows = [await bench.row('test', 'a', url, at('/ok'), { ceiling: shared }), await bench.row('test', 'b', url, at('/ok'), { ceiling: shared })];
+    await bench.remeasure('ceiling', url, at('/ok'), ['the ceiling']);
+    const again = bench.results.sweep.ceiling[0].rps;
+    expect(again).toBeGreaterThan(first * 2);
+    for (const row of rows) {
+      expect(row.ceiling?.perSecond).toBe(again);
+      expect(row.ratio).toBeCloseTo(row.result.rps / again, 3);
+    }
   }, 60_000);
 
   it('counts answers other than the expected status as errors', async () => {
@@ -170,5 +191,17 @@ describe('bench/medians.ts', () => {
     // final6/7/8 refresh ratios 66 %, 67 %, 67 % of their own ceilings: the median is 67 %.
     expect(out.stdout).toMatch(/\| refresh >= 80 % of its ceiling \(p99 <= 25 ms\) \| 67 %, p99 [\d.]+ ms \| \*\*no\*\* \|/);
     expect(out.stdout).toContain('| target | final6 | final7 | final8 |');
+  }, 30_000);
+
+  it('divides each stored row again from its figures: a stale ratio in a stored run is not carried', () => {
+    // r19-full-1 stored its password-reset row at 92 % of the mail ceiling's first measurement
+    // (478.8/s), beside the higher one it kept (734.5/s): 441.1 / 734.5 is 60 %.
+    const runs = ['2026-11-27T23-48-32-r19-full-1.json', '2026-11-27T23-59-44-r19-full-2.json', '2026-11-28T00-11-36-r19-full-3.json'].map((f) => join(ROOT, 'bench', 'results', f));
+    const stored = JSON.parse(readFileSync(runs[0], 'utf8')) as BenchResults;
+    expect(stored.rows.find((row) => row.endpoint === 'password-reset request' && row.system === 'svc · PostgreSQL')?.ratio).toBe(0.921);
+    const out = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'medians.ts'), ...runs], { cwd: ROOT, encoding: 'utf8' });
+    expect(out.status).toBe(0);
+    expect(out.stdout).toContain('| password-reset request >= 75 % of its ceiling | 60 % **no** | 57 % **no** | 65 % **no** |');
+    expect(out.stdout).toMatch(/\| svc · PostgreSQL \| password-reset request \| 546 \|.*\| 60 % \|/);
   }, 30_000);
 });
