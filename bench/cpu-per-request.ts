@@ -33,7 +33,7 @@ import { builtNode } from './lib/built';
 import { dataDirWithMailbox, mailboxFolder } from './lib/mailbox-folder';
 import { startChild, type Child } from './lib/processes';
 import { flagTaker, switchTaker } from './lib/pair-args';
-import { pidsNamed, pidsWhere, threadCpuPerRequest, threadTicks, TICK_US, ticks, ticksOf } from './lib/proc-cpu';
+import { pidsNamed, pidsWhere, threadCpuPerRequest, threadTicks, ticks, ticksOf, usPerRequest } from './lib/proc-cpu';
 import * as rows from './lib/rows';
 import { clearRedisPrefix, createProject, logIn, minimalOutboxDrained, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
 
@@ -253,19 +253,15 @@ async function main(): Promise<void> {
     const { failed, p50, p99 } = await drive(requests);
     await drained(); // every mail the requests queued is delivered
     measuredMs = Date.now() - started;
-    const apiUs = ((ticks(pid) - apiBefore) * TICK_US) / requests;
-    const mainUs = ((ticks(pid, true) - mainBefore) * TICK_US) / requests;
-    const mainSystemUs = ((ticks(pid, true, true) - mainSystemBefore) * TICK_US) / requests;
-    const pgUs = ((postgresTicks(database) - pgBefore) * TICK_US) / requests;
-    const proxyUs = proxyPid ? { proxyCpuUsPerRequest: Math.round(((ticks(proxyPid) - proxyBefore) * TICK_US) / requests) } : {};
+    const proxyUs = proxyPid ? { proxyCpuUsPerRequest: usPerRequest(ticks(proxyPid) - proxyBefore, requests) } : {};
     const server = minimal ? { server: `minimal ${row}` } : {};
     const apiFigures = {
-      apiCpuUsPerRequest: Math.round(apiUs),
-      apiMainThreadCpuUsPerRequest: Math.round(mainUs),
-      apiMainThreadSystemCpuUsPerRequest: Math.round(mainSystemUs),
+      apiCpuUsPerRequest: usPerRequest(ticks(pid) - apiBefore, requests),
+      apiMainThreadCpuUsPerRequest: usPerRequest(ticks(pid, true) - mainBefore, requests),
+      apiMainThreadSystemCpuUsPerRequest: usPerRequest(ticks(pid, true, true) - mainSystemBefore, requests),
       apiThreadsCpuUsPerRequest: threadCpuPerRequest(threadsBefore, threadTicks(pid), requests),
-      postgresCpuUsPerRequest: Math.round(pgUs),
-      redisCpuUsPerRequest: Math.round(((redisTicks() - redisBefore) * TICK_US) / requests),
+      postgresCpuUsPerRequest: usPerRequest(postgresTicks(database) - pgBefore, requests),
+      redisCpuUsPerRequest: usPerRequest(redisTicks() - redisBefore, requests),
       untilDeliveredMs: measuredMs,
       latencyMs: { p50, p99 },
     };

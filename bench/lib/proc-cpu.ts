@@ -53,12 +53,17 @@ export function threadTicks(pid: number): Map<string, number> {
   return byKind;
 }
 
+/** `spent` ticks over `requests` requests, in whole µs a request. */
+export function usPerRequest(spent: number, requests: number): number {
+  return Math.round((spent * TICK_US) / requests);
+}
+
 /**
  * µs per request of each kind of thread between two `threadTicks` readings, largest first; a kind
  * that did not run in between is left out, one that started in between counts from zero.
  */
 export function threadCpuPerRequest(before: Map<string, number>, after: Map<string, number>, requests: number): Record<string, number> {
-  const spent = [...after].map(([kind, total]) => [kind, Math.round(((total - (before.get(kind) ?? 0)) * TICK_US) / requests)] as const);
+  const spent = [...after].map(([kind, total]) => [kind, usPerRequest(total - (before.get(kind) ?? 0), requests)] as const);
   return Object.fromEntries(spent.filter(([, us]) => us > 0).sort((a, b) => b[1] - a[1]));
 }
 

@@ -12,9 +12,10 @@ describe('the rest collector', () => {
   // collections at each step; `heap` is the committed heap the collector is shown.
   const DECISIONS_SCRIPT = `
     const { startRestCollector } = require(process.argv[1]);
+    const { waitUntil } = require(process.argv[2]);
     const silent = { debug() {}, warn() {} };
     const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-    const waitFor = async (condition) => { const until = performance.now() + 20000; while (!condition() && performance.now() < until) await sleep(20); };
+    const waitFor = (condition) => waitUntil(condition, 20000);
     const MB = 1024 * 1024;
     (async () => {
       let heap = 100 * MB;
@@ -51,7 +52,7 @@ describe('the rest collector', () => {
     const { growth, load, stopped } = runJsonScript<{ growth: Record<string, number>; load: Record<string, number>; stopped: number }>(
       process.execPath,
       DECISIONS_SCRIPT,
-      [join(root, 'apps/api/src/composition/rest-collector.ts')],
+      [join(root, 'apps/api/src/composition/rest-collector.ts'), join(root, 'packages/adapters-redis/src/testing/wait-until.ts')],
       60_000,
     );
     expect(growth).toEqual({
