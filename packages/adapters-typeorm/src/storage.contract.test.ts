@@ -152,10 +152,44 @@ function sharedOutboxCase(url: string): void {
 
 /**
  * The round trips of the hot paths on PostgreSQL (bench/README.md): `/me` reads the user and its
- * session in one statement, refresh reads the token with its holder in one and rotates in one.
- * Counted as the statements the pool's connections send.
+ * session in one statement, refresh reads the token with its holder in one and rotates in one,
+ * and a sign-in opens its session with the first refresh token in one, also inside the sign-in's
+ * unit of work. Counted as the statements the pool's connections send.
  */
 function hotPathCase(open: Open): void {
+  it('opens a session with its first refresh token in one statement, alone and inside a unit of work', async () => {
+    const { storage, close } = await open();
+    const sent = jest.spyOn(Client.prototype, 'query');
+    try {
+      const scope = await seedScope(storage);
+      const user = await seedUser(storage, scope);
+      const newSession = () => ({ id: newId(), userId: user.id, rotationKey: newId(), createdAt: T0, refreshTokenHash: newId(), refreshExpiresAt: new Date('2026-03-01T00:00:00.000Z') });
+      const alone = newSession();
+      sent.mockClear();
+      await storage.sessions.create(scope, alone);
+      expect(sent.mock.calls.length).toBe(1);
+      const inUnit = newSession();
+      let insideUnit = -1;
+      await storage.unitOfWork.run(async () => {
+        sent.mockClear();
+        await storage.sessions.create(scope, inUnit);
+        insideUnit = sent.mock.calls.length;
+      });
+      expect(insideUnit).toBe(1);
+      for (const session of [alone, inUnit]) {
+        expect(await storage.sessions.findRefreshToken(scope, session.refreshTokenHash)).toMatchObject({ sessionId: session.id });
+      }
+      // The session's foreign keys still hold in the one statement: a user of another scope is refused, and nothing is left of it.
+      const other = await seedScope(storage);
+      const refused = newSession();
+      await expect(storage.sessions.create(other, refused)).rejects.toThrow();
+      expect(await storage.sessions.findRefreshToken(other, refused.refreshTokenHash)).toBeNull();
+    } finally {
+      sent.mockRestore();
+      await close();
+    }
+  });
+
   it('answers /me and refresh with one statement per step', async () => {
     const { storage, close } = await open();
     const sent = jest.spyOn(Client.prototype, 'query');

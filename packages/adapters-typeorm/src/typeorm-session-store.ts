@@ -29,11 +29,21 @@ import {
 } from './session-statements';
 import { toUser } from './typeorm-user-repository';
 
+/** A new session row; the client's address and user agent are kept for the device list. */
+const INSERT_SESSION = `INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at, revoked_at, authenticated_at, client_address, user_agent)
+   VALUES ($1, $2, $3, $4, $5, $6, NULL, $6, $7, $8)`;
+
 /** SessionStore on PostgreSQL or SQLite; `rotate` is a single conditional UPDATE. */
 export class TypeormSessionStore implements SessionStore {
   constructor(private readonly db: Database) {}
 
-  /** Session and first token in one transaction; the composite foreign key refuses a user of another scope. */
+  /**
+   * Session and first token together; the composite foreign key refuses a user of another scope.
+   * On PostgreSQL one statement (a data-modifying CTE is atomic on its own, and the token's foreign
+   * key sees the session inserted beside it), so a sign-in opens its session in one round trip
+   * instead of BEGIN (or a savepoint inside the sign-in's unit of work), two INSERTs and COMMIT. On
+   * SQLite, which has no such CTE, one transaction.
+   */
   async create(scope: TenantScope, session: NewSession): Promise<void> {
     assertScope(scope);
     assertUuid(session.id, 'session id');
@@ -42,12 +52,19 @@ export class TypeormSessionStore implements SessionStore {
     assertDate(session.createdAt, 'createdAt');
     assertDate(session.refreshExpiresAt, 'refreshExpiresAt');
     const { projectId, environment } = scope;
-    await this.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at, revoked_at, authenticated_at, client_address, user_agent)
-         VALUES ($1, $2, $3, $4, $5, $6, NULL, $6, $7, $8)`,
-        [session.id, projectId, environment, session.userId, session.rotationKey, dateParam(session.createdAt), storableOrNull(session.client?.address), storableOrNull(session.client?.userAgent)],
+    const sessionRow = [session.id, projectId, environment, session.userId, session.rotationKey, dateParam(session.createdAt), storableOrNull(session.client?.address), storableOrNull(session.client?.userAgent)];
+    const tokenRow = [session.refreshTokenHash, dateParam(session.refreshExpiresAt)];
+    if (this.db.kind === 'postgres') {
+      await this.db.query(
+        `WITH opened AS (${INSERT_SESSION} RETURNING id, project_id, environment, created_at)
+         INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
+         SELECT $9::text, project_id, environment, id, created_at, $10::timestamptz FROM opened`,
+        [...sessionRow, ...tokenRow],
       );
+      return;
+    }
+    await this.db.transaction(async (tx) => {
+      await tx.query(INSERT_SESSION, sessionRow);
       await tx.query(
         `INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6)`,

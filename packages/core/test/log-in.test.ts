@@ -2,6 +2,7 @@ import type { PasswordHasher } from '../src/ports/password-hasher';
 import { createAuthService } from '../src/create-auth-service';
 import { createInMemoryDeps } from '../src/testing/in-memory-deps';
 import { FakePasswordHasher } from '../src/testing/fake-password-hasher';
+import { AuthError } from '../src/errors';
 import { PASSWORD } from './helpers';
 
 /** Records which kind of compare each login paid for. */
@@ -61,6 +62,51 @@ describe('logIn', () => {
     });
     await service.admin.unbanUser(key.scope, user.id);
     await expect(service.logIn(key, { email: 'ada@example.test', password: PASSWORD })).resolves.toBeDefined();
+  });
+
+  it('signs the access token while the session is being stored, and the token names that session', async () => {
+    const { service, key, deps } = await setup();
+    const events: string[] = [];
+    const sign = deps.tokens.sign.bind(deps.tokens);
+    jest.spyOn(deps.tokens, 'sign').mockImplementation((scope, claims) => {
+      events.push('sign started');
+      return sign(scope, claims);
+    });
+    const create = deps.sessions.create.bind(deps.sessions);
+    jest.spyOn(deps.sessions, 'create').mockImplementation(async (scope, session) => {
+      events.push('store started');
+      await create(scope, session);
+      events.push('stored');
+    });
+    const result = await service.logIn(key, { email: 'ada@example.test', password: PASSWORD });
+    if (result.twoFactorRequired) throw new Error('no second factor expected');
+    expect(events).toEqual(['store started', 'sign started', 'stored']);
+    const claims = await deps.tokens.decode(key.scope, result.accessToken);
+    expect(claims?.sid).toEqual(expect.any(String));
+    expect(await deps.sessions.findSession(key.scope, claims?.sid as string)).not.toBeNull();
+  });
+
+  it('makes the client known beside the sign-in, and fails the sign-in when that fails', async () => {
+    const { service, key, deps } = await setup();
+    const client = { address: '198.51.100.7', deviceId: 'device-1' };
+    const events: string[] = [];
+    const remember = deps.knownDevices.remember.bind(deps.knownDevices);
+    const remembered = jest.spyOn(deps.knownDevices, 'remember').mockImplementation(async (...args) => {
+      events.push('remember started');
+      await remember(...args);
+    });
+    const create = deps.sessions.create.bind(deps.sessions);
+    jest.spyOn(deps.sessions, 'create').mockImplementation(async (scope, session) => {
+      await create(scope, session);
+      events.push('session stored');
+    });
+    await service.logIn(key, { email: 'ada@example.test', password: PASSWORD }, { client });
+    expect(events).toEqual(['remember started', 'session stored']);
+    let unknown = false;
+    await service.logIn(key, { email: 'ada@example.test', password: PASSWORD }, { client, unknownClient: async () => void (unknown = true) });
+    expect(unknown).toBe(false);
+    remembered.mockRejectedValueOnce(new AuthError('service_unavailable'));
+    await expect(service.logIn(key, { email: 'ada@example.test', password: PASSWORD }, { client })).rejects.toMatchObject({ code: 'service_unavailable' });
   });
 
   it('does not find sandbox users with a production key', async () => {

@@ -1,6 +1,8 @@
 import { createAuthService } from '../src/create-auth-service';
 import type { SecurityEvent } from '../src/domain/security-event';
 import { createInMemoryDeps } from '../src/testing/in-memory-deps';
+import { LocalChangeFeed } from '../src/changes/local-change-feed';
+import { createEventRecorder } from '../src/use-cases/events/record-event';
 import { PASSWORD } from './helpers';
 
 // Events as core emits them through its port, recorded into the audit log by createEventRecorder,
@@ -60,6 +62,36 @@ describe('security events', () => {
     expect((await service.admin.purgeExpired()).auditEntries).toBe(before);
     expect((await service.admin.auditLog(key.scope, {})).entries).toEqual([]);
     expect((await service.admin.auditLog(sandbox, {})).entries).toEqual([]);
+  });
+
+  it("keeps a project's retention between events until a notice says the project changed; without a feed, reads it each time", async () => {
+    const { deps, key } = await started({ name: 'Kept retention', auditRetentionDays: 30 });
+    const feed = new LocalChangeFeed();
+    const reads = jest.spyOn(deps.projects, 'findById');
+    const event: SecurityEvent = { type: 'user.sign_in_failed', data: { method: 'password', reason: 'invalid_credentials' } };
+    const days = async () => {
+      const [entry] = await deps.auditLog.list(key.scope, { type: 'user.sign_in_failed', limit: 1 });
+      return Math.round((entry.expiresAt.getTime() - entry.at.getTime()) / 86_400_000);
+    };
+    const kept = createEventRecorder({ ...deps, changes: feed });
+    await kept.emit(key.scope, event);
+    await kept.emit(key.scope, event);
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(await days()).toBe(30);
+    await deps.projects.update(key.scope.projectId, { auditRetentionDays: 7 }, deps.clock.now());
+    await feed.publish({ kind: 'project', projectId: '11111111-1111-4111-8111-111111111111' });
+    await kept.emit(key.scope, event);
+    expect(reads).toHaveBeenCalledTimes(1);
+    await feed.publish({ kind: 'project', projectId: key.scope.projectId });
+    deps.clock.advance(1);
+    await kept.emit(key.scope, event);
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(await days()).toBe(7);
+    reads.mockClear();
+    const unkept = createEventRecorder(deps);
+    await unkept.emit(key.scope, event);
+    await unkept.emit(key.scope, event);
+    expect(reads).toHaveBeenCalledTimes(2);
   });
 
   it('pages with an opaque cursor and refuses a forged one', async () => {

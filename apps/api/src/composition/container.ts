@@ -160,7 +160,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
   const webhookWorker = new WebhookWorker(deps, { logger, metrics: options.metrics });
   // Every security event into the audit log with the context of the request it happened in, and
   // its webhook deliveries in the same transaction; the worker is woken to deliver at once.
-  const recorder = withRequestContext(createEventRecorder({ ...deps, auditLog: storage.auditLog, webhooks: storage.webhooks, onDeliveries: () => webhookWorker.wake() }));
+  const recorder = withRequestContext(createEventRecorder({ ...deps, auditLog: storage.auditLog, webhooks: storage.webhooks, changes: changes.feed, onDeliveries: () => webhookWorker.wake() }));
   deps.events = options.metrics ? countEvents(recorder, options.metrics) : recorder;
   const mailer = buildMailer(config, logger);
   // The worker's claims and marks on a pool of their own (PostgreSQL): not queued behind requests.

@@ -11,6 +11,7 @@ import { hasCapability, type AuthDeps, type OptionalDeps } from './deps';
 import { emitEvent } from './events/record-event';
 import { atomically } from './atomically';
 import { openSession } from './issue-tokens';
+import { rememberClient } from './known-clients';
 
 /** A finished sign-in: the user as signed in and the first token bundle of a new session. */
 export type SignedIn = { user: User } & TokenBundle;
@@ -26,7 +27,7 @@ export interface TwoFactorChallenge {
 /** What every password-equivalent sign-in path answers: tokens, or a second-factor challenge. */
 export type SignInResult = ({ twoFactorRequired: false } & SignedIn) | TwoFactorChallenge;
 
-type SessionDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens'> & OptionalDeps<'events' | 'unitOfWork'>;
+type SessionDeps = Pick<AuthDeps, 'settings' | 'clock' | 'random' | 'users' | 'sessions' | 'tokens'> & OptionalDeps<'events' | 'unitOfWork' | 'knownDevices'>;
 /** Without the TOTP capability no user has a second factor to ask for. */
 export type FirstFactorDeps = SessionDeps & OptionalDeps<'twoFactor' | 'totp' | 'secretBox' | 'oneTimeTokens'>;
 
@@ -35,21 +36,36 @@ export interface SignInOptions {
   client?: SignInClient;
 }
 
+/** How a sign-in path finishes: whether it makes its client known. */
+interface FinishOptions extends SignInOptions {
+  /**
+   * The sign-in makes `client` known to the account (known-clients.ts): password, second-factor
+   * and passkey sign-ins do; magic-link and OAuth sign-ins do not (docs/security.md, known clients).
+   */
+  rememberClient?: boolean;
+}
+
 /**
  * Records lastLoginAt and starts a session: the last step of every successful sign-in, which it
  * reports. A project that requires confirmed addresses refuses an unconfirmed user here, whatever
  * the path (the password path refuses earlier, before any second-factor challenge, and mails the
  * link again).
  */
-export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User, method: SignInMethod, options: SignInOptions = {}): Promise<SignedIn> {
+export async function finishSignIn(deps: SessionDeps, scope: TenantScope, project: Project, user: User, method: SignInMethod, options: FinishOptions = {}): Promise<SignedIn> {
   if (mustVerifyEmail(project, user)) return refuseSignIn(deps, scope, { userId: user.id, method, reason: 'email_not_verified' });
   const now = deps.clock.now();
-  const { bundle } = await atomically(deps, async () => {
-    await deps.users.recordLogin(scope, user.id, now);
-    const opened = await openSession(deps, scope, project, user, options);
-    await emitEvent(deps, scope, { type: 'user.signed_in', userId: user.id, actor: { type: 'user', userId: user.id }, data: { sessionId: opened.sessionId, method } });
-    return opened;
-  });
+  // Every check has passed, so the client becomes known beside the sign-in's transaction, outside
+  // it (its own transaction, on a connection of its own): a sign-in waits for the longer of the two
+  // rather than both. Either failing fails the sign-in.
+  const [{ bundle }] = await Promise.all([
+    atomically(deps, async () => {
+      await deps.users.recordLogin(scope, user.id, now);
+      const opened = await openSession(deps, scope, project, user, options);
+      await emitEvent(deps, scope, { type: 'user.signed_in', userId: user.id, actor: { type: 'user', userId: user.id }, data: { sessionId: opened.sessionId, method } });
+      return opened;
+    }),
+    options.rememberClient ? rememberClient(deps, scope, user.id, options.client) : undefined,
+  ]);
   return { user: { ...user, lastLoginAt: now }, ...bundle };
 }
 
@@ -65,7 +81,7 @@ export async function refuseSignIn(deps: OptionalDeps<'events'>, scope: TenantSc
  * sign-in): call it once the first factor has proved `user`. A banned user is refused; a user
  * with TOTP on gets the challenge and no tokens; anyone else is signed in.
  */
-export async function completeFirstFactor(deps: FirstFactorDeps, scope: TenantScope, project: Project, user: User, method: SignInMethod, options: SignInOptions = {}): Promise<SignInResult> {
+export async function completeFirstFactor(deps: FirstFactorDeps, scope: TenantScope, project: Project, user: User, method: SignInMethod, options: FinishOptions = {}): Promise<SignInResult> {
   if (isBanned(user)) return refuseSignIn(deps, scope, { userId: user.id, method, reason: 'user_banned' });
   if (hasCapability(deps, 'totp') && (await deps.twoFactor.findTotp(scope, user.id))?.status === 'enabled') {
     return issueTwoFactorChallenge(deps, scope, user);

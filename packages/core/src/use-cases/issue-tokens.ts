@@ -48,15 +48,21 @@ export async function openSession(
   const now = deps.clock.now();
   const sessionId = deps.random.uuid();
   const refreshToken = newBearerSecret(deps.random);
-  await deps.sessions.create(scope, {
-    id: sessionId,
-    userId: user.id,
-    rotationKey: newBearerSecret(deps.random),
-    createdAt: now,
-    refreshTokenHash: sha256Hex(refreshToken),
-    refreshExpiresAt: refreshTokenExpiry(now, now, project),
-    client: sessionClientOf(options.client),
-  });
-  const accessToken = await signAccessToken(deps, scope, project, user, sessionId);
+  // The access token is signed while the session is stored: the signature needs only the session's
+  // id, and the API signs on libuv's pool (rs256-access-token-codec.ts), so a sign-in waits
+  // for the longer of the two rather than both. A session that fails to store throws, and its
+  // token is never handed out.
+  const [, accessToken] = await Promise.all([
+    deps.sessions.create(scope, {
+      id: sessionId,
+      userId: user.id,
+      rotationKey: newBearerSecret(deps.random),
+      createdAt: now,
+      refreshTokenHash: sha256Hex(refreshToken),
+      refreshExpiresAt: refreshTokenExpiry(now, now, project),
+      client: sessionClientOf(options.client),
+    }),
+    signAccessToken(deps, scope, project, user, sessionId),
+  ]);
   return { sessionId, bundle: { accessToken, refreshToken, expiresIn: project.accessTokenTtlSeconds } };
 }

@@ -4,7 +4,7 @@ import type { SignInClient } from '../domain/known-device';
 import { isBanned, normalizeEmail, type User } from '../domain/user';
 import { completeFirstFactor, refuseSignIn, type FirstFactorDeps, type SignInResult } from './complete-first-factor';
 import type { AuthDeps, OptionalDeps } from './deps';
-import { isKnownClient, rememberClient } from './known-clients';
+import { isKnownClient } from './known-clients';
 import { sendEmailVerification } from './email/verify-email';
 
 export interface LogInInput {
@@ -42,9 +42,7 @@ export async function logIn(
   // Banned is told only after the password matched (completeFirstFactor checks it): it reveals
   // nothing to a guesser. A user with TOTP on gets the second-factor challenge instead of tokens,
   // and its client becomes known only once the second factor is done too.
-  const result = await completeFirstFactor(deps, scope, project, user, 'password', { client: options.client });
-  if (!result.twoFactorRequired) await rememberClient(deps, scope, user.id, options.client);
-  return result;
+  return completeFirstFactor(deps, scope, project, user, 'password', { client: options.client, rememberClient: true });
 }
 
 /**

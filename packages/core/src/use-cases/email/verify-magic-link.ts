@@ -63,5 +63,6 @@ async function signInByMailbox(deps: MagicLinkSignInDeps, scope: TenantScope, pr
   const user = await deps.users.findById(scope, userId);
   if (!user) throw new AuthError('user_not_found');
   if (isBanned(user)) throw new AuthError('user_banned');
-  return completeFirstFactor(deps, scope, project, await proveMailbox(deps, scope, user, 'magic_link'), 'magic_link', options);
+  // A magic-link sign-in does not make its client known (docs/security.md, known clients).
+  return completeFirstFactor(deps, scope, project, await proveMailbox(deps, scope, user, 'magic_link'), 'magic_link', { client: options.client });
 }

@@ -8,9 +8,16 @@ import type { WebhookStore } from '../../ports/webhook-store';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { webhookMessagesFor } from '../webhooks/enqueue-webhooks';
 import { afterCommit } from '../atomically';
+import { cachedLookup } from '../cached-lookup';
+import type { ChangeFeed } from '../../ports/change-feed';
 
 export type EventRecorderDeps = Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'unitOfWork'> & {
   auditLog: AuditLog;
+  /**
+   * Where admin changes are announced. With it, each project's audit retention is kept between
+   * events (auditRetention); without it, every event reads its project.
+   */
+  changes?: ChangeFeed;
   /** Where the scope's endpoints are read; without it no webhook is queued. */
   webhooks?: Pick<WebhookStore, 'listEndpoints'>;
   /** Called after an event queued deliveries (the API wakes its webhook worker). */
@@ -24,10 +31,10 @@ export type EventRecorderDeps = Pick<AuthDeps, 'clock' | 'random' | 'projects' |
  * work (atomically), that transaction is the change's own.
  */
 export function createEventRecorder(deps: EventRecorderDeps): SecurityEventSink {
+  const retention = auditRetention(deps);
   return {
     emit: async (scope, event) => {
-      const project = await deps.projects.findById(scope.projectId);
-      const retentionDays = project?.auditRetentionDays ?? DEFAULT_SECURITY_SETTINGS.auditRetentionDays;
+      const retentionDays = await retention(scope.projectId);
       const entry = auditEntryOf(event, { id: deps.random.uuid(), at: deps.clock.now(), retentionDays });
       const endpoints = deps.webhooks ? await deps.webhooks.listEndpoints(scope) : [];
       const deliveries = webhookMessagesFor(deps, entry, endpoints);
@@ -36,6 +43,23 @@ export function createEventRecorder(deps: EventRecorderDeps): SecurityEventSink 
       if (deliveries.length > 0 && deps.onDeliveries) await afterCommit(deps, deps.onDeliveries);
     },
   };
+}
+
+/**
+ * A project's audit retention in days (the default for a project that is gone), kept per project
+ * as the API keys' resolutions are (resolve-api-key.ts): for 10 s, dropped at once by a notice about
+ * the project, so an event costs its change's transaction one statement less. The retention only
+ * dates an entry's end; no check depends on it.
+ */
+function auditRetention(deps: EventRecorderDeps): (projectId: string) => Promise<number> {
+  const read = async (projectId: string) => (await deps.projects.findById(projectId))?.auditRetentionDays ?? DEFAULT_SECURITY_SETTINGS.auditRetentionDays;
+  if (!deps.changes) return read;
+  const cached = cachedLookup(deps.clock, read, { ttlSeconds: 10, maxEntries: 10_000 });
+  deps.changes.subscribe((notice) => {
+    if (notice.kind === 'everything') cached.forget();
+    else if (notice.kind === 'project') cached.forget((_days, projectId) => projectId === notice.projectId);
+  });
+  return cached;
 }
 
 /**

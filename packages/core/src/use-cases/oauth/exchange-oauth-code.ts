@@ -39,5 +39,5 @@ export async function exchangeOAuthCode(
   if (!consumed?.userId) throw new AuthError('invalid_token', 'The exchange code is not valid.');
   const user = await deps.users.findById(scope, consumed.userId);
   if (!user) throw new AuthError('user_not_found');
-  return { provider: String(consumed.data.provider), result: await completeFirstFactor(deps, scope, project, user, 'oauth', options) };
+  return { provider: String(consumed.data.provider), result: await completeFirstFactor(deps, scope, project, user, 'oauth', { client: options.client }) };
 }

@@ -4,7 +4,6 @@ import type { Project } from '../../domain/project';
 import { isBanned, normalizeEmail } from '../../domain/user';
 import type { SignInClient } from '../../domain/known-device';
 import { finishSignIn, refuseSignIn, type SignedIn } from '../complete-first-factor';
-import { rememberClient } from '../known-clients';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { newBearerSecret } from '../../domain/secrets';
 import { credentialIdOf, requireRelyingParty, storeChallenge, takeChallenge } from './webauthn-challenges';
@@ -58,9 +57,7 @@ export async function logInWithPasskey(
   }
   // As at login: a ban is told only to someone who proved the credential.
   if (isBanned(user)) return refuseSignIn(deps, scope, { userId: user.id, method: 'passkey', reason: 'user_banned' });
-  const signedIn = await finishSignIn(deps, scope, project, user, 'passkey', options);
-  await rememberClient(deps, scope, user.id, options.client);
-  return signedIn;
+  return finishSignIn(deps, scope, project, user, 'passkey', { client: options.client, rememberClient: true });
 }
 
 const invalidPasskey = () => new AuthError('invalid_passkey');

@@ -6,7 +6,6 @@ import { TWO_FACTOR_MAX_ATTEMPTS } from '../../domain/two-factor';
 import { isBanned } from '../../domain/user';
 import type { SignInClient } from '../../domain/known-device';
 import { finishSignIn, refuseSignIn, type SignedIn } from '../complete-first-factor';
-import { rememberClient } from '../known-clients';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { acceptSecondFactorCode } from './second-factor-codes';
 
@@ -49,8 +48,6 @@ export async function verifyTwoFactor(deps: VerifyDeps, scope: TenantScope, proj
   }
   if (!(await deps.oneTimeTokens.consume(scope, 'two_factor', tokenHash, now))) throw invalidToken();
   if (isBanned(user)) return refuseSignIn(deps, scope, { userId: user.id, method: 'totp', reason: 'user_banned' });
-  const signedIn = await finishSignIn(deps, scope, project, user, 'totp', options);
   // The sign-in is complete only now: the client that did both factors becomes known.
-  await rememberClient(deps, scope, user.id, options.client);
-  return signedIn;
+  return finishSignIn(deps, scope, project, user, 'totp', { client: options.client, rememberClient: true });
 }

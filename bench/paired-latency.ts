@@ -1,0 +1,121 @@
+// `tsx bench/paired-latency.ts --api-root DIR [--requests N] [--cost N] [--warm-up N] <login|sign-up>`:
+// the answer time of one request at a time, this checkout's API (A) against another checkout's (B,
+// --api-root: a copy of the tree without the change), both running at once on one database and
+// asked in turn: A, B, then B, A, and so on. A change of a few round trips moves a sign-in's
+// answer by a millisecond or two, less than this machine's drift between two runs taken a minute
+// apart; asked in turn, both sides meet the same drift, and the median of the pairs' differences
+// (B − A) shows what the change is worth. The default bcrypt cost is 4, so that the compare (about
+// a millisecond) leaves the rest of the answer to be seen. Not part of `pnpm bench`.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDatabase, databaseUrl, dropDatabase, postgresSeeder, seedEmail } from './lib/database';
+import { flagTaker } from './lib/pair-args';
+import { clearRedisPrefix, createProject, PASSWORD, servicePasswordHash, startApi } from './lib/svc';
+import type { Child } from './lib/processes';
+import { threadCpuPerRequest, threadTicks } from './lib/proc-cpu';
+
+const argv = process.argv.slice(2);
+const flag = flagTaker(argv);
+const otherRoot = flag('--api-root');
+const requests = Number(flag('--requests') ?? 1500);
+const warmUp = Number(flag('--warm-up') ?? 200);
+const cost = Number(flag('--cost') ?? 4);
+const row = argv[0] ?? 'login';
+if (!otherRoot) throw new Error('--api-root DIR: the checkout to compare this one with');
+if (row !== 'login' && row !== 'sign-up') throw new Error(`unknown row ${row}: login or sign-up`);
+
+const USERS = 1000;
+
+/** The nearest-rank percentile of `values` (sorted here), in ms with two decimals. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)].toFixed(2));
+}
+
+function apiPid(child: Child): number {
+  if (child.process.pid === undefined) throw new Error(`${child.name} has no process id`);
+  return child.process.pid;
+}
+
+/** One request of the row to `url`; its answer time in ms. A failed answer stops the run. */
+async function timed(url: string, apiKey: string, n: number): Promise<number> {
+  const body = row === 'login' ? { email: seedEmail((n % USERS) + 1), password: PASSWORD } : { email: `paired-${n}-${process.pid}@example.test`, password: PASSWORD };
+  const started = process.hrtime.bigint();
+  const response = await fetch(`${url}/api/auth/${row === 'login' ? 'login' : 'signup'}`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  await response.arrayBuffer();
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (!response.ok) throw new Error(`${row} answered ${response.status}`);
+  return ms;
+}
+
+async function main(): Promise<void> {
+  const id = `${process.pid}_${Date.now().toString(36)}`;
+  const database = `svc_paired_${id}`;
+  const tmp = mkdtempSync(join(tmpdir(), 'svc-paired-'));
+  await createDatabase(database);
+  const sides: Child[] = [];
+  try {
+    // One after the other: the second finds the schema migrated.
+    for (const [name, root] of [
+      ['a', null],
+      ['b', otherRoot],
+    ] as const) {
+      const storage = { kind: 'postgres' as const, database, redisPrefix: `svcbench:${id}:${name}:` };
+      sides.push(await startApi({ storage, cost, dataDir: join(tmp, `data-${name}`), logFile: join(tmp, `api-${name}.log`), root }));
+    }
+    const [a, b] = sides;
+    const project = await createProject(a.url);
+    const seeder = await postgresSeeder(databaseUrl(database));
+    await seeder.insertUsers(project.id, 1, USERS, await servicePasswordHash(cost));
+    await seeder.close();
+    for (let n = 0; n < warmUp; n++) {
+      await timed(a.url, project.apiKey, n);
+      await timed(b.url, project.apiKey, n + warmUp);
+    }
+    const times = { a: [] as number[], b: [] as number[] };
+    const cpuBefore = { a: threadTicks(apiPid(a)), b: threadTicks(apiPid(b)) };
+    const differences: number[] = [];
+    for (let n = 0; n < requests; n++) {
+      const at = 2 * (warmUp + n);
+      // Each pair starts with the other side than the last, so neither always goes first.
+      const first = n % 2 === 0 ? 'a' : 'b';
+      const second = first === 'a' ? 'b' : 'a';
+      const urls = { a: a.url, b: b.url };
+      const pair = { [first]: await timed(urls[first], project.apiKey, at), [second]: await timed(urls[second], project.apiKey, at + 1) } as { a: number; b: number };
+      times.a.push(pair.a);
+      times.b.push(pair.b);
+      differences.push(pair.b - pair.a);
+    }
+    const cpu = {
+      a: threadCpuPerRequest(cpuBefore.a, threadTicks(apiPid(a)), requests),
+      b: threadCpuPerRequest(cpuBefore.b, threadTicks(apiPid(b)), requests),
+    };
+    const summary = (values: number[]) => ({ p50: percentile(values, 50), p90: percentile(values, 90), p99: percentile(values, 99) });
+    // The API's CPU per request by kind of thread (µs; proc-cpu.ts): how much of the answer time is work of the API's own.
+    const result = {
+      row,
+      cost,
+      requestsEach: requests,
+      a: { root: 'this checkout', ...summary(times.a), cpuUsPerRequest: cpu.a },
+      b: { root: otherRoot, ...summary(times.b), cpuUsPerRequest: cpu.b },
+      p50RatioBOverA: Number((percentile(times.b, 50) / percentile(times.a, 50)).toFixed(3)),
+      medianPairDifferenceMs: percentile(differences, 50),
+    };
+    console.log(JSON.stringify(result, null, 2));
+  } finally {
+    for (const side of sides) await side.stop();
+    await dropDatabase(database);
+    await clearRedisPrefix(`svcbench:${id}:`).catch(() => undefined);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
