@@ -52,7 +52,16 @@ export class TypeormSessionStore implements SessionStore {
     assertDate(session.createdAt, 'createdAt');
     assertDate(session.refreshExpiresAt, 'refreshExpiresAt');
     const { projectId, environment } = scope;
-    const sessionRow = [session.id, projectId, environment, session.userId, session.rotationKey, dateParam(session.createdAt), storableOrNull(session.client?.address), storableOrNull(session.client?.userAgent)];
+    const sessionRow = [
+      session.id,
+      projectId,
+      environment,
+      session.userId,
+      session.rotationKey,
+      dateParam(session.createdAt),
+      storableOrNull(session.client?.address),
+      storableOrNull(session.client?.userAgent),
+    ];
     const tokenRow = [session.refreshTokenHash, dateParam(session.refreshExpiresAt)];
     if (this.db.kind === 'postgres') {
       await this.db.query(
