@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newId, passkeyFixture, seedScope, seedUser, storageContracts } from '@svc/core/testing';
+import { newId, passkeyFixture, seedScope, seedUser, storageContracts, userFixture } from '@svc/core/testing';
 import { Client } from 'pg';
 import { openStorage, type TypeormStorage } from './open-storage';
 import { createTestSchema, describeWithPostgres } from './testing';
@@ -153,10 +153,36 @@ function sharedOutboxCase(url: string): void {
 /**
  * The round trips of the hot paths on PostgreSQL (bench/README.md): `/me` reads the user and its
  * session in one statement, refresh reads the token with its holder in one and rotates in one,
- * and a sign-in opens its session with the first refresh token in one, also inside the sign-in's
- * unit of work. Counted as the statements the pool's connections send.
+ * a sign-in opens its session with the first refresh token in one, also inside the sign-in's
+ * unit of work, and a sign-up with no user limit to count creates its user in one. Counted as the
+ * statements the pool's connections send.
  */
 function hotPathCase(open: Open): void {
+  it('creates a user with no limit to count in one statement, alone and inside a unit of work; a taken address is still refused', async () => {
+    const { storage, close } = await open();
+    const sent = jest.spyOn(Client.prototype, 'query');
+    try {
+      const scope = await seedScope(storage);
+      const alone = userFixture();
+      sent.mockClear();
+      expect(await storage.users.createWithinLimit(scope, alone, { limit: null })).toEqual({ status: 'created' });
+      expect(sent.mock.calls.length).toBe(1);
+      const inUnit = userFixture();
+      let insideUnit = -1;
+      await storage.unitOfWork.run(async () => {
+        sent.mockClear();
+        expect(await storage.users.createWithinLimit(scope, inUnit, { limit: null })).toEqual({ status: 'created' });
+        insideUnit = sent.mock.calls.length;
+      });
+      expect(insideUnit).toBe(1);
+      expect(await storage.users.createWithinLimit(scope, userFixture({ email: alone.email }), { limit: null })).toEqual({ status: 'exists' });
+      expect((await storage.users.findByEmail(scope, inUnit.email))?.id).toBe(inUnit.id);
+    } finally {
+      sent.mockRestore();
+      await close();
+    }
+  });
+
   it('opens a session with its first refresh token in one statement, alone and inside a unit of work', async () => {
     const { storage, close } = await open();
     const sent = jest.spyOn(Client.prototype, 'query');
