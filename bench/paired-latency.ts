@@ -1,4 +1,4 @@
-// `tsx bench/paired-latency.ts --api-root DIR [--requests N] [--cost N] [--warm-up N] <login|sign-up>`:
+// `tsx bench/paired-latency.ts --api-root DIR [--requests N] [--cost N] [--warm-up N] <login|sign-up|refresh>`:
 // the answer time of one request at a time, this checkout's API (A) against another checkout's (B,
 // --api-root: a copy of the tree without the change), both running at once on one database and
 // asked in turn: A, B, then B, A, and so on. A change of a few round trips moves a sign-in's
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase, databaseUrl, dropDatabase, postgresSeeder, seedEmail } from './lib/database';
 import { flagTaker } from './lib/pair-args';
-import { clearRedisPrefix, createProject, PASSWORD, servicePasswordHash, startApi } from './lib/svc';
+import { clearRedisPrefix, createProject, logIn, PASSWORD, servicePasswordHash, startApi } from './lib/svc';
 import type { Child } from './lib/processes';
 import { threadCpuPerRequest, threadTicks } from './lib/proc-cpu';
 
@@ -21,9 +21,11 @@ const otherRoot = flag('--api-root');
 const requests = Number(flag('--requests') ?? 1500);
 const warmUp = Number(flag('--warm-up') ?? 200);
 const cost = Number(flag('--cost') ?? 4);
-const row = argv[0] ?? 'login';
+const PATHS = { login: '/api/auth/login', 'sign-up': '/api/auth/signup', refresh: '/api/auth/refresh' } as const;
+const rowName = argv[0] ?? 'login';
 if (!otherRoot) throw new Error('--api-root DIR: the checkout to compare this one with');
-if (row !== 'login' && row !== 'sign-up') throw new Error(`unknown row ${row}: login or sign-up`);
+if (!Object.hasOwn(PATHS, rowName)) throw new Error(`unknown row ${rowName}: ${Object.keys(PATHS).join(', ')}`);
+const row = rowName as keyof typeof PATHS;
 
 const USERS = 1000;
 
@@ -38,18 +40,29 @@ function apiPid(child: Child): number {
   return child.process.pid;
 }
 
-/** One request of the row to `url`; its answer time in ms. A failed answer stops the run. */
-async function timed(url: string, apiKey: string, n: number): Promise<number> {
-  const body = row === 'login' ? { email: seedEmail((n % USERS) + 1), password: PASSWORD } : { email: `paired-${n}-${process.pid}@example.test`, password: PASSWORD };
+/** One API under measurement; for refresh, the token its next request presents (each answer's successor). */
+interface Side {
+  url: string;
+  refreshToken?: string;
+}
+
+/** The body of the row's `n`th request to `side`. */
+function bodyOf(side: Side, n: number): Record<string, string> {
+  if (row === 'login') return { email: seedEmail((n % USERS) + 1), password: PASSWORD };
+  if (row === 'sign-up') return { email: `paired-${n}-${process.pid}@example.test`, password: PASSWORD };
+  if (!side.refreshToken) throw new Error('refresh: the side has no token to present');
+  return { refreshToken: side.refreshToken };
+}
+
+/** One request of the row to `side`; its answer time in ms. A failed answer stops the run. */
+async function timed(side: Side, apiKey: string, n: number): Promise<number> {
+  const body = JSON.stringify(bodyOf(side, n));
   const started = process.hrtime.bigint();
-  const response = await fetch(`${url}/api/auth/${row === 'login' ? 'login' : 'signup'}`, {
-    method: 'POST',
-    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  await response.arrayBuffer();
+  const response = await fetch(`${side.url}${PATHS[row]}`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body });
+  const text = await response.text();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (!response.ok) throw new Error(`${row} answered ${response.status}`);
+  if (!response.ok) throw new Error(`${row} answered ${response.status}: ${text}`);
+  if (row === 'refresh') side.refreshToken = (JSON.parse(text) as { data: { refreshToken: string } }).data.refreshToken;
   return ms;
 }
 
@@ -73,9 +86,15 @@ async function main(): Promise<void> {
     const seeder = await postgresSeeder(databaseUrl(database));
     await seeder.insertUsers(project.id, 1, USERS, await servicePasswordHash(cost));
     await seeder.close();
+    // Refresh: each side rotates a session of its own, signed in through it.
+    const on = { a: { url: a.url } as Side, b: { url: b.url } as Side };
+    if (row === 'refresh') {
+      on.a.refreshToken = (await logIn(a.url, project.apiKey, seedEmail(1))).refreshToken;
+      on.b.refreshToken = (await logIn(b.url, project.apiKey, seedEmail(2))).refreshToken;
+    }
     for (let n = 0; n < warmUp; n++) {
-      await timed(a.url, project.apiKey, n);
-      await timed(b.url, project.apiKey, n + warmUp);
+      await timed(on.a, project.apiKey, n);
+      await timed(on.b, project.apiKey, n + warmUp);
     }
     const times = { a: [] as number[], b: [] as number[] };
     const cpuBefore = { a: threadTicks(apiPid(a)), b: threadTicks(apiPid(b)) };
@@ -85,8 +104,7 @@ async function main(): Promise<void> {
       // Each pair starts with the other side than the last, so neither always goes first.
       const first = n % 2 === 0 ? 'a' : 'b';
       const second = first === 'a' ? 'b' : 'a';
-      const urls = { a: a.url, b: b.url };
-      const pair = { [first]: await timed(urls[first], project.apiKey, at), [second]: await timed(urls[second], project.apiKey, at + 1) } as { a: number; b: number };
+      const pair = { [first]: await timed(on[first], project.apiKey, at), [second]: await timed(on[second], project.apiKey, at + 1) } as { a: number; b: number };
       times.a.push(pair.a);
       times.b.push(pair.b);
       differences.push(pair.b - pair.a);

@@ -158,25 +158,28 @@ function sharedOutboxCase(url: string): void {
  * statements the pool's connections send.
  */
 function hotPathCase(open: Open): void {
+  /** The statements `sent` saw while `work` ran, inside a unit of work of `inUnitOf` when given. */
+  const statementsOf = async (sent: jest.SpiedFunction<Client['query']>, work: () => Promise<unknown>, inUnitOf?: TypeormStorage) => {
+    let count = -1;
+    const counted = async () => {
+      sent.mockClear();
+      await work();
+      count = sent.mock.calls.length;
+    };
+    await (inUnitOf ? inUnitOf.unitOfWork.run(counted) : counted());
+    return count;
+  };
+
   it('creates a user with no limit to count in one statement, alone and inside a unit of work; a taken address is still refused', async () => {
     const { storage, close } = await open();
     const sent = jest.spyOn(Client.prototype, 'query');
     try {
       const scope = await seedScope(storage);
-      const alone = userFixture();
-      sent.mockClear();
-      expect(await storage.users.createWithinLimit(scope, alone, { limit: null })).toEqual({ status: 'created' });
-      expect(sent.mock.calls.length).toBe(1);
-      const inUnit = userFixture();
-      let insideUnit = -1;
-      await storage.unitOfWork.run(async () => {
-        sent.mockClear();
-        expect(await storage.users.createWithinLimit(scope, inUnit, { limit: null })).toEqual({ status: 'created' });
-        insideUnit = sent.mock.calls.length;
-      });
-      expect(insideUnit).toBe(1);
+      const [alone, inUnit] = [userFixture(), userFixture()];
+      expect(await statementsOf(sent, () => storage.users.createWithinLimit(scope, alone, { limit: null }))).toBe(1);
+      expect(await statementsOf(sent, () => storage.users.createWithinLimit(scope, inUnit, { limit: null }), storage)).toBe(1);
+      for (const user of [alone, inUnit]) expect((await storage.users.findByEmail(scope, user.email))?.id).toBe(user.id);
       expect(await storage.users.createWithinLimit(scope, userFixture({ email: alone.email }), { limit: null })).toEqual({ status: 'exists' });
-      expect((await storage.users.findByEmail(scope, inUnit.email))?.id).toBe(inUnit.id);
     } finally {
       sent.mockRestore();
       await close();
@@ -190,18 +193,9 @@ function hotPathCase(open: Open): void {
       const scope = await seedScope(storage);
       const user = await seedUser(storage, scope);
       const newSession = () => ({ id: newId(), userId: user.id, rotationKey: newId(), createdAt: T0, refreshTokenHash: newId(), refreshExpiresAt: new Date('2026-03-01T00:00:00.000Z') });
-      const alone = newSession();
-      sent.mockClear();
-      await storage.sessions.create(scope, alone);
-      expect(sent.mock.calls.length).toBe(1);
-      const inUnit = newSession();
-      let insideUnit = -1;
-      await storage.unitOfWork.run(async () => {
-        sent.mockClear();
-        await storage.sessions.create(scope, inUnit);
-        insideUnit = sent.mock.calls.length;
-      });
-      expect(insideUnit).toBe(1);
+      const [alone, inUnit] = [newSession(), newSession()];
+      expect(await statementsOf(sent, () => storage.sessions.create(scope, alone))).toBe(1);
+      expect(await statementsOf(sent, () => storage.sessions.create(scope, inUnit), storage)).toBe(1);
       for (const session of [alone, inUnit]) {
         expect(await storage.sessions.findRefreshToken(scope, session.refreshTokenHash)).toMatchObject({ sessionId: session.id });
       }
@@ -224,13 +218,8 @@ function hotPathCase(open: Open): void {
       const user = await seedUser(storage, scope);
       const session = { id: newId(), userId: user.id, rotationKey: newId(), createdAt: T0, refreshTokenHash: newId(), refreshExpiresAt: new Date('2026-03-01T00:00:00.000Z') };
       await storage.sessions.create(scope, session);
-      const statementsOf = async (work: () => Promise<unknown>) => {
-        sent.mockClear();
-        await work();
-        return sent.mock.calls.length;
-      };
-      expect(await statementsOf(() => storage.sessions.findLiveSession(scope, user.id, session.id))).toBe(1);
-      expect(await statementsOf(() => storage.sessions.findRefreshTokenWithHolder(scope, session.refreshTokenHash))).toBe(1);
+      expect(await statementsOf(sent, () => storage.sessions.findLiveSession(scope, user.id, session.id))).toBe(1);
+      expect(await statementsOf(sent, () => storage.sessions.findRefreshTokenWithHolder(scope, session.refreshTokenHash))).toBe(1);
       const rotation = {
         presentedHash: session.refreshTokenHash,
         successorHash: newId(),
@@ -238,7 +227,7 @@ function hotPathCase(open: Open): void {
         expiresAt: new Date('2026-03-01T00:00:00.000Z'),
         reuseGraceSeconds: 0,
       };
-      expect(await statementsOf(() => storage.sessions.rotate(scope, rotation))).toBe(1);
+      expect(await statementsOf(sent, () => storage.sessions.rotate(scope, rotation))).toBe(1);
       expect(await storage.sessions.findRefreshToken(scope, rotation.successorHash)).not.toBeNull();
     } finally {
       sent.mockRestore();

@@ -47,7 +47,7 @@ interface FinishOptions extends SignInOptions {
 
 /**
  * Records lastLoginAt and starts a session: the last step of every successful sign-in, which it
- * reports. A project that requires confirmed addresses refuses an unconfirmed user here, whatever
+ * reports, and where the paths that ask for it make their client known. A project that requires confirmed addresses refuses an unconfirmed user here, whatever
  * the path (the password path refuses earlier, before any second-factor challenge, and mails the
  * link again).
  */
