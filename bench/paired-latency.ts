@@ -14,6 +14,7 @@ import { flagTaker } from './lib/pair-args';
 import { clearRedisPrefix, createProject, logIn, PASSWORD, servicePasswordHash, startApi } from './lib/svc';
 import type { Child } from './lib/processes';
 import { threadCpuPerRequest, threadTicks } from './lib/proc-cpu';
+import { firstOfPair, pairedSummary } from './lib/paired';
 
 const argv = process.argv.slice(2);
 const flag = flagTaker(argv);
@@ -28,12 +29,6 @@ if (!Object.hasOwn(PATHS, rowName)) throw new Error(`unknown row ${rowName}: ${O
 const row = rowName as keyof typeof PATHS;
 
 const USERS = 1000;
-
-/** The nearest-rank percentile of `values` (sorted here), in ms with two decimals. */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Number(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)].toFixed(2));
-}
 
 function apiPid(child: Child): number {
   if (child.process.pid === undefined) throw new Error(`${child.name} has no process id`);
@@ -98,31 +93,27 @@ async function main(): Promise<void> {
     }
     const times = { a: [] as number[], b: [] as number[] };
     const cpuBefore = { a: threadTicks(apiPid(a)), b: threadTicks(apiPid(b)) };
-    const differences: number[] = [];
     for (let n = 0; n < requests; n++) {
       const at = 2 * (warmUp + n);
-      // Each pair starts with the other side than the last, so neither always goes first.
-      const first = n % 2 === 0 ? 'a' : 'b';
+      const first = firstOfPair(n);
       const second = first === 'a' ? 'b' : 'a';
       const pair = { [first]: await timed(on[first], project.apiKey, at), [second]: await timed(on[second], project.apiKey, at + 1) } as { a: number; b: number };
       times.a.push(pair.a);
       times.b.push(pair.b);
-      differences.push(pair.b - pair.a);
     }
     const cpu = {
       a: threadCpuPerRequest(cpuBefore.a, threadTicks(apiPid(a)), requests),
       b: threadCpuPerRequest(cpuBefore.b, threadTicks(apiPid(b)), requests),
     };
-    const summary = (values: number[]) => ({ p50: percentile(values, 50), p90: percentile(values, 90), p99: percentile(values, 99) });
+    const { a: timesA, b: timesB, ...compared } = pairedSummary(times);
     // The API's CPU per request by kind of thread (µs; proc-cpu.ts): how much of the answer time is work of the API's own.
     const result = {
       row,
       cost,
       requestsEach: requests,
-      a: { root: 'this checkout', ...summary(times.a), cpuUsPerRequest: cpu.a },
-      b: { root: otherRoot, ...summary(times.b), cpuUsPerRequest: cpu.b },
-      p50RatioBOverA: Number((percentile(times.b, 50) / percentile(times.a, 50)).toFixed(3)),
-      medianPairDifferenceMs: percentile(differences, 50),
+      a: { root: 'this checkout', ...timesA, cpuUsPerRequest: cpu.a },
+      b: { root: otherRoot, ...timesB, cpuUsPerRequest: cpu.b },
+      ...compared,
     };
     console.log(JSON.stringify(result, null, 2));
   } finally {

@@ -91,7 +91,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** The value at fraction `q` of sorted `values` (nearest rank). */
-function percentile(values: number[], q: number): number {
+export function percentile(values: number[], q: number): number {
   return values[Math.min(values.length - 1, Math.max(0, Math.ceil(q * values.length) - 1))];
 }
 
