@@ -158,44 +158,49 @@ function sharedOutboxCase(url: string): void {
  * statements the pool's connections send.
  */
 function hotPathCase(open: Open): void {
-  /** The statements `sent` saw while `work` ran, inside a unit of work of `inUnitOf` when given. */
-  const statementsOf = async (sent: jest.SpiedFunction<Client['query']>, work: () => Promise<unknown>, inUnitOf?: TypeormStorage) => {
-    let count = -1;
-    const counted = async () => {
-      sent.mockClear();
-      await work();
-      count = sent.mock.calls.length;
-    };
-    await (inUnitOf ? inUnitOf.unitOfWork.run(counted) : counted());
-    return count;
-  };
-
-  it('creates a user with no limit to count in one statement, alone and inside a unit of work; a taken address is still refused', async () => {
+  /** A case on a fresh storage, given `statementsOf`: what the pool's connections sent while `work` ran (inside a unit of work with `inUnit`). */
+  const counting = (body: (storage: TypeormStorage, statementsOf: (work: () => Promise<unknown>, inUnit?: boolean) => Promise<number>) => Promise<void>) => async () => {
     const { storage, close } = await open();
     const sent = jest.spyOn(Client.prototype, 'query');
+    const statementsOf = async (work: () => Promise<unknown>, inUnit = false) => {
+      let count = -1;
+      const counted = async () => {
+        sent.mockClear();
+        await work();
+        count = sent.mock.calls.length;
+      };
+      await (inUnit ? storage.unitOfWork.run(counted) : counted());
+      return count;
+    };
     try {
-      const scope = await seedScope(storage);
-      const [alone, inUnit] = [userFixture(), userFixture()];
-      expect(await statementsOf(sent, () => storage.users.createWithinLimit(scope, alone, { limit: null }))).toBe(1);
-      expect(await statementsOf(sent, () => storage.users.createWithinLimit(scope, inUnit, { limit: null }), storage)).toBe(1);
-      for (const user of [alone, inUnit]) expect((await storage.users.findByEmail(scope, user.email))?.id).toBe(user.id);
-      expect(await storage.users.createWithinLimit(scope, userFixture({ email: alone.email }), { limit: null })).toEqual({ status: 'exists' });
+      await body(storage, statementsOf);
     } finally {
       sent.mockRestore();
       await close();
     }
-  });
+  };
 
-  it('opens a session with its first refresh token in one statement, alone and inside a unit of work', async () => {
-    const { storage, close } = await open();
-    const sent = jest.spyOn(Client.prototype, 'query');
-    try {
+  it(
+    'creates a user with no limit to count in one statement, alone and inside a unit of work; a taken address is still refused',
+    counting(async (storage, statementsOf) => {
+      const scope = await seedScope(storage);
+      const [alone, inUnit] = [userFixture(), userFixture()];
+      expect(await statementsOf(() => storage.users.createWithinLimit(scope, alone, { limit: null }))).toBe(1);
+      expect(await statementsOf(() => storage.users.createWithinLimit(scope, inUnit, { limit: null }), true)).toBe(1);
+      for (const user of [alone, inUnit]) expect((await storage.users.findByEmail(scope, user.email))?.id).toBe(user.id);
+      expect(await storage.users.createWithinLimit(scope, userFixture({ email: alone.email }), { limit: null })).toEqual({ status: 'exists' });
+    }),
+  );
+
+  it(
+    'opens a session with its first refresh token in one statement, alone and inside a unit of work',
+    counting(async (storage, statementsOf) => {
       const scope = await seedScope(storage);
       const user = await seedUser(storage, scope);
       const newSession = () => ({ id: newId(), userId: user.id, rotationKey: newId(), createdAt: T0, refreshTokenHash: newId(), refreshExpiresAt: new Date('2026-03-01T00:00:00.000Z') });
       const [alone, inUnit] = [newSession(), newSession()];
-      expect(await statementsOf(sent, () => storage.sessions.create(scope, alone))).toBe(1);
-      expect(await statementsOf(sent, () => storage.sessions.create(scope, inUnit), storage)).toBe(1);
+      expect(await statementsOf(() => storage.sessions.create(scope, alone))).toBe(1);
+      expect(await statementsOf(() => storage.sessions.create(scope, inUnit), true)).toBe(1);
       for (const session of [alone, inUnit]) {
         expect(await storage.sessions.findRefreshToken(scope, session.refreshTokenHash)).toMatchObject({ sessionId: session.id });
       }
@@ -204,22 +209,18 @@ function hotPathCase(open: Open): void {
       const refused = newSession();
       await expect(storage.sessions.create(other, refused)).rejects.toThrow();
       expect(await storage.sessions.findRefreshToken(other, refused.refreshTokenHash)).toBeNull();
-    } finally {
-      sent.mockRestore();
-      await close();
-    }
-  });
+    }),
+  );
 
-  it('answers /me and refresh with one statement per step', async () => {
-    const { storage, close } = await open();
-    const sent = jest.spyOn(Client.prototype, 'query');
-    try {
+  it(
+    'answers /me and refresh with one statement per step',
+    counting(async (storage, statementsOf) => {
       const scope = await seedScope(storage);
       const user = await seedUser(storage, scope);
       const session = { id: newId(), userId: user.id, rotationKey: newId(), createdAt: T0, refreshTokenHash: newId(), refreshExpiresAt: new Date('2026-03-01T00:00:00.000Z') };
       await storage.sessions.create(scope, session);
-      expect(await statementsOf(sent, () => storage.sessions.findLiveSession(scope, user.id, session.id))).toBe(1);
-      expect(await statementsOf(sent, () => storage.sessions.findRefreshTokenWithHolder(scope, session.refreshTokenHash))).toBe(1);
+      expect(await statementsOf(() => storage.sessions.findLiveSession(scope, user.id, session.id))).toBe(1);
+      expect(await statementsOf(() => storage.sessions.findRefreshTokenWithHolder(scope, session.refreshTokenHash))).toBe(1);
       const rotation = {
         presentedHash: session.refreshTokenHash,
         successorHash: newId(),
@@ -227,11 +228,8 @@ function hotPathCase(open: Open): void {
         expiresAt: new Date('2026-03-01T00:00:00.000Z'),
         reuseGraceSeconds: 0,
       };
-      expect(await statementsOf(sent, () => storage.sessions.rotate(scope, rotation))).toBe(1);
+      expect(await statementsOf(() => storage.sessions.rotate(scope, rotation))).toBe(1);
       expect(await storage.sessions.findRefreshToken(scope, rotation.successorHash)).not.toBeNull();
-    } finally {
-      sent.mockRestore();
-      await close();
-    }
-  });
+    }),
+  );
 }
