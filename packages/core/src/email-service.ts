@@ -2,7 +2,7 @@ import type { SignInOptions } from './use-cases/complete-first-factor';
 import { isUuid } from './domain/ids';
 import type { Project } from './domain/project';
 import type { ChangeFeed } from './ports/change-feed';
-import { cachedLookup } from './use-cases/cached-lookup';
+import { cachedPerProject } from './use-cases/cached-lookup';
 import type { AuthServiceDeps, MailDeps } from './use-cases/deps';
 import { listDeadMails, listSandboxOutbox } from './use-cases/email/outbox-admin';
 import { acceptMagicLinkRequest, requestMagicLink, type MagicLinkRequestInput, type MagicLinkRequestOptions } from './use-cases/email/request-magic-link';
@@ -24,11 +24,7 @@ const ORIGINS_CACHE = { ttlSeconds: 10, maxEntries: 10_000 };
  */
 export function emailService(deps: AuthServiceDeps & MailDeps, changes?: ChangeFeed) {
   // Cached, so a flood of verify calls does not become a flood of project queries.
-  const origins = cachedLookup(deps.clock, (projectId) => magicLinkOrigins(deps, projectId), ORIGINS_CACHE);
-  changes?.subscribe((notice) => {
-    if (notice.kind === 'everything') origins.forget();
-    else if (notice.kind === 'project') origins.forget((_origins, projectId) => projectId === notice.projectId);
-  });
+  const origins = cachedPerProject(deps.clock, (projectId) => magicLinkOrigins(deps, projectId), ORIGINS_CACHE, changes);
   return {
     magicLink: {
       request: (key: ResolvedApiKey, input: MagicLinkRequestInput, options?: MagicLinkRequestOptions) => requestMagicLink(deps, key.scope, key.project, input, options),

@@ -1,3 +1,4 @@
+import type { ChangeFeed } from '../ports/change-feed';
 import type { Clock } from '../ports/clock';
 
 /** A cached lookup: call it like the lookup; `forget` drops answers that a change made stale. */
@@ -37,5 +38,18 @@ export function cachedLookup<V>(clock: Clock, lookup: (key: string) => Promise<V
     if (!stale) return cache.clear();
     for (const [key, entry] of cache) if (stale(entry.value, key)) cache.delete(key);
   };
+  return cached;
+}
+
+/**
+ * `cachedLookup` keyed by project id, whose answer for a project `changes` drops at a notice about
+ * that project (every answer at `everything`): a project's settings as a use case reads them.
+ */
+export function cachedPerProject<V>(clock: Clock, lookup: (projectId: string) => Promise<V>, options: { ttlSeconds: number; maxEntries: number }, changes?: ChangeFeed): CachedLookup<V> {
+  const cached = cachedLookup(clock, lookup, options);
+  changes?.subscribe((notice) => {
+    if (notice.kind === 'everything') cached.forget();
+    else if (notice.kind === 'project') cached.forget((_value, projectId) => projectId === notice.projectId);
+  });
   return cached;
 }

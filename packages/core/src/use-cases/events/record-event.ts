@@ -8,7 +8,7 @@ import type { WebhookStore } from '../../ports/webhook-store';
 import type { AuthDeps, OptionalDeps } from '../deps';
 import { webhookMessagesFor } from '../webhooks/enqueue-webhooks';
 import { afterCommit } from '../atomically';
-import { cachedLookup } from '../cached-lookup';
+import { cachedPerProject } from '../cached-lookup';
 import type { ChangeFeed } from '../../ports/change-feed';
 
 export type EventRecorderDeps = Pick<AuthDeps, 'clock' | 'random' | 'projects' | 'unitOfWork'> & {
@@ -53,13 +53,7 @@ export function createEventRecorder(deps: EventRecorderDeps): SecurityEventSink 
  */
 function auditRetention(deps: EventRecorderDeps): (projectId: string) => Promise<number> {
   const read = async (projectId: string) => (await deps.projects.findById(projectId))?.auditRetentionDays ?? DEFAULT_SECURITY_SETTINGS.auditRetentionDays;
-  if (!deps.changes) return read;
-  const cached = cachedLookup(deps.clock, read, { ttlSeconds: 10, maxEntries: 10_000 });
-  deps.changes.subscribe((notice) => {
-    if (notice.kind === 'everything') cached.forget();
-    else if (notice.kind === 'project') cached.forget((_days, projectId) => projectId === notice.projectId);
-  });
-  return cached;
+  return deps.changes ? cachedPerProject(deps.clock, read, { ttlSeconds: 10, maxEntries: 10_000 }, deps.changes) : read;
 }
 
 /**
