@@ -2,10 +2,14 @@
 import type { RefreshTokenRow, SessionRow, UserRow } from './rows';
 import { USER_COLUMNS } from './typeorm-user-repository';
 
-// The statements below read a token with its session, both pinned to the scope: $1 project,
-// $2 environment, $3 the token's hash.
+// The statements below read a token with its session, pinned to the scope: $1 project,
+// $2 environment, $3 the token's hash. Only the token is matched on the scope. Its session and
+// the session's user are joined by primary key: the composite foreign keys (refresh_tokens ->
+// sessions -> users, on project_id, environment and id) already hold them in the token's scope,
+// and naming the scope's columns again in the joins only gave the planner more paths to weigh,
+// a third of the token read's planning (docs/decisions.md, "Tenant scope in joins").
 const TOKEN_AND_SESSION = `FROM refresh_tokens t
-  JOIN sessions s ON s.project_id = t.project_id AND s.environment = t.environment AND s.id = t.session_id`;
+  JOIN sessions s ON s.id = t.session_id`;
 const PRESENTED = 'WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3';
 
 /** A token joined with its session, as TOKEN_IN_SCOPE selects it. */
@@ -28,7 +32,7 @@ export const TOKEN_WITH_HOLDER = `
   SELECT u.id, u.email, u.role, u.banned_at, t.session_id, s.rotation_key,
          s.revoked_at AS session_revoked_at, s.created_at AS session_created_at
   ${TOKEN_AND_SESSION}
-  JOIN users u ON u.project_id = s.project_id AND u.environment = s.environment AND u.id = s.user_id
+  JOIN users u ON u.id = s.user_id
   ${PRESENTED}`;
 
 export type TokenWithHolderRow = Pick<UserRow, 'id' | 'email' | 'role' | 'banned_at'> & Pick<TokenWithSessionRow, 'session_id' | 'rotation_key' | 'session_revoked_at' | 'session_created_at'>;

@@ -111,6 +111,38 @@ function schemaCases(name: string, open: Open): void {
       expect(await count('totp_recovery_codes')).toBe(0);
     });
 
+    // The token reads join a token's session and the session's user by primary key alone
+    // (session-statements.ts): they are in the token's scope only because these keys refuse the rest.
+    it('a session never names a user of another scope, nor a refresh token a session of another scope', async () => {
+      const { storage, scope, user } = await seeded();
+      const session = { id: newId(), userId: user.id, rotationKey: newId(), createdAt: T0, refreshTokenHash: newId(), refreshExpiresAt: T0 };
+      await storage.sessions.create(scope, session);
+      const at = T0.toISOString();
+      for (const foreign of [await seedScope(storage), { ...scope, environment: 'sandbox' as const }]) {
+        await expect(
+          storage.database.query('INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+            newId(),
+            foreign.projectId,
+            foreign.environment,
+            user.id,
+            'k',
+            at,
+          ]),
+        ).rejects.toThrow(/FOREIGN KEY/i);
+        await expect(
+          storage.database.query('INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+            newId(),
+            foreign.projectId,
+            foreign.environment,
+            session.id,
+            at,
+            at,
+          ]),
+        ).rejects.toThrow(/FOREIGN KEY/i);
+      }
+      expect(await count('sessions')).toBe(1);
+    });
+
     it('identities die with their user; a link to a user of another scope is refused', async () => {
       const { storage, scope, user } = await seeded();
       const identity = { provider: 'github' as const, subject: '42', userId: user.id, email: null, createdAt: new Date() };
