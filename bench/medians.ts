@@ -70,7 +70,12 @@ const merged: BenchResults = {
   ...first,
   date: runs.map((run) => run.date).sort()[runs.length - 1],
   label: `median of ${runs.length} runs (${files.map((file) => basename(file, '.json')).join(', ')})`,
-  machine: { ...first.machine, loadBefore: [median(runs.map((run) => run.machine.loadBefore[0])), 0, 0], busy: false },
+  machine: {
+    ...first.machine,
+    loadBefore: [median(runs.map((run) => run.machine.loadBefore[0])), 0, 0],
+    cpuBusyBefore: runs.every((run) => run.machine.cpuBusyBefore !== undefined) ? median(runs.map((run) => run.machine.cpuBusyBefore!)) : undefined,
+    busy: false,
+  },
   ceilings,
   rows: medianRows(runs.map((run) => run.rows)),
   sweep,

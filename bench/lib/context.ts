@@ -19,7 +19,17 @@ export interface BenchResults {
   date: string;
   label: string;
   /** `mailboxes`: where the mail rows' file mailboxes were (bench/lib/mailbox-folder.ts); absent in runs before 2026-11-26 (disk). */
-  machine: { cores: number; node: string; loadBefore: number[]; loadAfter?: number[]; busy: boolean; mailboxes?: 'tmpfs' | 'disk' };
+  machine: {
+    cores: number;
+    node: string;
+    loadBefore: number[];
+    loadAfter?: number[];
+    /** The CPUs' busy share (0..1) over 2 s before the run, after waiting for quiet; absent in runs before round 21. */
+    cpuBusyBefore?: number;
+    /** Other work shared the cores at the start: by `cpuBusyBefore`, or before round 21 by the 1-min load average. */
+    busy: boolean;
+    mailboxes?: 'tmpfs' | 'disk';
+  };
   args: BenchArgs;
   ceilings: Record<string, HashCeiling>;
   rows: RowRecord[];

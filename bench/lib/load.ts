@@ -161,19 +161,32 @@ export class TokenQueue {
  */
 export async function settle(maxSeconds = 10): Promise<void> {
   const deadline = Date.now() + maxSeconds * 1000;
-  let before = cpuTimes();
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const now = cpuTimes();
-    const busy = (now.busy - before.busy) / Math.max(1, now.total - before.total);
-    if (busy < 0.25) return;
-    before = now;
-  }
+  while (Date.now() < deadline) if ((await cpuBusyShare(250)) < QUIET_SHARE) return;
 }
 
-function cpuTimes(): { busy: number; total: number } {
-  // First line of /proc/stat: user nice system idle iowait irq softirq steal ...
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+/** Below this share of all CPUs' time busy, the machine counts as quiet. */
+export const QUIET_SHARE = 0.25;
+
+/** The share (0..1) of all CPUs' time spent busy over the next `windowMs`, read from /proc/stat. */
+export async function cpuBusyShare(windowMs: number): Promise<number> {
+  const before = readFileSync('/proc/stat', 'utf8');
+  await new Promise((resolve) => setTimeout(resolve, windowMs));
+  return busyShareBetween(before, readFileSync('/proc/stat', 'utf8'));
+}
+
+/**
+ * The busy share of all CPUs between two readings of /proc/stat: its first line is the sum over
+ * the CPUs of user nice system idle iowait irq softirq steal ... in ticks; idle and iowait are not
+ * busy. 0 when no tick passed.
+ */
+export function busyShareBetween(before: string, after: string): number {
+  const [a, b] = [cpuTimes(before), cpuTimes(after)];
+  const total = b.total - a.total;
+  return total > 0 ? (b.busy - a.busy) / total : 0;
+}
+
+function cpuTimes(stat: string): { busy: number; total: number } {
+  const fields = stat.split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const total = fields.reduce((sum, value) => sum + value, 0);
   return { busy: total - fields[3] - fields[4], total };
 }

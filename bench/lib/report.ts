@@ -9,7 +9,7 @@ export function summaryMarkdown(results: BenchResults): string {
   const { ceilings, machine } = results;
   const lines = [
     `Run \`${results.label}\` of ${results.date}: ${machine.cores} cores, Node ${machine.node}, bcrypt cost ${results.args.cost}, ${results.args.seconds} s per row, ` +
-      `${results.args.connections} connections unless noted; 1-min load average before ${machine.loadBefore[0].toFixed(2)}${machine.busy ? ' (**machine busy: figures are low**)' : ''}. ` +
+      `${results.args.connections} connections unless noted; ${startOf(machine)}${machine.busy ? ' (**machine busy: figures are low**)' : ''}. ` +
       'Rate limits raised for the run (SVC_RATE_LIMITS): throughput, not 429s.',
     '',
     `Hash ceilings on the libuv pool (${Object.values(ceilings)[0]?.parallel ?? 4} at a time): ` +
@@ -97,4 +97,10 @@ export function writeReadmeSummary(file: string, markdown: string, links: string
 
 export function writeJson(file: string, results: BenchResults): void {
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+/** How busy the machine was as the run started: the CPUs' share when measured (round 21 on), and the load average. */
+function startOf(machine: BenchResults['machine']): string {
+  const load = `1-min load average before ${machine.loadBefore[0].toFixed(2)}`;
+  return machine.cpuBusyBefore === undefined ? load : `CPUs ${Math.round(machine.cpuBusyBefore * 100)} % busy before, ${load}`;
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summarizeProfile } from '../lib/cpuprofile';
 import { Bench, type BenchResults } from '../lib/context';
-import { runLoad, TokenQueue } from '../lib/load';
+import { busyShareBetween, runLoad, TokenQueue } from '../lib/load';
 import { pendingWriteBytes } from '../lib/quiet-disk';
 
 const ROOT = join(__dirname, '..', '..');
@@ -204,4 +204,19 @@ describe('bench/medians.ts', () => {
     expect(out.stdout).toContain('| password-reset request >= 75 % of its ceiling | 60 % **no** | 57 % **no** | 65 % **no** |');
     expect(out.stdout).toMatch(/\| svc · PostgreSQL \| password-reset request \| 546 \|.*\| 60 % \|/);
   }, 30_000);
+});
+
+describe('busyShareBetween (whether other work shares the machine as a run starts)', () => {
+  const stat = (user: number, system: number, idle: number, iowait: number) => `cpu  ${user} 0 ${system} ${idle} ${iowait} 0 0 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n`;
+
+  it('is the busy ticks over all ticks of the first line, idle and waiting for the disk not busy', () => {
+    // 300 ticks pass: 60 user + 15 system busy, 200 idle and 25 iowait not.
+    expect(busyShareBetween(stat(1000, 500, 8000, 100), stat(1060, 515, 8200, 125))).toBeCloseTo(0.25, 5);
+    expect(busyShareBetween(stat(1000, 500, 8000, 100), stat(1000, 500, 8400, 100))).toBe(0);
+    expect(busyShareBetween(stat(1000, 500, 8000, 100), stat(1400, 500, 8000, 100))).toBe(1);
+  });
+
+  it('answers 0 when no tick passed', () => {
+    expect(busyShareBetween(stat(1, 2, 3, 4), stat(1, 2, 3, 4))).toBe(0);
+  });
 });
