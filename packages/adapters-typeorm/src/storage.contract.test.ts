@@ -118,27 +118,18 @@ function schemaCases(name: string, open: Open): void {
       const session = { id: newId(), userId: user.id, rotationKey: newId(), createdAt: T0, refreshTokenHash: newId(), refreshExpiresAt: T0 };
       await storage.sessions.create(scope, session);
       const at = T0.toISOString();
-      for (const foreign of [await seedScope(storage), { ...scope, environment: 'sandbox' as const }]) {
-        await expect(
-          storage.database.query('INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-            newId(),
-            foreign.projectId,
-            foreign.environment,
-            user.id,
-            'k',
-            at,
-          ]),
-        ).rejects.toThrow(/FOREIGN KEY/i);
-        await expect(
-          storage.database.query('INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-            newId(),
-            foreign.projectId,
-            foreign.environment,
-            session.id,
-            at,
-            at,
-          ]),
-        ).rejects.toThrow(/FOREIGN KEY/i);
+      // A session of `foreign` held by this user, and a token of `foreign` naming this session.
+      const strays = (foreign: { projectId: string; environment: string }) =>
+        [
+          ['INSERT INTO sessions (id, project_id, environment, user_id, created_at, rotation_key) VALUES ($1, $2, $3, $4, $5, $6)', user.id, 'k'],
+          ['INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', session.id, at],
+        ].map(
+          ([sql, held, last]) =>
+            () =>
+              storage.database.query(sql, [newId(), foreign.projectId, foreign.environment, held, at, last]),
+        );
+      for (const foreign of [await seedScope(storage), { ...scope, environment: 'sandbox' }]) {
+        for (const stray of strays(foreign)) await expect(stray()).rejects.toThrow(/FOREIGN KEY/i);
       }
       expect(await count('sessions')).toBe(1);
     });
