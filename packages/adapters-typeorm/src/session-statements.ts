@@ -7,7 +7,7 @@ import { USER_COLUMNS } from './typeorm-user-repository';
 // the session's user are joined by primary key: the composite foreign keys (refresh_tokens ->
 // sessions -> users, on project_id, environment and id) already hold them in the token's scope,
 // and naming the scope's columns again in the joins only gave the planner more paths to weigh,
-// a third of the token read's planning (docs/decisions.md, "Tenant scope in joins").
+// about a quarter of the token read's planning (docs/decisions.md, "Tenant scope in joins").
 const TOKEN_AND_SESSION = `FROM refresh_tokens t
   JOIN sessions s ON s.id = t.session_id`;
 const PRESENTED = 'WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3';
