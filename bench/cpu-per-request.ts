@@ -1,4 +1,4 @@
-// `tsx bench/cpu-per-request.ts [--api-root DIR | --built DIR] [--requests N] [--profile] [--gc] [--minimal] [--mail-on-disk] [--pg-log FILE] <row>`:
+// `tsx bench/cpu-per-request.ts [--api-root DIR | --built DIR] [--requests N] [--users N] [--pg-io] [--profile] [--gc] [--minimal] [--mail-on-disk] [--pg-log FILE] <row>`:
 // CPU time the API process and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me,
 // or proxy / mounted-proxy: GET session through the standalone or the mounted session proxy, whose own
 // process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
@@ -18,7 +18,13 @@
 // costs CPU of its own, so CPU figures of such a run are not comparable. The file mailboxes are in memory as in
 // `pnpm bench` (bench/lib/mailbox-folder.ts); --mail-on-disk puts them in the scratch folder. --built DIR runs the API as the
 // image does (`node dist/cli.js start` in a built server's app folder, scripts/build-image-steps.mjs --keep: <work>/api-root/app)
-// instead of this checkout's TypeScript under tsx.
+// instead of this checkout's TypeScript under tsx. --users N grows the tenant from its 1,000 users to N (as `pnpm bench --million`
+// does, bench/lib/million.ts) before the measured requests, which still ask as the first 1,000; the row is then measured at
+// 1,000 users, 30 s after the growth and again after the kernel wrote the new rows back. --pg-io adds `postgresIoPerRequest`: the
+// WAL records, full-page images and WAL bytes the server wrote per request (pg_stat_wal: the whole server's, so nothing else should
+// run on it), the scratch database's buffer reads that missed PostgreSQL's shared buffers and that hit them (pg_stat_database),
+// and its rows updated, in all and in place (heap-only tuples, which add no index entries; pg_stat_user_tables).
+// Backends publish these counters up to 10 s after they go idle, so each reading waits 11 s.
 // Not part of `pnpm bench`.
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -30,6 +36,9 @@ import { summarizeGcTrace } from './lib/gc-trace';
 import { createDatabase, databaseUrl, dropDatabase, PG_URL, postgresSeeder, SVC_SCHEMA, withClient } from './lib/database';
 import { accessClaims, signJwt } from './lib/jwt';
 import { builtNode } from './lib/built';
+import { settle } from './lib/load';
+import { seedUsersUpTo } from './lib/million';
+import { quietDisk } from './lib/quiet-disk';
 import { dataDirWithMailbox, mailboxFolder } from './lib/mailbox-folder';
 import { startChild, type Child } from './lib/processes';
 import { flagTaker, switchTaker } from './lib/pair-args';
@@ -48,6 +57,8 @@ const gcTrace = isSet('--gc');
 const pgLog = flag('--pg-log') ?? null;
 const minimal = isSet('--minimal');
 const mailOnDisk = isSet('--mail-on-disk');
+const users = Number(flag('--users') ?? 1000);
+const pgIo = isSet('--pg-io');
 const row = argv[0] ?? 'magic-link';
 const proxied = row === 'proxy' || row === 'mounted-proxy';
 if (minimal && proxied) throw new Error('--minimal measures the refresh, me and mail rows only');
@@ -93,6 +104,40 @@ function postgresTicks(database: string): number {
 /** CPU time of every Redis server on the machine: the bench's, on 127.0.0.1:6379 (another one's work would count too). */
 function redisTicks(): number {
   return ticksOf(pidsNamed('redis-server'));
+}
+
+interface PostgresIo {
+  walRecords: number;
+  walFullPageImages: number;
+  walBytes: number;
+  blocksRead: number;
+  blocksHit: number;
+  rowsUpdated: number;
+  rowsUpdatedInPlace: number;
+}
+
+/**
+ * The server's WAL counters and `database`'s buffer counters, once idle backends have published
+ * theirs (PostgreSQL's idle stats interval is 10 s).
+ */
+async function postgresIo(database: string): Promise<PostgresIo> {
+  await new Promise((resolve) => setTimeout(resolve, 11_000));
+  return withClient(databaseUrl(database), async (client) => {
+    const { rows } = await client.query<Record<keyof PostgresIo, string>>(
+      `SELECT w.wal_records AS "walRecords", w.wal_fpi AS "walFullPageImages", w.wal_bytes AS "walBytes", d.blks_read AS "blocksRead", d.blks_hit AS "blocksHit",
+              t.updated AS "rowsUpdated", t.hot AS "rowsUpdatedInPlace"
+       FROM pg_stat_wal w, pg_stat_database d,
+            (SELECT coalesce(sum(n_tup_upd), 0) AS updated, coalesce(sum(n_tup_hot_upd), 0) AS hot FROM pg_stat_user_tables) t
+       WHERE d.datname = current_database()`,
+    );
+    return Object.fromEntries(Object.entries(rows[0]).map(([name, value]) => [name, Number(value)])) as unknown as PostgresIo;
+  });
+}
+
+/** Each counter's growth from `before` to `after` per request, to two decimals. */
+function ioPerRequest(before: PostgresIo, after: PostgresIo, perRequest: number): Record<keyof PostgresIo, number> {
+  const names = Object.keys(before) as Array<keyof PostgresIo>;
+  return Object.fromEntries(names.map((name) => [name, Math.round(((after[name] - before[name]) / perRequest) * 100) / 100])) as Record<keyof PostgresIo, number>;
 }
 
 /**
@@ -182,7 +227,8 @@ async function main(): Promise<void> {
   try {
     const project = await createProject(api.url);
     const seeder = await postgresSeeder(databaseUrl(database));
-    const userIds = await seeder.insertUsers(project.id, 1, 1000, await servicePasswordHash(4));
+    const passwordHash = await servicePasswordHash(4);
+    const userIds = await seeder.insertUsers(project.id, 1, 1000, passwordHash);
     const key = { 'x-api-key': project.apiKey };
     let target = api.url;
     if (proxied) {
@@ -239,39 +285,55 @@ async function main(): Promise<void> {
       });
       return { failed: result.non2xx + result.errors, p50: result.latency.p50, p99: result.latency.p99 };
     };
-    await drive(500); // warm-up (JIT, pools)
-    // The outbox worker (the API's, or the minimal handler's delivery) catches up.
-    const drained = () => (bare && mailRow ? minimalOutboxDrained(bare.child.url) : outboxDrained(api.url));
-    await drained();
-    const pid = (measured ?? api).process.pid!;
-    const proxyPid = proxy?.process.pid;
-    const logFrom = pgLog ? statSync(pgLog).size : 0;
-    const measuredLogFrom = gcTrace ? statSync(measuredLog).size : 0;
-    const [apiBefore, mainBefore, mainSystemBefore, pgBefore, proxyBefore] = [ticks(pid), ticks(pid, true), ticks(pid, true, true), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
-    const [threadsBefore, redisBefore] = [threadTicks(pid), redisTicks()];
-    const started = Date.now();
-    const { failed, p50, p99 } = await drive(requests);
-    await drained(); // every mail the requests queued is delivered
-    measuredMs = Date.now() - started;
-    const proxyUs = proxyPid ? { proxyCpuUsPerRequest: usPerRequest(ticks(proxyPid) - proxyBefore, requests) } : {};
-    const server = minimal ? { server: `minimal ${row}` } : {};
-    const apiFigures = {
-      apiCpuUsPerRequest: usPerRequest(ticks(pid) - apiBefore, requests),
-      apiMainThreadCpuUsPerRequest: usPerRequest(ticks(pid, true) - mainBefore, requests),
-      apiMainThreadSystemCpuUsPerRequest: usPerRequest(ticks(pid, true, true) - mainSystemBefore, requests),
-      apiThreadsCpuUsPerRequest: threadCpuPerRequest(threadsBefore, threadTicks(pid), requests),
-      postgresCpuUsPerRequest: usPerRequest(postgresTicks(database) - pgBefore, requests),
-      redisCpuUsPerRequest: usPerRequest(redisTicks() - redisBefore, requests),
-      untilDeliveredMs: measuredMs,
-      latencyMs: { p50, p99 },
+    const measure = async (phase: string) => {
+      await drive(500); // warm-up (JIT, pools)
+      // The outbox worker (the API's, or the minimal handler's delivery) catches up.
+      const drained = () => (bare && mailRow ? minimalOutboxDrained(bare.child.url) : outboxDrained(api.url));
+      await drained();
+      const pid = (measured ?? api).process.pid!;
+      const proxyPid = proxy?.process.pid;
+      const logFrom = pgLog ? statSync(pgLog).size : 0;
+      const measuredLogFrom = gcTrace ? statSync(measuredLog).size : 0;
+      const ioBefore = pgIo ? await postgresIo(database) : null;
+      const [apiBefore, mainBefore, mainSystemBefore, pgBefore, proxyBefore] = [ticks(pid), ticks(pid, true), ticks(pid, true, true), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
+      const [threadsBefore, redisBefore] = [threadTicks(pid), redisTicks()];
+      const started = Date.now();
+      const { failed, p50, p99 } = await drive(requests);
+      await drained(); // every mail the requests queued is delivered
+      measuredMs = Date.now() - started;
+      const proxyUs = proxyPid ? { proxyCpuUsPerRequest: usPerRequest(ticks(proxyPid) - proxyBefore, requests) } : {};
+      const server = minimal ? { server: `minimal ${row}` } : {};
+      const apiFigures = {
+        apiCpuUsPerRequest: usPerRequest(ticks(pid) - apiBefore, requests),
+        apiMainThreadCpuUsPerRequest: usPerRequest(ticks(pid, true) - mainBefore, requests),
+        apiMainThreadSystemCpuUsPerRequest: usPerRequest(ticks(pid, true, true) - mainSystemBefore, requests),
+        apiThreadsCpuUsPerRequest: threadCpuPerRequest(threadsBefore, threadTicks(pid), requests),
+        postgresCpuUsPerRequest: usPerRequest(postgresTicks(database) - pgBefore, requests),
+        redisCpuUsPerRequest: usPerRequest(redisTicks() - redisBefore, requests),
+        untilDeliveredMs: measuredMs,
+        latencyMs: { p50, p99 },
+      };
+      const io = ioBefore ? { postgresIoPerRequest: ioPerRequest(ioBefore, await postgresIo(database), requests) } : {};
+      const gc = gcTrace ? { gc: summarizeGcTrace(readFileSync(measuredLog).subarray(measuredLogFrom).toString('utf8')) } : {};
+      const delays = mailRow ? { mailDelayMs: await mailDelays(database, bare ? 'minimal_delivered_outbox' : 'mail_outbox', new Date(started)) } : {};
+      console.log(JSON.stringify({ row, ...server, phase, root: builtDir ? `built: ${builtDir}` : (root ?? 'this checkout'), requests, failed, ...proxyUs, ...apiFigures, ...io, ...delays, ...gc }));
+      if (pgLog) {
+        const log = readFileSync(pgLog).subarray(logFrom).toString('utf8');
+        console.table(statementTable(log, database, requests));
+      }
     };
-    const gc = gcTrace ? { gc: summarizeGcTrace(readFileSync(measuredLog).subarray(measuredLogFrom).toString('utf8')) } : {};
-    const delays = mailRow ? { mailDelayMs: await mailDelays(database, bare ? 'minimal_delivered_outbox' : 'mail_outbox', new Date(started)) } : {};
-    console.log(JSON.stringify({ row, ...server, root: builtDir ? `built: ${builtDir}` : (root ?? 'this checkout'), requests, failed, ...proxyUs, ...apiFigures, ...delays, ...gc }));
-    if (pgLog) {
-      const log = readFileSync(pgLog).subarray(logFrom).toString('utf8');
-      console.table(statementTable(log, database, requests));
-    }
+    if (users > 1000) {
+      // The same requests before growing, right after (as `pnpm bench --million` measures, after
+      // 30 s for the CPUs to settle), and again once the kernel has written the new rows back:
+      // what changes with the rows' count and what only with the machine's state after the growth.
+      await measure('1,000 users');
+      await seedUsersUpTo(databaseUrl(database), project.id, 1001, users, passwordHash, (line) => console.error(line));
+      await settle(30);
+      await measure(`${users.toLocaleString('en')} users, 30 s after growing`);
+      const disk = await quietDisk(600);
+      await settle(60);
+      await measure(`${users.toLocaleString('en')} users, after the write-back (${disk.seconds} s)`);
+    } else await measure(`${users.toLocaleString('en')} users`);
     await seeder.close();
   } finally {
     await proxy?.stop();
