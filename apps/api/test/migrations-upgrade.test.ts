@@ -34,8 +34,11 @@ async function expectServiceWorksOn(env: Record<string, string>, old: FirstRelea
     expect(login.body.data.user).toMatchObject({ id: old.userId, email: old.email, meta: { plan: 'old', since: 'v1' } });
     const me = await request(app).get('/api/auth/me').set(key).set('Authorization', `Bearer ${login.body.data.accessToken}`).expect(200);
     expect(me.body.data.user).toMatchObject({ id: old.userId, emailVerified: false });
-    // The session the first release issued rotates under today's code.
-    await request(app).post('/api/auth/refresh').set(key).send({ refreshToken: old.refreshToken }).expect(200);
+    // The session the first release issued (its token a bare secret) rotates under today's code,
+    // into a token that carries its issue time, and on from there.
+    const rotated = await request(app).post('/api/auth/refresh').set(key).send({ refreshToken: old.refreshToken }).expect(200);
+    expect(rotated.body.data.refreshToken).toMatch(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/);
+    await request(app).post('/api/auth/refresh').set(key).send({ refreshToken: rotated.body.data.refreshToken }).expect(200);
     const jwks = await request(app).get(`/api/projects/${old.projectId}/production/jwks.json`).expect(200);
     expect(jwks.body.keys.map((jwk: { kid: string }) => jwk.kid)).toContain(old.kid);
     // New rows use the new columns: a sign-up merges the old project's default meta.

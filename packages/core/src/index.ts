@@ -10,6 +10,7 @@ export * from './domain/api-key';
 export * from './domain/user';
 export * from './domain/admin-queries';
 export * from './domain/session';
+export * from './domain/refresh-token';
 export * from './domain/email-code';
 export * from './domain/tokens';
 export * from './domain/signing-key';

@@ -1,4 +1,5 @@
-import { sha256Hex } from '../src/domain/secrets';
+import { newRefreshToken, refreshTokenKey, refreshTokenUnder, sameRefreshSecret } from '../src/domain/refresh-token';
+import { hmacBase64Url, newBearerSecret, sha256Hex } from '../src/domain/secrets';
 import { PASSWORD, serviceWithProject } from './helpers';
 
 async function signedIn(settings = {}) {
@@ -89,10 +90,55 @@ describe('refreshTokens', () => {
     await expect(service.refresh(production, first.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
   });
 
-  it('stores refresh tokens only as SHA-256', async () => {
+  it("stores refresh tokens only under their secret's SHA-256, after their issue time", async () => {
     const { production, first, deps } = await signedIn();
+    const [issued, secret] = first.refreshToken.split('.');
+    expect(issued).toBe(deps.clock.now().getTime().toString(16).padStart(12, '0'));
     expect(await deps.sessions.findRefreshToken(production.scope, first.refreshToken)).toBeNull();
-    expect(await deps.sessions.findRefreshToken(production.scope, sha256Hex(first.refreshToken))).not.toBeNull();
+    expect(await deps.sessions.findRefreshToken(production.scope, `z${issued}${sha256Hex(secret)}`)).not.toBeNull();
+  });
+
+  it('refreshes a token of the earlier form (a bare secret under its SHA-256) into the current form, and logs it out', async () => {
+    const { service, production, first, deps } = await signedIn();
+    const user = claimsOf(first.accessToken).sub as string;
+    const now = deps.clock.now();
+    const bare = () => ({ id: deps.random.uuid(), token: newBearerSecret(deps.random) });
+    const open = async ({ id, token }: { id: string; token: string }) => {
+      const session = { id, userId: user, rotationKey: newBearerSecret(deps.random), createdAt: now, refreshTokenHash: sha256Hex(token), refreshExpiresAt: new Date(now.getTime() + 3_600_000) };
+      await deps.sessions.create(production.scope, session);
+    };
+    const [kept, ended] = [bare(), bare()];
+    await open(kept);
+    await open(ended);
+    const next = await service.refresh(production, kept.token);
+    expect(next.refreshToken).toMatch(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/);
+    await expect(service.refresh(production, next.refreshToken)).resolves.toBeDefined();
+    await service.logOut(production, ended.token);
+    expect(await deps.sessions.isActive(production.scope, ended.id)).toBe(false);
+  });
+
+  describe('keys', () => {
+    const secret = 'A'.repeat(43);
+    const at = (ms: number) => newRefreshToken(new Date(ms), secret);
+
+    it('sort in the order the tokens were issued, after every key of the earlier form', () => {
+      const times = [0, 1, 255, 256, Date.UTC(2026, 10, 28), Date.UTC(2026, 10, 28) + 1, Date.UTC(3000, 0, 1)];
+      const keys = times.map((ms) => refreshTokenKey(at(ms)));
+      expect([...keys].sort()).toEqual(keys);
+      expect(keys.every((key) => key > 'f'.repeat(64))).toBe(true);
+      expect(refreshTokenKey(secret)).toBe(sha256Hex(secret));
+    });
+
+    it('of one secret name the same secret whatever their issue time, or form; others do not', () => {
+      expect(sameRefreshSecret(refreshTokenKey(at(1)), refreshTokenKey(at(2)))).toBe(true);
+      expect(sameRefreshSecret(refreshTokenKey(at(1)), sha256Hex(secret))).toBe(true);
+      expect(sameRefreshSecret(refreshTokenKey(at(1)), refreshTokenKey(newRefreshToken(new Date(1), 'B'.repeat(43))))).toBe(false);
+    });
+
+    it('rebuild the token stored under them, in the form it was stored', () => {
+      expect(refreshTokenUnder(refreshTokenKey(at(12345)), secret)).toBe(at(12345));
+      expect(refreshTokenUnder(sha256Hex(secret), secret)).toBe(secret);
+    });
   });
 
   describe('with a reuse grace window', () => {
@@ -103,6 +149,19 @@ describe('refreshTokens', () => {
       const b = await service.refresh(production, first.refreshToken);
       expect(b.refreshToken).toBe(a.refreshToken);
       await expect(service.refresh(production, b.refreshToken)).resolves.toBeDefined();
+    });
+
+    it('hands a racing tab the successor an earlier release stored (a bare secret) as it was handed out', async () => {
+      const { service, production, first, deps } = await signedIn({ refreshReuseGraceSeconds: 10 });
+      const record = await deps.sessions.findRefreshToken(production.scope, refreshTokenKey(first.refreshToken));
+      const successor = hmacBase64Url(record!.rotationKey, first.refreshToken);
+      const now = deps.clock.now();
+      const rotation = { presentedHash: refreshTokenKey(first.refreshToken), successorHash: sha256Hex(successor), now, expiresAt: new Date(now.getTime() + 3_600_000), reuseGraceSeconds: 10 };
+      expect(await deps.sessions.rotate(production.scope, rotation)).toEqual({ status: 'rotated' });
+      deps.clock.advance(5);
+      const racer = await service.refresh(production, first.refreshToken);
+      expect(racer.refreshToken).toBe(successor);
+      await expect(service.refresh(production, successor)).resolves.toBeDefined();
     });
 
     it('hands every concurrent refresh of one token the same successor, and revokes nothing', async () => {
@@ -149,7 +208,7 @@ describe('refreshTokens', () => {
       const { service, production, first, deps } = await signedIn({ absoluteSessionLifetimeSeconds: 10 * DAY });
       deps.clock.advance(9 * DAY);
       const last = await service.refresh(production, first.refreshToken);
-      const record = await deps.sessions.findRefreshToken(production.scope, sha256Hex(last.refreshToken));
+      const record = await deps.sessions.findRefreshToken(production.scope, refreshTokenKey(last.refreshToken));
       expect(record?.expiresAt).toEqual(new Date(record!.sessionCreatedAt.getTime() + 10 * DAY * 1000));
       deps.clock.advance(DAY);
       await expect(service.refresh(production, last.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });

@@ -1,4 +1,5 @@
 import type { SignInClient } from './known-device';
+import { sameRefreshSecret } from './refresh-token';
 import type { Project, TokenLifetimes } from './project';
 import { isStorableText } from './text';
 
@@ -41,9 +42,12 @@ export function refreshTokenExpiry(now: Date, sessionCreatedAt: Date, lifetimes:
 
 /** One use of a refresh token: what the rotation primitive is asked to do. */
 export interface Rotation {
-  /** SHA-256 of the presented token. */
+  /** The presented token's key (refreshTokenKey). */
   presentedHash: string;
-  /** SHA-256 of its successor; derived from the presented token, so every racer names the same one. */
+  /**
+   * Its successor's key. The successor's secret is derived from the presented token, so every
+   * racer names the same secret, each with its own issue time (sameRefreshSecret).
+   */
   successorHash: string;
   now: Date;
   /** When the successor expires. */
@@ -58,9 +62,10 @@ export type RotationResult =
   | { status: 'rotated' }
   /**
    * The token was already rotated into this very successor within the grace window, and the
-   * successor is still unused and the session alive: hand the same successor out again.
+   * successor is still unused and the session alive: hand the same successor out again. Its key
+   * as stored carries the issue time the winner gave it (refreshTokenUnder).
    */
-  | { status: 'reissued' }
+  | { status: 'reissued'; successorHash: string }
   /** The token exists but was already used (outside the window) or its session is revoked: a replay. */
   | { status: 'reused' }
   | { status: 'unknown' };
@@ -88,8 +93,9 @@ export function unclaimedRotationResult(token: UnclaimedToken | null, rotation: 
   if (!token.usedAt) return { status: 'unknown' };
   const { successor } = token;
   const inWindow = rotation.reuseGraceSeconds > 0 && rotation.now.getTime() - token.usedAt.getTime() <= rotation.reuseGraceSeconds * 1000;
-  const sameSuccessor = token.successorHash === rotation.successorHash && successor !== null;
-  if (inWindow && sameSuccessor && successor.usedAt === null && successor.expiresAt > rotation.now) return { status: 'reissued' };
+  const { successorHash } = token;
+  const sameSuccessor = successorHash !== null && sameRefreshSecret(successorHash, rotation.successorHash) && successor !== null;
+  if (inWindow && sameSuccessor && successor.usedAt === null && successor.expiresAt > rotation.now) return { status: 'reissued', successorHash };
   return { status: 'reused' };
 }
 

@@ -162,7 +162,7 @@ export function sessionStoreContract(label: string, factory: StorageFactory): vo
       const successor = sha256Hex(newId());
       const again = (overrides: Partial<ReturnType<typeof rotation>>) => ports().sessions.rotate(scope, { ...rotation(session.refreshTokenHash, successor, 10), ...overrides });
       expect(await again({})).toEqual({ status: 'rotated' });
-      expect(await again({ now: secondsAfter(LATER, 10) })).toEqual({ status: 'reissued' });
+      expect(await again({ now: secondsAfter(LATER, 10) })).toEqual({ status: 'reissued', successorHash: successor });
       expect(await again({ now: secondsAfter(LATER, 11) })).toEqual({ status: 'reused' });
       expect(await again({ reuseGraceSeconds: 0 })).toEqual({ status: 'reused' });
       expect(await again({ successorHash: sha256Hex(newId()) })).toEqual({ status: 'reused' });

@@ -1,6 +1,7 @@
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
-import { newBearerSecret, sha256Hex } from '../domain/secrets';
+import { newRefreshToken, refreshTokenKey } from '../domain/refresh-token';
+import { newBearerSecret } from '../domain/secrets';
 import { refreshTokenExpiry, sessionClientOf } from '../domain/session';
 import type { SignInClient } from '../domain/known-device';
 import type { AccessTokenClaims, TokenBundle } from '../domain/tokens';
@@ -47,7 +48,7 @@ export async function openSession(
 ): Promise<{ sessionId: string; bundle: TokenBundle }> {
   const now = deps.clock.now();
   const sessionId = deps.random.uuid();
-  const refreshToken = newBearerSecret(deps.random);
+  const refreshToken = newRefreshToken(now, newBearerSecret(deps.random));
   // The access token is signed while the session is stored: the signature needs only the session's
   // id, and the API signs on libuv's pool (rs256-access-token-codec.ts), so a sign-in waits
   // for the longer of the two rather than both. A session that fails to store throws, and its
@@ -58,7 +59,7 @@ export async function openSession(
       userId: user.id,
       rotationKey: newBearerSecret(deps.random),
       createdAt: now,
-      refreshTokenHash: sha256Hex(refreshToken),
+      refreshTokenHash: refreshTokenKey(refreshToken),
       refreshExpiresAt: refreshTokenExpiry(now, now, project),
       client: sessionClientOf(options.client),
     }),

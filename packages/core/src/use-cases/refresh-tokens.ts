@@ -1,7 +1,8 @@
 import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
-import { hmacBase64Url, sha256Hex } from '../domain/secrets';
+import { newRefreshToken, refreshTokenKey, refreshTokenUnder } from '../domain/refresh-token';
+import { hmacBase64Url } from '../domain/secrets';
 import { refreshTokenExpiry, sessionEndsAt, type RefreshTokenRecord } from '../domain/session';
 import type { TokenBundle } from '../domain/tokens';
 import { isBanned } from '../domain/user';
@@ -25,13 +26,13 @@ export interface RefreshOptions {
 
 /**
  * `POST /api/auth/refresh`. The presented token is consumed by the store's atomic rotation primitive.
- * A successor is derived as HMAC(session rotation key, presented token): only a holder of the
- * presented token can know it, and the grace window can hand a racing tab the very same successor
- * without the raw token ever being stored. Whether a reuse falls in that window is decided by the
+ * A successor's secret is derived as HMAC(session rotation key, presented token): only a holder of
+ * the presented token can know it, and the grace window can hand a racing tab the very same
+ * successor (with the issue time the winner stored) without the raw token ever being stored. Whether a reuse falls in that window is decided by the
  * rotation on the state it saw (unclaimedRotationResult), never on the read made before it.
  */
 export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, project: Project, refreshToken: string, options: RefreshOptions = {}): Promise<TokenBundle> {
-  const presentedHash = sha256Hex(refreshToken);
+  const presentedHash = refreshTokenKey(refreshToken);
   // The holder is read with the token (one round trip where the store can), before the rotation.
   const reading = deps.sessions.findRefreshTokenWithHolder(scope, presentedHash);
   if (options.admitted) {
@@ -59,10 +60,10 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
     });
     throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'session_ended' } });
   }
-  const successor = hmacBase64Url(record.rotationKey, refreshToken);
+  const secret = hmacBase64Url(record.rotationKey, refreshToken);
   const result = await deps.sessions.rotate(scope, {
     presentedHash,
-    successorHash: sha256Hex(successor),
+    successorHash: refreshTokenKey(newRefreshToken(now, secret)),
     now,
     expiresAt: refreshTokenExpiry(now, record.sessionCreatedAt, project),
     reuseGraceSeconds: project.refreshReuseGraceSeconds,
@@ -72,6 +73,7 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
   // Checked after the rotation, as before: a banned user's token is used up, not left to retry.
   if (isBanned(user)) throw new AuthError('invalid_refresh_token');
   const accessToken = await signAccessToken(deps, scope, project, user, record.sessionId);
+  const successor = result.status === 'reissued' ? refreshTokenUnder(result.successorHash, secret) : newRefreshToken(now, secret);
   return { accessToken, refreshToken: successor, expiresIn: project.accessTokenTtlSeconds };
 }
 
