@@ -28,8 +28,9 @@ export interface RefreshOptions {
  * `POST /api/auth/refresh`. The presented token is consumed by the store's atomic rotation primitive.
  * A successor's secret is derived as HMAC(session rotation key, presented token): only a holder of
  * the presented token can know it, and the grace window can hand a racing tab the very same
- * successor (with the issue time the winner stored) without the raw token ever being stored. Whether a reuse falls in that window is decided by the
- * rotation on the state it saw (unclaimedRotationResult), never on the read made before it.
+ * successor (with the issue time the winner stored) without the raw token ever being stored.
+ * Whether a reuse falls in that window is decided by the rotation on the state it saw
+ * (unclaimedRotationResult), never on the read made before it.
  */
 export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, project: Project, refreshToken: string, options: RefreshOptions = {}): Promise<TokenBundle> {
   const presentedHash = refreshTokenKey(refreshToken);
@@ -61,9 +62,10 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
     throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'session_ended' } });
   }
   const secret = hmacBase64Url(record.rotationKey, refreshToken);
+  const successor = newRefreshToken(now, secret);
   const result = await deps.sessions.rotate(scope, {
     presentedHash,
-    successorHash: refreshTokenKey(newRefreshToken(now, secret)),
+    successorHash: refreshTokenKey(successor),
     now,
     expiresAt: refreshTokenExpiry(now, record.sessionCreatedAt, project),
     reuseGraceSeconds: project.refreshReuseGraceSeconds,
@@ -73,8 +75,9 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
   // Checked after the rotation, as before: a banned user's token is used up, not left to retry.
   if (isBanned(user)) throw new AuthError('invalid_refresh_token');
   const accessToken = await signAccessToken(deps, scope, project, user, record.sessionId);
-  const successor = result.status === 'reissued' ? refreshTokenUnder(result.successorHash, secret) : newRefreshToken(now, secret);
-  return { accessToken, refreshToken: successor, expiresIn: project.accessTokenTtlSeconds };
+  // A racer inside the grace window gets the successor as the winner issued it.
+  const issued = result.status === 'reissued' ? refreshTokenUnder(result.successorHash, secret) : successor;
+  return { accessToken, refreshToken: issued, expiresIn: project.accessTokenTtlSeconds };
 }
 
 /**
