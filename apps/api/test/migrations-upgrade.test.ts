@@ -23,9 +23,14 @@ const MASTER_KEY = Buffer.alloc(32, 5);
 const ADMIN = 'upgrade-test-admin-token-0123456789abcdef';
 const [FIRST, ...LATER] = migrationNames();
 
-/** The service of today on the upgraded database: what a client of the old release still holds must work. */
+/**
+ * The service of today on the upgraded database: what a client of the old release still holds must
+ * work. It runs as an operator runs it once no instance of the old release is left: with refresh
+ * tokens that carry their issue time (SVC_REFRESH_TOKEN_ISSUE_TIME).
+ */
 async function expectServiceWorksOn(env: Record<string, string>, old: FirstReleaseData): Promise<void> {
-  const { config } = await resolveSecrets(loadConfig({ ...env, SVC_ADMIN_TOKEN: ADMIN, SVC_MASTER_KEY: MASTER_KEY.toString('hex'), SVC_BCRYPT_COST: '4' }));
+  const settings = { SVC_ADMIN_TOKEN: ADMIN, SVC_MASTER_KEY: MASTER_KEY.toString('hex'), SVC_BCRYPT_COST: '4', SVC_REFRESH_TOKEN_ISSUE_TIME: 'true' };
+  const { config } = await resolveSecrets(loadConfig({ ...env, ...settings }));
   const container = await buildContainer(config);
   try {
     const app = createApp({ ...container, logger: createLogger({ level: 'silent' }), config });

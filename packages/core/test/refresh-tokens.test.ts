@@ -1,9 +1,14 @@
 import { newRefreshToken, refreshTokenKey, refreshTokenUnder, sameRefreshSecret } from '../src/domain/refresh-token';
 import { hmacBase64Url, newBearerSecret, sha256Hex } from '../src/domain/secrets';
+import { DEFAULT_PLAN_USER_LIMITS } from '../src/domain/project';
+import { TEST_ISSUER } from '../src/testing/in-memory-deps';
 import { PASSWORD, serviceWithProject } from './helpers';
 
-async function signedIn(settings = {}) {
-  const ctx = await serviceWithProject(settings);
+/** The service's refresh tokens: bare secrets (the default) or carrying their issue time. */
+const issueTime = (on: boolean) => ({ settings: { issuer: TEST_ISSUER, planUserLimits: DEFAULT_PLAN_USER_LIMITS, refreshTokenIssueTime: on } });
+
+async function signedIn(settings = {}, withIssueTime = true) {
+  const ctx = await serviceWithProject(settings, issueTime(withIssueTime));
   const first = await ctx.service.signUp(ctx.production, { email: 'ada@example.test', password: PASSWORD });
   return { ...ctx, first };
 }
@@ -98,6 +103,26 @@ describe('refreshTokens', () => {
     expect(await deps.sessions.findRefreshToken(production.scope, `z${issued}${sha256Hex(secret)}`)).not.toBeNull();
   });
 
+  it('issues bare secrets by default, under their SHA-256; either form refreshes and logs out whichever the setting', async () => {
+    const { service, production, first, deps } = await signedIn({}, false);
+    expect(first.refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await deps.sessions.findRefreshToken(production.scope, sha256Hex(first.refreshToken))).not.toBeNull();
+    const bare = await service.refresh(production, first.refreshToken);
+    expect(bare.refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    deps.settings.refreshTokenIssueTime = true;
+    const timed = await service.refresh(production, bare.refreshToken);
+    expect(timed.refreshToken).toMatch(/^[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/);
+    deps.settings.refreshTokenIssueTime = false;
+    const back = await service.refresh(production, timed.refreshToken);
+    expect(back.refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const other = await service.logIn(production, { email: 'ada@example.test', password: PASSWORD });
+    if (other.twoFactorRequired) throw new Error('no second factor expected');
+    deps.settings.refreshTokenIssueTime = true;
+    await service.logOut(production, other.refreshToken);
+    await expect(service.refresh(production, other.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    await expect(service.refresh(production, back.refreshToken)).resolves.toBeDefined();
+  });
+
   it('refreshes a token of the earlier form (a bare secret under its SHA-256) into the current form, and logs it out', async () => {
     const { service, production, first, deps } = await signedIn();
     const user = claimsOf(first.accessToken).sub as string;
@@ -141,9 +166,12 @@ describe('refreshTokens', () => {
     });
   });
 
-  describe('with a reuse grace window', () => {
+  describe.each([
+    ['carrying their issue time', true],
+    ['bare (the default)', false],
+  ])('with a reuse grace window, tokens %s', (_form, on) => {
     it('hands a racing tab the same successor inside the window', async () => {
-      const { service, production, first, deps } = await signedIn({ refreshReuseGraceSeconds: 10 });
+      const { service, production, first, deps } = await signedIn({ refreshReuseGraceSeconds: 10 }, on);
       const a = await service.refresh(production, first.refreshToken);
       deps.clock.advance(5);
       const b = await service.refresh(production, first.refreshToken);
@@ -152,7 +180,7 @@ describe('refreshTokens', () => {
     });
 
     it('hands a racing tab the successor an earlier release stored (a bare secret) as it was handed out', async () => {
-      const { service, production, first, deps } = await signedIn({ refreshReuseGraceSeconds: 10 });
+      const { service, production, first, deps } = await signedIn({ refreshReuseGraceSeconds: 10 }, on);
       const record = await deps.sessions.findRefreshToken(production.scope, refreshTokenKey(first.refreshToken));
       const successor = hmacBase64Url(record!.rotationKey, first.refreshToken);
       const now = deps.clock.now();
@@ -165,7 +193,7 @@ describe('refreshTokens', () => {
     });
 
     it('hands every concurrent refresh of one token the same successor, and revokes nothing', async () => {
-      const { service, production, first } = await signedIn({ refreshReuseGraceSeconds: 10 });
+      const { service, production, first } = await signedIn({ refreshReuseGraceSeconds: 10 }, on);
       const results = await Promise.all(Array.from({ length: 5 }, () => service.refresh(production, first.refreshToken)));
       expect(new Set(results.map((r) => r.refreshToken)).size).toBe(1);
       await expect(service.getMe(production, results[0].accessToken)).resolves.toBeDefined();
@@ -173,13 +201,13 @@ describe('refreshTokens', () => {
     });
 
     it('treats reuse after the window, or after the successor was used, as replay', async () => {
-      const late = await signedIn({ refreshReuseGraceSeconds: 10 });
+      const late = await signedIn({ refreshReuseGraceSeconds: 10 }, on);
       await late.service.refresh(late.production, late.first.refreshToken);
       late.deps.clock.advance(11);
       await expect(late.service.refresh(late.production, late.first.refreshToken)).rejects.toMatchObject({
         code: 'invalid_refresh_token',
       });
-      const spent = await signedIn({ refreshReuseGraceSeconds: 10 });
+      const spent = await signedIn({ refreshReuseGraceSeconds: 10 }, on);
       const next = await spent.service.refresh(spent.production, spent.first.refreshToken);
       await spent.service.refresh(spent.production, next.refreshToken);
       await expect(spent.service.refresh(spent.production, spent.first.refreshToken)).rejects.toMatchObject({

@@ -39,6 +39,7 @@ const FIELDS: Record<string, [variable: string, text?: (value: never) => string]
   redisTimeoutMs: ['SVC_REDIS_TIMEOUT_MS'],
   shutdownTimeoutMs: ['SVC_SHUTDOWN_TIMEOUT_MS'],
   releaseMemoryAtRest: ['SVC_RELEASE_MEMORY_AT_REST'],
+  refreshTokenIssueTime: ['SVC_REFRESH_TOKEN_ISSUE_TIME'],
 };
 
 const TIMEOUT_VARIABLES: Record<keyof DatabaseTimeouts, string> = {

@@ -63,6 +63,12 @@ export interface Config {
    * default true): while the server listens on its own port (rest-collector.ts).
    */
   releaseMemoryAtRest: boolean;
+  /**
+   * Issue refresh tokens that carry their issue time (SVC_REFRESH_TOKEN_ISSUE_TIME, off by
+   * default): stored in issue order, they keep the token index's writes at one end. A release
+   * before this form refuses such tokens, so it is turned on once none serves the database.
+   */
+  refreshTokenIssueTime: boolean;
 }
 
 /** Every bad variable at once, one line each, so an operator fixes them in one go. */
@@ -160,6 +166,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
     redisTimeoutMs: check('SVC_REDIS_TIMEOUT_MS', intIn(10, 10_000), 100),
     shutdownTimeoutMs: check('SVC_SHUTDOWN_TIMEOUT_MS', intIn(1000, 600_000), 10_000),
     releaseMemoryAtRest: check('SVC_RELEASE_MEMORY_AT_REST', parseBoolean, true),
+    refreshTokenIssueTime: check('SVC_REFRESH_TOKEN_ISSUE_TIME', parseBoolean, false),
   };
   // In production a generated secret on a container's disk would be lost or shared by accident.
   const inProduction = nameOf('NODE_ENV') === 'NODE_ENV' ? 'NODE_ENV=production' : `${nameOf('NODE_ENV')} is true`;

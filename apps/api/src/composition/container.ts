@@ -125,7 +125,7 @@ export async function buildContainer(config: RuntimeConfig, options: ContainerOp
     if (!storage.unitOfWork.afterCommit(wake)) wake();
   });
   const deps: AuthDeps = {
-    settings: { issuer: config.baseUrl, planUserLimits: config.planUserLimits },
+    settings: { issuer: config.baseUrl, planUserLimits: config.planUserLimits, refreshTokenIssueTime: config.refreshTokenIssueTime },
     clock: systemClock,
     random: cryptoRandom,
     projects: storage.projects,

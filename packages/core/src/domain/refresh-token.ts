@@ -9,8 +9,11 @@ import { sha256Hex } from './secrets';
 // that random page was a buffer miss and a full-page image in PostgreSQL's WAL on most refreshes
 // (docs/decisions.md, "Refresh tokens carry their issue time").
 //
-// Tokens issued before the issue time was written in them are a bare secret, stored under its
-// SHA-256: they are still found and rotated, into a token of the current form.
+// A bare secret, stored under its SHA-256, is the earlier form. It is still found, rotated and
+// logged out, and it is what the service issues unless `AuthSettings.refreshTokenIssueTime` is on:
+// a release before the current form finds only bare secrets, so an operator turns the setting on
+// once no instance of such a release serves the database (docs/operating.md, "Upgrading and
+// migrations").
 
 /** A refresh token as issued: its issue time, then the secret. */
 const REFRESH_TOKEN = /^([0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
@@ -20,6 +23,14 @@ const KEYED = /^z([0-9a-f]{12})([0-9a-f]{64})$/;
 /** The refresh token issued at `issuedAt` for `secret` (a bearer secret). */
 export function newRefreshToken(issuedAt: Date, secret: string): string {
   return `${issuedAt.getTime().toString(16).padStart(12, '0')}.${secret}`;
+}
+
+/**
+ * The refresh token to hand out for `secret`, issued at `issuedAt`: of the current form when
+ * `withIssueTime` (the service's `refreshTokenIssueTime` setting), else the bare secret.
+ */
+export function issuedRefreshToken(withIssueTime: boolean, issuedAt: Date, secret: string): string {
+  return withIssueTime ? newRefreshToken(issuedAt, secret) : secret;
 }
 
 /** The key `token` is stored and found under. */

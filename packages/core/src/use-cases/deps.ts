@@ -31,6 +31,11 @@ export interface AuthSettings {
   /** `iss` of every access token: the service's base URL. */
   issuer: string;
   planUserLimits: PlanUserLimits;
+  /**
+   * Issue refresh tokens that carry their issue time and are stored in issue order
+   * (domain/refresh-token.ts); off: bare secrets, which a release before that form still finds.
+   */
+  refreshTokenIssueTime?: boolean;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
-import { newRefreshToken, refreshTokenKey } from '../domain/refresh-token';
+import { issuedRefreshToken, refreshTokenKey } from '../domain/refresh-token';
 import { newBearerSecret } from '../domain/secrets';
 import { refreshTokenExpiry, sessionClientOf } from '../domain/session';
 import type { SignInClient } from '../domain/known-device';
@@ -48,7 +48,7 @@ export async function openSession(
 ): Promise<{ sessionId: string; bundle: TokenBundle }> {
   const now = deps.clock.now();
   const sessionId = deps.random.uuid();
-  const refreshToken = newRefreshToken(now, newBearerSecret(deps.random));
+  const refreshToken = issuedRefreshToken(deps.settings.refreshTokenIssueTime === true, now, newBearerSecret(deps.random));
   // The access token is signed while the session is stored: the signature needs only the session's
   // id, and the API signs on libuv's pool (rs256-access-token-codec.ts), so a sign-in waits
   // for the longer of the two rather than both. A session that fails to store throws, and its

@@ -1,7 +1,7 @@
 import { AuthError } from '../errors';
 import type { TenantScope } from '../domain/environment';
 import type { Project } from '../domain/project';
-import { newRefreshToken, refreshTokenKey, refreshTokenUnder } from '../domain/refresh-token';
+import { issuedRefreshToken, refreshTokenKey, refreshTokenUnder } from '../domain/refresh-token';
 import { hmacBase64Url } from '../domain/secrets';
 import { refreshTokenExpiry, sessionEndsAt, type RefreshTokenRecord } from '../domain/session';
 import type { TokenBundle } from '../domain/tokens';
@@ -62,7 +62,7 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
     throw new AuthError('invalid_refresh_token', undefined, { details: { reason: 'session_ended' } });
   }
   const secret = hmacBase64Url(record.rotationKey, refreshToken);
-  const successor = newRefreshToken(now, secret);
+  const successor = issuedRefreshToken(deps.settings.refreshTokenIssueTime === true, now, secret);
   const result = await deps.sessions.rotate(scope, {
     presentedHash,
     successorHash: refreshTokenKey(successor),

@@ -27,7 +27,7 @@ export class LoginDto {
   password!: string;
 }
 
-/** RefreshLogoutRequest of the contract. Our refresh tokens are 56 characters (43 before they carried their issue time); 512 leaves room. */
+/** RefreshLogoutRequest of the contract. Our refresh tokens are 43 characters, 56 when they carry their issue time; 512 leaves room. */
 export class RefreshLogoutDto {
   @RequiredString('refreshToken', { min: 1, max: 512 })
   refreshToken!: string;
