@@ -94,6 +94,24 @@ describe('security events', () => {
     expect(reads).toHaveBeenCalledTimes(2);
   });
 
+  it('keeps the entry that records a change of the retention for the new retention, though the old one was kept', async () => {
+    const feed = new LocalChangeFeed();
+    const deps = createInMemoryDeps();
+    const service = createAuthService({ ...deps, events: createEventRecorder({ ...deps, changes: feed }) });
+    const created = await service.admin.createProject({ name: 'Changing retention', auditRetentionDays: 30 });
+    const scope = { projectId: created.project.id, environment: 'production' } as const;
+    const daysOf = async (type: SecurityEvent['type']) => {
+      const [entry] = await deps.auditLog.list(scope, { type, limit: 1 });
+      return Math.round((entry.expiresAt.getTime() - entry.at.getTime()) / 86_400_000);
+    };
+    // The project's creation was recorded for 30 days, and the retention is now kept.
+    expect(await daysOf('api_key.created')).toBe(30);
+    for (const days of [7, 365]) {
+      await service.admin.updateProject(created.project.id, { auditRetentionDays: days });
+      expect(await daysOf('project.updated')).toBe(days);
+    }
+  });
+
   it('pages with an opaque cursor and refuses a forged one', async () => {
     const { service, key } = await started();
     for (const name of ['a', 'b', 'c']) await service.signUp(key, { email: `${name}@example.test`, password: PASSWORD });

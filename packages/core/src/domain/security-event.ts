@@ -106,10 +106,12 @@ export function isSecurityEventType(value: unknown): value is SecurityEventType 
 /**
  * A security-relevant move, as core emits it: a discriminated union on `type`. `userId` is the
  * user it concerns, if any; `actor` is set when core knows who acted (the user themself),
- * otherwise the edge's context names the caller.
+ * otherwise the edge's context names the caller. `retentionDays` is set by a change of the
+ * project's audit retention: its own entry is kept for the retention it set, which the recorder
+ * cannot know yet (it keeps a project's retention until the change's notice, after the commit).
  */
 export type SecurityEvent = {
-  [T in SecurityEventType]: { type: T; userId?: string; actor?: Actor; data: SecurityEventData[T]; context?: EventContext };
+  [T in SecurityEventType]: { type: T; userId?: string; actor?: Actor; data: SecurityEventData[T]; context?: EventContext; retentionDays?: number };
 }[SecurityEventType];
 
 /** One event as the audit log keeps it. */

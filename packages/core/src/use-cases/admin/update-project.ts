@@ -23,9 +23,11 @@ export async function updateProject(
     const before = await deps.projects.findById(projectId);
     const project = before && (await deps.projects.update(projectId, settings, deps.clock.now()));
     if (!before || !project) throw new AuthError('not_found', 'Project not found.');
-    // A project's settings hold both environments: the change is in each environment's log.
+    // A project's settings hold both environments: the change is in each environment's log, kept
+    // for the retention the project has after it (a change of the retention included).
     const change = settingsChange(before, project, Object.keys(settings));
-    for (const environment of ENVIRONMENTS) await emitEvent(deps, { projectId, environment }, { type: 'project.updated', data: change });
+    const event = { type: 'project.updated', data: change, retentionDays: project.auditRetentionDays } as const;
+    for (const environment of ENVIRONMENTS) await emitEvent(deps, { projectId, environment }, event);
     return project;
   });
 }

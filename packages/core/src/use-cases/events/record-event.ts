@@ -34,7 +34,7 @@ export function createEventRecorder(deps: EventRecorderDeps): SecurityEventSink 
   const retention = auditRetention(deps);
   return {
     emit: async (scope, event) => {
-      const retentionDays = await retention(scope.projectId);
+      const retentionDays = event.retentionDays ?? (await retention(scope.projectId));
       const entry = auditEntryOf(event, { id: deps.random.uuid(), at: deps.clock.now(), retentionDays });
       const endpoints = deps.webhooks ? await deps.webhooks.listEndpoints(scope) : [];
       const deliveries = webhookMessagesFor(deps, entry, endpoints);
