@@ -117,7 +117,7 @@ interface PostgresIo {
 }
 
 /**
- * The server's WAL counters and `database`'s buffer counters, once idle backends have published
+ * The server's WAL counters and `database`'s buffer and row-update counters, once idle backends have published
  * theirs (PostgreSQL's idle stats interval is 10 s).
  */
 async function postgresIo(database: string): Promise<PostgresIo> {
