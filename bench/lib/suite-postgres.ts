@@ -181,7 +181,7 @@ async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: Benc
   ] as const) {
     const proxy = await track(scope, start());
     try {
-      await bench.row(system, 'GET session', proxy.url, () => rows.get('/api/session/session', cookie), { ceiling });
+      await bench.row(system, 'GET session', proxy.url, () => rows.get('/api/session/session', cookie), { ceiling, warmUp: true });
     } finally {
       await stop(scope, proxy);
     }
