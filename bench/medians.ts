@@ -5,9 +5,10 @@
 // summary table and each target's per-run values.
 import { basename } from 'node:path';
 import { medianMemory, medianStartup } from './lib/built';
-import type { BenchResults, RowRecord } from './lib/context';
+import type { BenchResults } from './lib/context';
 import type { LoadResult } from './lib/load';
 import { median, round } from './lib/load';
+import { medianResult, medianRows } from './lib/median-rows';
 import { summaryMarkdown } from './lib/report';
 import { readStoredRun } from './lib/stored-run';
 import { judgeTargets } from './lib/targets';
@@ -18,38 +19,6 @@ if (files.length < 2) {
   process.exit(2);
 }
 const runs = files.map(readStoredRun);
-
-function medianResult(results: LoadResult[]): LoadResult {
-  const of = (pick: (r: LoadResult) => number) => round(median(results.map(pick)));
-  const middle: LoadResult = { ...results[0], rps: of((r) => r.rps), p50: of((r) => r.p50), p99: of((r) => r.p99), errors: of((r) => r.errors), requests: of((r) => r.requests) };
-  // Mail rows: the answers' own rate and the wait for delivery, when every run has them.
-  if (results.every((r) => r.answeredRps !== undefined && r.drainMs !== undefined)) {
-    return { ...middle, answeredRps: of((r) => r.answeredRps!), drainMs: of((r) => r.drainMs!) };
-  }
-  const { answeredRps: _answered, drainMs: _drain, ...plain } = middle;
-  return plain;
-}
-
-/** Rows present in every run that has any, matched by system and endpoint. */
-function medianRows(lists: RowRecord[][]): RowRecord[] {
-  const present = lists.filter((list) => list.length > 0);
-  if (present.length === 0) return [];
-  return present[0].flatMap((first) => {
-    const same = present.map((list) => list.find((row) => row.system === first.system && row.endpoint === first.endpoint)).filter((row): row is RowRecord => row !== undefined);
-    if (same.length !== present.length) return [];
-    const ratios = same.map((row) => row.ratio).filter((ratio): ratio is number => ratio !== undefined);
-    const ceilings = same.map((row) => row.ceiling?.perSecond).filter((value): value is number => value !== undefined);
-    return [
-      {
-        system: first.system,
-        endpoint: first.endpoint,
-        result: medianResult(same.map((row) => row.result)),
-        ...(first.ceiling ? { ceiling: { name: first.ceiling.name, perSecond: round(median(ceilings)) } } : {}),
-        ...(ratios.length === same.length && ratios.length > 0 ? { ratio: round(median(ratios), 3) } : {}),
-      },
-    ];
-  });
-}
 
 const first = runs[0];
 const ceilings = Object.fromEntries(
@@ -86,6 +55,8 @@ const merged: BenchResults = {
         seedSeconds: round(median(withMillion.map((run) => run.million!.seedSeconds))),
         rows: medianRows(withMillion.map((run) => run.million!.rows)),
         baseline: withMillion.every((run) => run.million!.baseline) ? medianRows(withMillion.map((run) => run.million!.baseline!)) : undefined,
+        // Said only when every run took the same number of slices (rounds before 23 took none).
+        slices: withMillion.every((run) => run.million!.slices === withMillion[0].million!.slices) ? withMillion[0].million!.slices : undefined,
       }
     : undefined,
   startup: medianStartup(runs),

@@ -2,10 +2,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bench, Ceiling, RowRecord, WorkloadFactory } from './context';
-import { databaseUrl, postgresSeeder, SVC_SCHEMA, type Seeder } from './database';
+import { createDatabase, databaseUrl, dropDatabase, postgresSeeder, SVC_SCHEMA, type Seeder } from './database';
+import { medianRows } from './median-rows';
 import { accessClaims, signJwt } from './jwt';
 import { runConcurrently, settle } from './load';
-import { seedUsersUpTo } from './million';
+import { MILLION_SLICES, seedUsersUpTo, sliceOrder } from './million';
 import { dataDirWithMailbox } from './mailbox-folder';
 import { measureUserSearch } from './user-search';
 import { startChild, type Child } from './processes';
@@ -188,39 +189,84 @@ async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: Benc
   }
 }
 
-/** Grows to 1M users (with sessions) and measures login, refresh and /me again at the row count. */
+/**
+ * Login, refresh and /me at 1,000 users and at 1,000,000, each the median of MILLION_SLICES
+ * slices taken in turn (sliceOrder). The 1,000 users are the run's own API and database, as the
+ * rows above measured them; the million are a second API on a database of its own, grown (with a
+ * session and a refresh token per user) before the first slice. One row on either side of a
+ * growth of minutes measured the machine's drift as much as the tenant's size (bench/README.md,
+ * round 23).
+ */
 async function millionRows(bench: Bench, scope: RunScope, api: Child, project: BenchProject, seeder: Seeder, userIds: string[], passwordHash: string): Promise<void> {
   const users = 1_000_000;
-  const key = { 'x-api-key': project.apiKey };
-  const record = { record: false } as const;
-  const workloads = (count: number, tokens: string[]): Array<[string, WorkloadFactory]> => [
-    ['login', () => rows.logIn(project.apiKey, count)],
-    ['refresh', () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t))],
-    ['me', () => rows.bearerGet('/api/auth/me', key, tokens)],
-  ];
-  // The 1k figures again, right before growing: the first rows ran minutes earlier, and on a shared
-  // VM the drift between then and now is as large as the effect this comparison looks for.
-  bench.log('\n-- 1,000 users again, just before growing the tenant --');
-  await settle(30);
-  const smallTokens = await Promise.all([1, 500, 999].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
-  const baseline: RowRecord[] = [];
-  for (const [endpoint, make] of workloads(SEEDED_USERS, smallTokens)) {
-    if (bench.wants(endpoint)) baseline.push(await bench.row('svc · PostgreSQL 1k (again)', endpoint, api.url, make, record));
+  const database = `${scope.database}_1m`;
+  await createDatabase(database);
+  scope.cleanups.push(() => dropDatabase(database));
+  const large = await track(
+    scope,
+    startApi({
+      storage: { kind: 'postgres', database, redisPrefix: `${scope.redisPrefix}1m:` },
+      cost: bench.args.cost,
+      dataDir: dataDirWithMailbox(join(scope.tmp, 'pg-1m-data'), join(scope.mailboxes, 'pg-1m')),
+      logFile: join(scope.tmp, 'api-pg-1m.log'),
+      root: bench.args.apiRoot,
+    }),
+  );
+  const largeProject = await createProject(large.url);
+  const largeSeeder = await postgresSeeder(databaseUrl(database));
+  try {
+    const largeUserIds = await largeSeeder.insertUsers(largeProject.id, 1, SEEDED_USERS, passwordHash);
+    const searchAt1k = bench.wants('user-search') ? await measureUserSearch(api.url, project.id) : null;
+    if (searchAt1k) bench.log(`  user search (admin, ?q=, sequential) at 1k users: p50 ${searchAt1k.p50} ms p95 ${searchAt1k.p95} ms`);
+    bench.log(`\n-- ${users.toLocaleString('en')} users: seeding a second tenant (set-based INSERT ... SELECT generate_series) --`);
+    const started = Date.now();
+    await seedUsersUpTo(databaseUrl(database), largeProject.id, SEEDED_USERS + 1, users, passwordHash, (line) => bench.log(line));
+    const seedSeconds = Math.round((Date.now() - started) / 1000);
+    await settle(30);
+    const sides = {
+      '1k': { system: 'svc · PostgreSQL 1k (again)', api, project, seeder, userIds, count: SEEDED_USERS, who: [1, 500, 999] },
+      '1M': { system: 'svc · PostgreSQL 1M', api: large, project: largeProject, seeder: largeSeeder, userIds: largeUserIds, count: users, who: [1, 500_000, 999_999] },
+    } as const;
+    const tokens = {
+      '1k': await accessTokensOf(sides['1k']),
+      '1M': await accessTokensOf(sides['1M']),
+    };
+    const workload = (side: '1k' | '1M', endpoint: string): WorkloadFactory => {
+      const { project: tenant, seeder: rowsOf, userIds: ids, count } = sides[side];
+      const key = { 'x-api-key': tenant.apiKey };
+      if (endpoint === 'login') return () => rows.logIn(tenant.apiKey, count);
+      if (endpoint === 'refresh') return () => refreshTokens(bench, rowsOf, tenant, ids).then((t) => rows.refresh('/api/auth/refresh', key, t));
+      return () => rows.bearerGet('/api/auth/me', key, tokens[side]);
+    };
+    bench.log(`\n-- 1,000 users (the run's tenant) and ${users.toLocaleString('en')} (the second), ${MILLION_SLICES} slices each, in turn --`);
+    // Per side, one list of rows per pair of slices (i >> 1), each list one row per endpoint.
+    const pairs = () => Array.from({ length: MILLION_SLICES }, (): RowRecord[] => []);
+    const slices = { '1k': pairs(), '1M': pairs() };
+    for (const endpoint of ['login', 'refresh', 'me']) {
+      if (!bench.wants(endpoint)) continue;
+      for (const [i, side] of sliceOrder(MILLION_SLICES).entries()) {
+        // Each slice after the same untimed second as the rows above: the second API starts cold.
+        slices[side][i >> 1].push(await bench.row(sides[side].system, endpoint, sides[side].api.url, workload(side, endpoint), { record: false, warmUp: true }));
+      }
+    }
+    const searchAt1M = searchAt1k ? await measureUserSearch(large.url, largeProject.id) : null;
+    const userSearch = searchAt1k && searchAt1M ? { at1k: searchAt1k, at1M: searchAt1M, p95Ratio: Math.round((searchAt1M.p95 / searchAt1k.p95) * 10) / 10 } : undefined;
+    if (userSearch) bench.log(`  user search at 1M users: p50 ${searchAt1M!.p50} ms p95 ${searchAt1M!.p95} ms (p95 ${userSearch.p95Ratio}x the 1k figure)`);
+    bench.results.million = {
+      users,
+      seedSeconds,
+      slices: MILLION_SLICES,
+      rows: medianRows(slices['1M']),
+      baseline: medianRows(slices['1k']),
+      ...(userSearch ? { userSearch } : {}),
+    };
+  } finally {
+    await largeSeeder.close();
+    await stop(scope, large);
   }
-  const searchAt1k = bench.wants('user-search') ? await measureUserSearch(api.url, project.id) : null;
-  if (searchAt1k) bench.log(`  user search (admin, ?q=, sequential) at 1k users: p50 ${searchAt1k.p50} ms p95 ${searchAt1k.p95} ms`);
-  bench.log(`\n-- ${users.toLocaleString('en')} users: seeding (set-based INSERT ... SELECT generate_series) --`);
-  const started = Date.now();
-  await seedUsersUpTo(databaseUrl(scope.database), project.id, SEEDED_USERS + 1, users, passwordHash, (line) => bench.log(line));
-  const seedSeconds = Math.round((Date.now() - started) / 1000);
-  await settle(30);
-  const accessTokens = await Promise.all([1, 500_000, 999_999].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
-  const measured: RowRecord[] = [];
-  for (const [endpoint, make] of workloads(users, accessTokens)) {
-    if (bench.wants(endpoint)) measured.push(await bench.row('svc · PostgreSQL 1M', endpoint, api.url, make, record));
-  }
-  const searchAt1M = searchAt1k ? await measureUserSearch(api.url, project.id) : null;
-  const userSearch = searchAt1k && searchAt1M ? { at1k: searchAt1k, at1M: searchAt1M, p95Ratio: Math.round((searchAt1M.p95 / searchAt1k.p95) * 10) / 10 } : undefined;
-  if (userSearch) bench.log(`  user search at 1M users: p50 ${searchAt1M!.p50} ms p95 ${searchAt1M!.p95} ms (p95 ${userSearch.p95Ratio}x the 1k figure)`);
-  bench.results.million = { users, seedSeconds, rows: measured, baseline, ...(userSearch ? { userSearch } : {}) };
+}
+
+/** Access tokens of three users of a side of the 1M comparison, from real logins. */
+function accessTokensOf(side: { api: Child; project: BenchProject; who: readonly number[] }): Promise<string[]> {
+  return Promise.all(side.who.map((n) => logIn(side.api.url, side.project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
 }

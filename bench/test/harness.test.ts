@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summarizeProfile } from '../lib/cpuprofile';
-import { Bench, type BenchResults } from '../lib/context';
+import { Bench, type BenchResults, type RowRecord } from '../lib/context';
 import { busyShareBetween, runLoad, TokenQueue } from '../lib/load';
+import { medianRows } from '../lib/median-rows';
+import { MILLION_SLICES, sliceOrder } from '../lib/million';
 import { pendingWriteBytes } from '../lib/quiet-disk';
 
 const ROOT = join(__dirname, '..', '..');
@@ -218,5 +220,28 @@ describe('busyShareBetween (whether other work shares the machine as a run start
 
   it('answers 0 when no tick passed', () => {
     expect(busyShareBetween(stat(1, 2, 3, 4), stat(1, 2, 3, 4))).toBe(0);
+  });
+});
+
+describe('the 1M comparison (bench/lib/million.ts, median-rows.ts)', () => {
+  it('takes the two sides in turn, ABBA, one of each in every pair of slices', () => {
+    expect(sliceOrder(4)).toEqual(['1k', '1M', '1M', '1k', '1k', '1M', '1M', '1k']);
+    for (let pair = 0; pair < MILLION_SLICES; pair++) expect(new Set(sliceOrder(MILLION_SLICES).slice(2 * pair, 2 * pair + 2))).toEqual(new Set(['1k', '1M']));
+  });
+
+  it("makes each side's row the median of its slices, per endpoint", () => {
+    const slice = (p50s: Record<string, number>): RowRecord[] =>
+      Object.entries(p50s).map(([endpoint, p50]) => ({
+        system: 'svc · PostgreSQL 1M',
+        endpoint,
+        result: { connections: 10, seconds: 5, rps: 1000 / p50, p50, p99: 3 * p50, errors: 0, requests: 5000 / p50 },
+      }));
+    const rows = medianRows([slice({ refresh: 30, me: 5 }), slice({ refresh: 90, me: 4 }), slice({ refresh: 31, me: 6 }), slice({ refresh: 29, me: 50 })]);
+    expect(rows.map((row) => [row.endpoint, row.result.p50])).toEqual([
+      ['refresh', 30.5],
+      ['me', 5.5],
+    ]);
+    // A row one slice lacks is left out rather than judged on fewer slices.
+    expect(medianRows([slice({ refresh: 30, me: 5 }), slice({ me: 4 })]).map((row) => row.endpoint)).toEqual(['me']);
   });
 });
