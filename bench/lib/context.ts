@@ -37,9 +37,10 @@ export interface BenchResults {
   sweep: Record<string, LoadResult[]>;
   mixed?: { login: LoadResult; me: LoadResult };
   /**
-   * `baseline`: the same rows at 1k users (older runs lack it). `slices`: since round 23 each row on
-   * either side is the median of this many slices taken in turn with the other side's; before, one
-   * row at 1k just before growing the run's own tenant and one after.
+   * `baseline`: the same rows at 1k users (older runs lack it). `slices`: since round 23 the two
+   * sides are two new tenants alike but for their size, and each row is the median of this many
+   * slices taken in turn with the other side's; before, one row at 1k just before growing the
+   * run's own tenant and one after.
    */
   million?: { users: number; seedSeconds: number; rows: RowRecord[]; baseline?: RowRecord[]; slices?: number; userSearch?: { at1k: SearchLatency; at1M: SearchLatency; p95Ratio: number } };
   /** The built server (what the image runs): time to ready and idle RSS per storage, and the leak check. */

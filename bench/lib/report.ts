@@ -41,7 +41,7 @@ export function summaryMarkdown(results: BenchResults): string {
   if (results.million) {
     lines.push(
       '',
-      `${results.million.users.toLocaleString('en')} users (${results.million.slices ? `a second tenant on a second API and database, seeded in ${results.million.seedSeconds} s; each row the median of ${results.million.slices} slices taken in turn with those of the 1,000-user rows below` : `seeded in ${results.million.seedSeconds} s`}): ` +
+      `${results.million.users.toLocaleString('en')} users (${results.million.slices ? `one of two new tenants, each with an API and a database of its own, grown in ${results.million.seedSeconds} s; each row the median of ${results.million.slices} slices taken in turn with those of the 1,000-user tenant below` : `seeded in ${results.million.seedSeconds} s`}): ` +
         results.million.rows.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') +
         '.',
     );
@@ -56,7 +56,7 @@ export function summaryMarkdown(results: BenchResults): string {
     if (results.million.baseline) {
       lines.push(
         '',
-        (results.million.slices ? "The same rows at 1,000 users (the run's tenant), in turn with those: " : 'The same rows at 1,000 users just before growing: ') +
+        (results.million.slices ? 'The same rows on the other new tenant, of 1,000 users, in turn with those: ' : 'The same rows at 1,000 users just before growing: ') +
           results.million.baseline.map((row) => `${row.endpoint} ${row.result.rps} req/s p50 ${row.result.p50} ms p99 ${row.result.p99} ms`).join('; ') +
           '.',
       );

@@ -66,7 +66,7 @@ export async function postgresSuite(bench: Bench, scope: RunScope): Promise<void
     await apiRows(bench, api, project, seeder, userIds);
     if (bench.wants('proxy')) await proxyRow(bench, scope, api, project);
     if (bench.wants('minimal')) await minimalRows(bench, scope, project, seeder, userIds, { again: true });
-    if (args.million) await millionRows(bench, scope, api, project, seeder, userIds, passwordHash);
+    if (args.million) await millionRows(bench, scope, passwordHash);
   } finally {
     await seeder.close();
     await stop(scope, api);
@@ -189,67 +189,79 @@ async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: Benc
   }
 }
 
-/**
- * Login, refresh and /me at 1,000 users and at 1,000,000, each the median of MILLION_SLICES
- * slices taken in turn (sliceOrder). The 1,000 users are the run's own API and database, as the
- * rows above measured them; the million are a second API on a database of its own, grown (with a
- * session and a refresh token per user) before the first slice. One row on either side of a
- * growth of minutes measured the machine's drift as much as the tenant's size (bench/README.md,
- * round 23).
- */
-async function millionRows(bench: Bench, scope: RunScope, api: Child, project: BenchProject, seeder: Seeder, userIds: string[], passwordHash: string): Promise<void> {
-  const users = 1_000_000;
-  const database = `${scope.database}_1m`;
+/** A tenant of the 1M comparison: an API of its own on a database of its own, with the run's 1,000 users. */
+interface Tenant {
+  api: Child;
+  project: BenchProject;
+  seeder: Seeder;
+  userIds: string[];
+}
+
+async function startTenant(bench: Bench, scope: RunScope, name: string, passwordHash: string): Promise<Tenant> {
+  const database = `${scope.database}_${name}`;
   await createDatabase(database);
   scope.cleanups.push(() => dropDatabase(database));
-  const large = await track(
+  const api = await track(
     scope,
     startApi({
-      storage: { kind: 'postgres', database, redisPrefix: `${scope.redisPrefix}1m:` },
+      storage: { kind: 'postgres', database, redisPrefix: `${scope.redisPrefix}${name}:` },
       cost: bench.args.cost,
-      dataDir: dataDirWithMailbox(join(scope.tmp, 'pg-1m-data'), join(scope.mailboxes, 'pg-1m')),
-      logFile: join(scope.tmp, 'api-pg-1m.log'),
+      dataDir: dataDirWithMailbox(join(scope.tmp, `pg-${name}-data`), join(scope.mailboxes, `pg-${name}`)),
+      logFile: join(scope.tmp, `api-pg-${name}.log`),
       root: bench.args.apiRoot,
     }),
   );
-  const largeProject = await createProject(large.url);
-  const largeSeeder = await postgresSeeder(databaseUrl(database));
+  const project = await createProject(api.url);
+  const seeder = await postgresSeeder(databaseUrl(database));
+  return { api, project, seeder, userIds: await seeder.insertUsers(project.id, 1, SEEDED_USERS, passwordHash) };
+}
+
+/**
+ * Login, refresh and /me at 1,000 users and at 1,000,000, each the median of MILLION_SLICES
+ * slices taken in turn (sliceOrder). The two tenants are alike but for their size: each has an
+ * API started for it and a database of its own with the same 1,000 users, and one of them is then
+ * grown to a million (each user with a session and a refresh token). One row on either side of a
+ * growth of minutes measured the machine's drift as much as the tenant's size (bench/README.md,
+ * round 23).
+ */
+async function millionRows(bench: Bench, scope: RunScope, passwordHash: string): Promise<void> {
+  const users = 1_000_000;
+  const tenants: Tenant[] = [];
   try {
-    const largeUserIds = await largeSeeder.insertUsers(largeProject.id, 1, SEEDED_USERS, passwordHash);
-    const searchAt1k = bench.wants('user-search') ? await measureUserSearch(api.url, project.id) : null;
+    const small = await startTenant(bench, scope, '1k', passwordHash);
+    tenants.push(small);
+    const large = await startTenant(bench, scope, '1m', passwordHash);
+    tenants.push(large);
+    const searchAt1k = bench.wants('user-search') ? await measureUserSearch(small.api.url, small.project.id) : null;
     if (searchAt1k) bench.log(`  user search (admin, ?q=, sequential) at 1k users: p50 ${searchAt1k.p50} ms p95 ${searchAt1k.p95} ms`);
-    bench.log(`\n-- ${users.toLocaleString('en')} users: seeding a second tenant (set-based INSERT ... SELECT generate_series) --`);
+    bench.log(`\n-- ${users.toLocaleString('en')} users: seeding one of two new tenants (set-based INSERT ... SELECT generate_series) --`);
     const started = Date.now();
-    await seedUsersUpTo(databaseUrl(database), largeProject.id, SEEDED_USERS + 1, users, passwordHash, (line) => bench.log(line));
+    await seedUsersUpTo(databaseUrl(`${scope.database}_1m`), large.project.id, SEEDED_USERS + 1, users, passwordHash, (line) => bench.log(line));
     const seedSeconds = Math.round((Date.now() - started) / 1000);
     await settle(30);
     const sides = {
-      '1k': { system: 'svc · PostgreSQL 1k (again)', api, project, seeder, userIds, count: SEEDED_USERS, who: [1, 500, 999] },
-      '1M': { system: 'svc · PostgreSQL 1M', api: large, project: largeProject, seeder: largeSeeder, userIds: largeUserIds, count: users, who: [1, 500_000, 999_999] },
-    } as const;
-    const tokens = {
-      '1k': await accessTokensOf(sides['1k']),
-      '1M': await accessTokensOf(sides['1M']),
+      '1k': { ...small, system: 'svc · PostgreSQL 1k (again)', count: SEEDED_USERS, tokens: await accessTokensOf(small, [1, 500, 999]) },
+      '1M': { ...large, system: 'svc · PostgreSQL 1M', count: users, tokens: await accessTokensOf(large, [1, 500_000, 999_999]) },
     };
     const workload = (side: '1k' | '1M', endpoint: string): WorkloadFactory => {
-      const { project: tenant, seeder: rowsOf, userIds: ids, count } = sides[side];
-      const key = { 'x-api-key': tenant.apiKey };
-      if (endpoint === 'login') return () => rows.logIn(tenant.apiKey, count);
-      if (endpoint === 'refresh') return () => refreshTokens(bench, rowsOf, tenant, ids).then((t) => rows.refresh('/api/auth/refresh', key, t));
-      return () => rows.bearerGet('/api/auth/me', key, tokens[side]);
+      const { project, seeder, userIds, count, tokens } = sides[side];
+      const key = { 'x-api-key': project.apiKey };
+      if (endpoint === 'login') return () => rows.logIn(project.apiKey, count);
+      if (endpoint === 'refresh') return () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t));
+      return () => rows.bearerGet('/api/auth/me', key, tokens);
     };
-    bench.log(`\n-- 1,000 users (the run's tenant) and ${users.toLocaleString('en')} (the second), ${MILLION_SLICES} slices each, in turn --`);
+    bench.log(`\n-- two new tenants, of 1,000 users and of ${users.toLocaleString('en')}, ${MILLION_SLICES} slices each, in turn --`);
     // Per side, one list of rows per pair of slices (i >> 1), each list one row per endpoint.
     const pairs = () => Array.from({ length: MILLION_SLICES }, (): RowRecord[] => []);
     const slices = { '1k': pairs(), '1M': pairs() };
     for (const endpoint of ['login', 'refresh', 'me']) {
       if (!bench.wants(endpoint)) continue;
       for (const [i, side] of sliceOrder(MILLION_SLICES).entries()) {
-        // Each slice after the same untimed second as the rows above: the second API starts cold.
+        // Each slice after the same untimed second as the rows above (the tenants' APIs start cold).
         slices[side][i >> 1].push(await bench.row(sides[side].system, endpoint, sides[side].api.url, workload(side, endpoint), { record: false, warmUp: true }));
       }
     }
-    const searchAt1M = searchAt1k ? await measureUserSearch(large.url, largeProject.id) : null;
+    const searchAt1M = searchAt1k ? await measureUserSearch(large.api.url, large.project.id) : null;
     const userSearch = searchAt1k && searchAt1M ? { at1k: searchAt1k, at1M: searchAt1M, p95Ratio: Math.round((searchAt1M.p95 / searchAt1k.p95) * 10) / 10 } : undefined;
     if (userSearch) bench.log(`  user search at 1M users: p50 ${searchAt1M!.p50} ms p95 ${searchAt1M!.p95} ms (p95 ${userSearch.p95Ratio}x the 1k figure)`);
     bench.results.million = {
@@ -261,12 +273,14 @@ async function millionRows(bench: Bench, scope: RunScope, api: Child, project: B
       ...(userSearch ? { userSearch } : {}),
     };
   } finally {
-    await largeSeeder.close();
-    await stop(scope, large);
+    for (const tenant of tenants) {
+      await tenant.seeder.close();
+      await stop(scope, tenant.api);
+    }
   }
 }
 
-/** Access tokens of three users of a side of the 1M comparison, from real logins. */
-function accessTokensOf(side: { api: Child; project: BenchProject; who: readonly number[] }): Promise<string[]> {
-  return Promise.all(side.who.map((n) => logIn(side.api.url, side.project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
+/** Access tokens of users `who` of a tenant, from real logins. */
+function accessTokensOf(tenant: Tenant, who: readonly number[]): Promise<string[]> {
+  return Promise.all(who.map((n) => logIn(tenant.api.url, tenant.project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
 }
