@@ -191,6 +191,7 @@ async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: Benc
 
 /** A tenant of the 1M comparison: an API of its own on a database of its own, with the run's 1,000 users. */
 interface Tenant {
+  database: string;
   api: Child;
   project: BenchProject;
   seeder: Seeder;
@@ -213,7 +214,7 @@ async function startTenant(bench: Bench, scope: RunScope, name: string, password
   );
   const project = await createProject(api.url);
   const seeder = await postgresSeeder(databaseUrl(database));
-  return { api, project, seeder, userIds: await seeder.insertUsers(project.id, 1, SEEDED_USERS, passwordHash) };
+  return { database, api, project, seeder, userIds: await seeder.insertUsers(project.id, 1, SEEDED_USERS, passwordHash) };
 }
 
 /**
@@ -236,11 +237,11 @@ async function millionRows(bench: Bench, scope: RunScope, passwordHash: string):
     if (searchAt1k) bench.log(`  user search (admin, ?q=, sequential) at 1k users: p50 ${searchAt1k.p50} ms p95 ${searchAt1k.p95} ms`);
     bench.log(`\n-- ${users.toLocaleString('en')} users: seeding one of two new tenants (set-based INSERT ... SELECT generate_series) --`);
     const started = Date.now();
-    await seedUsersUpTo(databaseUrl(`${scope.database}_1m`), large.project.id, SEEDED_USERS + 1, users, passwordHash, (line) => bench.log(line));
+    await seedUsersUpTo(databaseUrl(large.database), large.project.id, SEEDED_USERS + 1, users, passwordHash, (line) => bench.log(line));
     const seedSeconds = Math.round((Date.now() - started) / 1000);
     await settle(30);
     const sides = {
-      '1k': { ...small, system: 'svc · PostgreSQL 1k (again)', count: SEEDED_USERS, tokens: await accessTokensOf(small, [1, 500, 999]) },
+      '1k': { ...small, system: 'svc · PostgreSQL 1k', count: SEEDED_USERS, tokens: await accessTokensOf(small, [1, 500, 999]) },
       '1M': { ...large, system: 'svc · PostgreSQL 1M', count: users, tokens: await accessTokensOf(large, [1, 500_000, 999_999]) },
     };
     const workload = (side: '1k' | '1M', endpoint: string): WorkloadFactory => {
