@@ -38,7 +38,11 @@ describe('per-project rate limits through the admin API', () => {
     for (let i = 1; i < 5; i += 1) expect((await signUp(keys.sandbox, i).expect(201)).headers['ratelimit-policy']).toBe('5;w=3600');
     const refused = await signUp(keys.sandbox, 5).expect(429);
     expect(refused.body.error).toBe('rate_limited');
-    expect(refused.headers.ratelimit).toBe('limit=5, remaining=0, reset=3600');
+    // The embedded limiter's hour began at the first sign-up above: on a busy machine the refusal
+    // comes a few seconds into it, so the reset is near an hour rather than exactly one.
+    const [, reset] = /^limit=5, remaining=0, reset=(\d+)$/.exec(refused.headers.ratelimit) ?? [];
+    expect(Number(reset)).toBeGreaterThan(3600 - 60);
+    expect(Number(reset)).toBeLessThanOrEqual(3600);
 
     await signUp(keys.production, 0).expect(201);
     await signUp(keys.production, 1).expect(201);
