@@ -32,6 +32,11 @@ export interface MemoryFigures {
   drainSeconds?: number;
   /** afterRest / idle: 1.2 = 20 % above idle. */
   ratio: number;
+  /**
+   * The server's CPU (every thread) over the rest's second half, ms a second: what an idle server
+   * spends on its own timers and polls. Runs before 2026-11-28 (round 24) did not measure it.
+   */
+  restCpuMsPerSecond?: number;
   requests: number;
   errors: number;
 }
@@ -222,7 +227,10 @@ export async function measureMemory(bench: Bench, scope: RunScope, dir: string, 
     // Work the load left behind (mails accepted but not yet delivered, hashes queued) is not rest:
     // the rest starts once the server's CPU falls quiet.
     const drainSeconds = await quietProcess(running.child.pid!, 180);
-    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    // The first half of the rest holds the collection that gives the load's memory back
+    // (rest-collector.ts); the second half is the server at rest.
+    await new Promise((resolve) => setTimeout(resolve, (seconds / 2) * 1000));
+    const restCpuMsPerSecond = await cpuMsPerSecond(running.child.pid!, seconds / 2);
     const afterRest = rssMb(running.child.pid!);
     const figures: MemoryFigures = {
       storage: storage.kind,
@@ -233,11 +241,12 @@ export async function measureMemory(bench: Bench, scope: RunScope, dir: string, 
       afterRestRssMb: afterRest,
       ratio: round(afterRest / idle, 3),
       drainSeconds,
+      restCpuMsPerSecond,
       requests: loads.reduce((sum, load) => sum + load.requests, 0),
       errors: loads.reduce((sum, load) => sum + load.errors, 0),
     };
     bench.log(
-      `  memory: ${figures.requests} requests (${figures.errors} errors); RSS idle ${idle} MB, after load ${afterLoad} MB, quiet ${drainSeconds} s later, after ${seconds} s of rest ${afterRest} MB (${figures.ratio}x idle)`,
+      `  memory: ${figures.requests} requests (${figures.errors} errors); RSS idle ${idle} MB, after load ${afterLoad} MB, quiet ${drainSeconds} s later, after ${seconds} s of rest ${afterRest} MB (${figures.ratio}x idle); CPU at rest ${restCpuMsPerSecond} ms a second`,
     );
     return figures;
   } finally {
@@ -250,6 +259,18 @@ function cpuTicks(pid: number): number | null {
   if (!existsSync(`/proc/${pid}/stat`)) return null;
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * The CPU time `pid` spends over the next `seconds` (every thread, user and system), in ms a
+ * second; /proc counts it in ticks of 10 ms, so a window of 30 s reads it to a third of a ms.
+ */
+export async function cpuMsPerSecond(pid: number, seconds: number): Promise<number> {
+  const before = cpuTicks(pid);
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const after = cpuTicks(pid);
+  if (before === null || after === null) throw new Error(`process ${pid} ended while its CPU was read`);
+  return round(((after - before) * 10) / seconds);
 }
 
 /**
@@ -307,12 +328,15 @@ export function medianMemory(all: BenchResults[]): MemoryFigures | undefined {
   const figures = all.map((run) => run.memory).filter((m): m is MemoryFigures => m !== undefined);
   if (figures.length === 0) return undefined;
   const of = (pick: (m: MemoryFigures) => number, digits = 1) => round(median(figures.map(pick)), digits);
+  // Only the runs that measured it (round 24 on).
+  const restCpu = figures.map((m) => m.restCpuMsPerSecond).filter((ms): ms is number => ms !== undefined);
   return {
     ...figures[0],
     idleRssMb: of((m) => m.idleRssMb),
     afterLoadRssMb: of((m) => m.afterLoadRssMb),
     afterRestRssMb: of((m) => m.afterRestRssMb),
     ratio: of((m) => m.ratio, 3),
+    ...(restCpu.length > 0 ? { restCpuMsPerSecond: round(median(restCpu)) } : {}),
     requests: of((m) => m.requests),
     errors: of((m) => m.errors),
   };

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { imageAppDir, medianMemory, medianStartup, quietProcess, rssMb, spawnBuilt, type MemoryFigures, type StartupFigures } from '../lib/built';
+import { cpuMsPerSecond, imageAppDir, medianMemory, medianStartup, quietProcess, rssMb, spawnBuilt, type MemoryFigures, type StartupFigures } from '../lib/built';
 import type { BenchResults } from '../lib/context';
 import { freePort, startChild } from '../lib/processes';
 
@@ -79,6 +79,23 @@ describe('the built server figures (start time, RSS)', () => {
     }
   }, 20_000);
 
+  it("reads a process's CPU over a window: next to nothing for an idle one, most of a core for a spinning one", async () => {
+    const idle = spawn(process.execPath, ['-e', 'console.log("started"); setTimeout(() => {}, 10000);'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const spinning = spawn(process.execPath, ['-e', 'console.log("started"); const end = Date.now() + 10000; while (Date.now() < end);'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      await Promise.all([idle, spinning].map((child) => new Promise((resolve) => child.stdout.once('data', resolve))));
+      const [idleMs, spinningMs] = await Promise.all([cpuMsPerSecond(idle.pid!, 2), cpuMsPerSecond(spinning.pid!, 2)]);
+      expect(idleMs).toBeLessThan(50);
+      // One thread spinning is up to 1,000 ms a second; other suites share the machine's two cores.
+      expect(spinningMs).toBeGreaterThan(300);
+      expect(spinningMs).toBeLessThanOrEqual(1100);
+    } finally {
+      idle.kill();
+      spinning.kill();
+    }
+    await expect(cpuMsPerSecond(idle.pid!, 0.1)).rejects.toThrow(/ended/);
+  }, 20_000);
+
   it('takes the median of each figure across runs', () => {
     const run = (startup: StartupFigures, memory: MemoryFigures) => ({ startup: { sqlite: startup }, memory }) as unknown as BenchResults;
     const s = (readyMs: number, idleRssMb: number): StartupFigures => ({ readyRuns: [readyMs, readyMs + 1], readyMs, firstBootMs: readyMs * 2, idleRssMb });
@@ -98,6 +115,10 @@ describe('the built server figures (start time, RSS)', () => {
     expect(startup.sqlite).toEqual({ readyRuns: [900, 901, 500, 501, 700, 701], readyMs: 700, firstBootMs: 1400, idleRssMb: 90 });
     expect(startup.postgres).toBeUndefined();
     expect(medianMemory(runs)).toMatchObject({ idleRssMb: 90, ratio: 1.1, afterLoadRssMb: 180 });
+    // The CPU at rest only over the runs that measured it; none of these did.
+    expect(medianMemory(runs)).not.toHaveProperty('restCpuMsPerSecond');
+    const withCpu = (ms: number | undefined) => run(s(700, 90), { ...m(1.1, 90), ...(ms === undefined ? {} : { restCpuMsPerSecond: ms }) });
+    expect(medianMemory([withCpu(4), withCpu(undefined), withCpu(12), withCpu(6)])?.restCpuMsPerSecond).toBe(6);
     expect(medianStartup([{} as BenchResults])).toBeUndefined();
     expect(medianMemory([{} as BenchResults])).toBeUndefined();
   });

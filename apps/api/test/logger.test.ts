@@ -1,6 +1,10 @@
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createLogger } from '../src/composition/logger';
+import { createLogger, flushedWithin } from '../src/composition/logger';
 
 /** A logger of the service's writing into `lines`. */
 function capturing(lines: string[]) {
@@ -127,5 +131,88 @@ describe('logged errors', () => {
       expect(text).toContain(kept);
     }
     expect(driverError.detail).toContain('sent-value-2'); // the error itself is left as it was
+  });
+});
+
+describe('the batched log stream', () => {
+  /** A timer queue the test runs by hand: what flushedWithin armed, in order. */
+  function manualTimers() {
+    const queue: (() => void)[] = [];
+    const setTimer = (run: () => void) => {
+      queue.push(run);
+      return { unref: () => undefined };
+    };
+    return { queue, setTimer, runNext: () => queue.shift()!() };
+  }
+
+  /** A batching stream whose writes reach the destination when the test says (its 'write' event). */
+  class HeldStream extends EventEmitter {
+    readonly lines: string[] = [];
+    flushes = 0;
+    write(data: string): boolean {
+      this.lines.push(data);
+      return true;
+    }
+    flush(): void {
+      this.flushes += 1;
+    }
+  }
+
+  it('arms one flush for a burst of lines, and none once every byte is out', () => {
+    const timers = manualTimers();
+    const stream = flushedWithin(new HeldStream(), 200, timers.setTimer);
+    expect(timers.queue).toHaveLength(0); // nothing written: nothing scheduled
+    for (const line of ['{"a":1}\n', '{"b":"é"}\n', '{"c":3}\n']) stream.write(line);
+    expect(stream.lines).toHaveLength(3);
+    expect(timers.queue).toHaveLength(1);
+    timers.runNext();
+    expect(stream.flushes).toBe(1);
+    // The flush's write is still in flight (no 'write' event yet): another flush is armed for its leftover.
+    expect(timers.queue).toHaveLength(1);
+    timers.runNext();
+    expect(stream.flushes).toBe(2);
+    stream.emit('write', Buffer.byteLength('{"a":1}\n{"b":"é"}\n{"c":3}\n'));
+    timers.runNext();
+    // Every byte reported out: no flush, and nothing armed until the next line.
+    expect(stream.flushes).toBe(2);
+    expect(timers.queue).toHaveLength(0);
+    stream.write('{"d":4}\n');
+    expect(timers.queue).toHaveLength(1);
+  });
+
+  it("writes pino's lines through sonic-boom within the delay, then arms nothing while the server is quiet", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-log-'));
+    const file = join(dir, 'out.log');
+    let armed = 0;
+    const setTimer = (run: () => void, ms: number) => {
+      armed += 1;
+      return setTimeout(run, ms);
+    };
+    const destination = pino.destination({ dest: openSync(file, 'a'), sync: false, minLength: 4096 });
+    try {
+      const logger = createLogger({ level: 'info', destination: flushedWithin(destination, 20, setTimer) });
+      logger.info({ n: 1 }, 'first line');
+      logger.info({ n: 2 }, 'second line');
+      // Below the batch size: nothing is written until the timer's flush.
+      expect(readFileSync(file, 'utf8')).toBe('');
+      const deadline = Date.now() + 5000;
+      while (!readFileSync(file, 'utf8').includes('second line') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line).msg),
+      ).toEqual(['first line', 'second line']);
+      // Once the lines are out, quiet: ten delays pass and no timer is armed.
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      const settled = armed;
+      expect(settled).toBeGreaterThanOrEqual(1);
+      expect(settled).toBeLessThanOrEqual(3);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(armed).toBe(settled);
+    } finally {
+      destination.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
