@@ -58,6 +58,8 @@ try {
   const context = buildContext();
   log(`build context: ${context.length} files (.dockerignore applied); working in ${work}`);
   const api = replay('docker/api.Dockerfile', join(work, 'api-root'), context);
+  // The API image's ENV, for whoever starts the kept build as the image would (the bench's built rows).
+  writeFileSync(join(work, 'api-env.json'), `${JSON.stringify(api.env, null, 2)}\n`);
   const proxy = replay('docker/proxy.Dockerfile', join(work, 'proxy-root'), context);
   for (const [name, image] of [
     ['api', api],

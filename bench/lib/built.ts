@@ -70,6 +70,16 @@ export function builtNode(dir: string): string {
   return existsSync(note) ? readFileSync(note, 'utf8').trim() : process.execPath;
 }
 
+/**
+ * The environment the API image sets (its runtime stage's ENV), which scripts/build-image-steps.mjs
+ * notes in its work folder: the built server runs with it, as in the image (the malloc settings
+ * among it move the memory rows). Empty for a folder without that note.
+ */
+export function imageEnv(dir: string): Record<string, string> {
+  const note = join(dir, '..', '..', 'api-env.json');
+  return existsSync(note) ? (JSON.parse(readFileSync(note, 'utf8')) as Record<string, string>) : {};
+}
+
 /** The app folder inside a kept scripts/build-image-steps.mjs work folder. */
 export function imageAppDir(work: string): string {
   const app = join(work, 'api-root', 'app');
@@ -87,7 +97,7 @@ interface BuiltProcess {
 }
 
 /**
- * Spawns the image's command (`node dist/cli.js start`) in `dir` and times it
+ * Spawns the image's command (`node dist/cli.js start`) in `dir`, with the image's ENV, and times it
  * to the first `/healthz` 200, polled every 5 ms over node:http (a refused connection costs
  * microseconds): the figure an orchestrator's readiness probe would see, less its interval.
  */
@@ -97,6 +107,7 @@ export async function spawnBuilt(dir: string, storage: Storage, dataDir: string,
   const child = spawn(builtNode(dir), [...extraNodeFlags, ...BUILT_SERVER_ARGS], {
     cwd: dir,
     env: {
+      ...imageEnv(dir),
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
       NODE_ENV: 'production',

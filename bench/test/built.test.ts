@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuMsPerSecond, imageAppDir, medianMemory, medianStartup, quietProcess, rssMb, spawnBuilt, type MemoryFigures, type StartupFigures } from '../lib/built';
+import { cpuMsPerSecond, imageAppDir, imageEnv, medianMemory, medianStartup, quietProcess, rssMb, spawnBuilt, type MemoryFigures, type StartupFigures } from '../lib/built';
 import type { BenchResults } from '../lib/context';
 import { freePort, startChild } from '../lib/processes';
 
@@ -13,6 +13,7 @@ const started = Date.now();
 const ballast = Buffer.alloc(Number(process.env.BALLAST_MB || 0) * 1024 * 1024, 1);
 require('node:http').createServer((req, res) => {
   const ready = Date.now() - started >= Number(process.env.DELAY_MS);
+  if (req.url === '/env') return res.writeHead(200).end(JSON.stringify(process.env));
   res.writeHead(req.url === '/healthz' && ready ? 200 : 503).end(String(ballast.length));
 }).listen(Number(process.env.PORT), '127.0.0.1');
 process.on('SIGTERM', () => process.exit(0));
@@ -46,6 +47,23 @@ describe('the built server figures (start time, RSS)', () => {
       await running.stop();
     }
     expect(running.child.exitCode).toBe(0);
+  }, 20_000);
+
+  it("runs the built server with the image's ENV as the image-steps script noted it, the run's own settings over it", async () => {
+    expect(imageEnv(app)).toEqual({}); // no note: nothing added
+    writeFileSync(join(work, 'api-env.json'), JSON.stringify({ GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=131072', PORT: '3000', SVC_DATA_DIR: '/data', NODE_ENV: 'production' }));
+    try {
+      const port = await freePort();
+      const running = await spawnBuilt(app, { kind: 'sqlite' }, work, join(work, 'log'), 4, port, { DELAY_MS: '0' });
+      try {
+        const env = (await (await fetch(`${running.url}/env`)).json()) as Record<string, string>;
+        expect(env).toMatchObject({ GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=131072', PORT: String(port), SVC_DATA_DIR: work });
+      } finally {
+        await running.stop();
+      }
+    } finally {
+      rmSync(join(work, 'api-env.json'));
+    }
   }, 20_000);
 
   it('starts a built server in place of a TypeScript entry point: dist/cli.js start, in its folder, on the given Node', async () => {

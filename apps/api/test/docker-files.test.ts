@@ -66,6 +66,8 @@ describe('docker/', () => {
       expect(find(runtime, 'EXPOSE').map((step) => step.args)).toEqual([port]);
       const env = Object.assign({}, ...find(runtime, 'ENV').map((step) => lib.parseEnv(step.args)));
       expect(env).toMatchObject({ NODE_ENV: 'production', [portVariable]: port });
+      // The API's malloc gives a burst's memory back (docs/operating.md, "Images and the compose stack"); the bench's built rows run with it.
+      if (app === '@svc/server') expect(env.GLIBC_TUNABLES).toBe('glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072');
       const [health] = find(runtime, 'HEALTHCHECK');
       expect(health.json?.slice(0, 2)).toEqual(['node', '-e']);
       expect(health.json?.[2]).toContain(`process.env.${portVariable} || ${port}`);
