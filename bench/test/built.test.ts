@@ -105,12 +105,14 @@ describe('the built server figures (start time, RSS)', () => {
       const [idleMs, spinningMs] = await Promise.all([cpuMsPerSecond(idle.pid!, 2), cpuMsPerSecond(spinning.pid!, 2)]);
       expect(idleMs).toBeLessThan(50);
       // One thread spinning is up to 1,000 ms a second; other suites share the machine's two cores.
-      expect(spinningMs).toBeGreaterThan(300);
+      expect(spinningMs).toBeGreaterThan(200);
       expect(spinningMs).toBeLessThanOrEqual(1100);
     } finally {
       idle.kill();
       spinning.kill();
     }
+    // Once reaped, the process is gone from /proc: the reading fails rather than answering 0.
+    if (idle.exitCode === null && idle.signalCode === null) await new Promise((resolve) => idle.once('exit', resolve));
     await expect(cpuMsPerSecond(idle.pid!, 0.1)).rejects.toThrow(/ended/);
   }, 20_000);
 
