@@ -37,9 +37,9 @@ ENV NODE_ENV=production \
     SVC_DATA_DIR=/data
 # glibc's malloc with its two thresholds fixed at 128 KiB (by default they grow after a large block
 # is freed): a block that large is mapped and unmapped on its own, and a heap gives back its free
-# top. A minute after a burst of load the server held a median 1.14x its idle RSS over eight runs
-# (at most 1.22x), against 1.19x over fifteen without (up to 1.43x): docs/operating.md, "Images
-# and the compose stack".
+# top. A minute after a burst of load the server held a median 1.13x its idle RSS over eleven
+# runs (at most 1.22x), against 1.19x over fifteen without (up to 1.43x): docs/operating.md,
+# "Images and the compose stack".
 ENV GLIBC_TUNABLES=glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072
 WORKDIR /app
 # Root-owned and read-only for the service: it can write only to its data folder.

@@ -45,7 +45,7 @@ const SIGN_IN_ROUTES = new Set(['/api/auth/login', '/api/auth/2fa/totp/verify', 
 /**
  * How often the event loop's delay is sampled for the `svc_nodejs_eventloop_lag_*` figures, in ms.
  * prom-client's default, 10, is a timer firing 100 times a second, idle or not: 8 ms of CPU a
- * second on an idle server, two thirds of all it spent (bench/README.md, "Round 24"). At 50 a
+ * second on an idle server, two thirds of what its main thread spent (bench/README.md, "Round 24"). At 50 a
  * stall of 50 ms or longer is always sampled, a shorter one in proportion to its length, and 20
  * samples a second still give each scrape its percentiles.
  */
