@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Bench, BenchResults } from './context';
 import { databaseUrl, SVC_SCHEMA } from './database';
 import { median, runConcurrently, round, settle } from './load';
+import { ticks } from './proc-cpu';
 import { BUILT_SERVER_ARGS, extraNodeFlags, ROOT, stopChild } from './processes';
 import * as rows from './rows';
 import { ADMIN_TOKEN, createProject, logIn, MASTER_KEY, PASSWORD, RAISED_LIMITS } from './svc';
@@ -66,8 +67,8 @@ export function builtServerDir(bench: Bench, scope: RunScope): string {
  * installed for; this process's own for a folder without that note.
  */
 export function builtNode(dir: string): string {
-  const note = join(dir, '..', '..', 'node');
-  return existsSync(note) ? readFileSync(note, 'utf8').trim() : process.execPath;
+  const note = workNote(dir, 'node');
+  return note === null ? process.execPath : note.trim();
 }
 
 /**
@@ -76,8 +77,14 @@ export function builtNode(dir: string): string {
  * among it move the memory rows). Empty for a folder without that note.
  */
 export function imageEnv(dir: string): Record<string, string> {
-  const note = join(dir, '..', '..', 'api-env.json');
-  return existsSync(note) ? (JSON.parse(readFileSync(note, 'utf8')) as Record<string, string>) : {};
+  const note = workNote(dir, 'api-env.json');
+  return note === null ? {} : (JSON.parse(note) as Record<string, string>);
+}
+
+/** A file scripts/build-image-steps.mjs wrote in the work folder around the app folder `dir`; null without it. */
+function workNote(dir: string, name: string): string | null {
+  const file = join(dir, '..', '..', name);
+  return existsSync(file) ? readFileSync(file, 'utf8') : null;
 }
 
 /** The app folder inside a kept scripts/build-image-steps.mjs work folder. */
@@ -265,11 +272,9 @@ export async function measureMemory(bench: Bench, scope: RunScope, dir: string, 
   }
 }
 
-/** utime + stime of a process in clock ticks (fields 14 and 15 of /proc/<pid>/stat). */
+/** utime + stime of a process in clock ticks (proc-cpu.ts), or null once it is gone. */
 function cpuTicks(pid: number): number | null {
-  if (!existsSync(`/proc/${pid}/stat`)) return null;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+  return existsSync(`/proc/${pid}/stat`) ? ticks(pid) : null;
 }
 
 /**
