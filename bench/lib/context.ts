@@ -2,7 +2,9 @@ import type { MemoryFigures, StartupFigures } from './built';
 import type { SearchLatency } from './user-search';
 import type { BenchArgs } from './args';
 import type { HashCeiling } from './ceilings';
-import { runLoad, round, settle, type LoadResult } from './load';
+import { median, runLoad, round, settle, type LoadResult } from './load';
+import { medianResult } from './median-rows';
+import { turns } from './turns';
 import type { Workload } from './rows';
 
 /** One measured row: what was driven, its figures, and the ceiling it is divided by. */
@@ -13,6 +15,12 @@ export interface RowRecord {
   ceiling?: { name: string; perSecond: number };
   /** req/s divided by the ceiling's per-second figure. */
   ratio?: number;
+  /**
+   * A row measured in turn with its ceiling (Bench.inTurn; absent in runs before round 25): each
+   * side's req/s per slice, in the order taken. The row's figures are the medians of its slices,
+   * the ceiling's per-second figure the median of the ceiling's.
+   */
+  inTurn?: { rows: number[]; ceilings: number[] };
 }
 
 export interface BenchResults {
@@ -58,6 +66,17 @@ export function dividedBy(ceiling: Ceiling, result: LoadResult): Required<Pick<R
 /** A row's workload is built per run: sign-up counters and refresh queues must start fresh. */
 export type WorkloadFactory = () => Workload | Promise<Workload>;
 
+/** One side of a comparison in turn (Bench.inTurn): what is driven, where, and how it is named. */
+export interface TurnSide {
+  system: string;
+  endpoint: string;
+  url: string;
+  make: WorkloadFactory;
+}
+
+/** How many slices of each side a row measured in turn with its ceiling takes (Bench.inTurn). */
+export const IN_TURN_SLICES = 3;
+
 export interface Ceiling {
   name: string;
   perSecond: number;
@@ -102,20 +121,60 @@ export class Bench {
 
   /**
    * The chart's series: the same row at every connection count of the sweep, after a one-second
-   * warm-up (JIT, pools) that is not recorded. The point at the row connection count is the row.
+   * warm-up (JIT, pools) that is not recorded. The point at the row connection count is the row,
+   * unless `record` is false (a row then measured in turn with its ceiling: {@link inTurn}).
    */
-  async series(name: string, system: string, endpoint: string, url: string, make: WorkloadFactory, ceiling?: (connections: number) => Ceiling | undefined): Promise<RowRecord> {
+  async series(
+    name: string,
+    system: string,
+    endpoint: string,
+    url: string,
+    make: WorkloadFactory,
+    ceiling?: (connections: number) => Ceiling | undefined,
+    options: { record?: boolean } = {},
+  ): Promise<RowRecord> {
     await loadAndDrain(url, this.args.connections, 1, await make());
     let main: RowRecord | undefined;
     const points: LoadResult[] = [];
     for (const connections of this.args.sweep) {
       const isRow = connections === this.args.connections;
-      const record = await this.row(system, `${endpoint}${isRow ? '' : ` @${connections}`}`, url, make, { connections, ceiling: ceiling?.(connections), record: isRow });
+      const record = await this.row(system, `${endpoint}${isRow ? '' : ` @${connections}`}`, url, make, {
+        connections,
+        ceiling: ceiling?.(connections),
+        record: isRow && options.record !== false,
+      });
       points.push(record.result);
       if (isRow) main = record;
     }
     this.results.sweep[name] = points;
     return main!;
+  }
+
+  /**
+   * A row and its ceiling measured in turn at the row connection count, `slices` times each in
+   * ABBA order (turns.ts), each slice after the untimed second of `row`'s `warmUp`; recorded as
+   * one row: the median of its slices' figures, divided by the median of the ceiling's slices.
+   * Measured minutes apart, a row and its ceiling each caught the machine's speed of their own
+   * moment: seven runs of one tree put `/me` at 54 to 86 % of its ceiling (bench/README.md, round
+   * 25). `ceiling.name` names the ceiling in the row.
+   */
+  async inTurn(row: TurnSide, ceiling: TurnSide & { name: string }, slices = IN_TURN_SLICES): Promise<RowRecord> {
+    const taken = { row: [] as LoadResult[], ceiling: [] as LoadResult[] };
+    for (const side of turns(slices, 'row' as const, 'ceiling' as const)) {
+      const { system, endpoint, url, make } = side === 'row' ? row : ceiling;
+      taken[side].push((await this.row(system, endpoint, url, make, { record: false, warmUp: true })).result);
+    }
+    const result = medianResult(taken.row);
+    const record: RowRecord = {
+      system: row.system,
+      endpoint: row.endpoint,
+      result,
+      ...dividedBy({ name: ceiling.name, perSecond: round(median(taken.ceiling.map((slice) => slice.rps))) }, result),
+      inTurn: { rows: taken.row.map((slice) => slice.rps), ceilings: taken.ceiling.map((slice) => slice.rps) },
+    };
+    this.results.rows.push(record);
+    this.log(`${formatRow(record)}, in turn: ${record.inTurn!.rows.join(' / ')} against ${record.inTurn!.ceilings.join(' / ')} req/s`);
+    return record;
   }
 
   /**

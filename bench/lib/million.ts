@@ -5,14 +5,6 @@ import { SVC_SCHEMA } from './database';
 export const MILLION_SLICES = 4;
 
 /**
- * The order of a row's slices in the 1M comparison: 1k, 1M, 1M, 1k, 1k, 1M... (ABBA), so that a
- * drift of the machine during the comparison lands on both sides alike.
- */
-export function sliceOrder(slices: number): Array<'1k' | '1M'> {
-  return Array.from({ length: 2 * slices }, (_, i) => ((i + (i >> 1)) % 2 === 0 ? '1k' : '1M'));
-}
-
-/**
  * Grows the tenant to `total` users (one session and one refresh token each, like real users
  * with a device), set-based with generate_series in batches of 100k so progress shows. The rows
  * share one bcrypt hash: what is measured is finding a user among many, not hashing them.

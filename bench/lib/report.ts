@@ -25,6 +25,15 @@ export function summaryMarkdown(results: BenchResults): string {
         `| ${row.system} | ${row.endpoint} | ${row.result.rps} | ${row.result.p50} | ${row.result.p99} | ${row.result.errors} | ${row.ceiling ? `${row.ceiling.name} ${row.ceiling.perSecond}/s` : ''} | ${row.ratio !== undefined ? `${(row.ratio * 100).toFixed(0)} %` : ''} |`,
     ),
   ];
+  const turned = results.rows.filter((row) => row.inTurn);
+  if (turned.length > 0) {
+    lines.push(
+      '',
+      `Measured in turn with their ceiling (${turned[0].inTurn!.rows.length} slices each, ABBA; the row's figures and the ceiling the medians of their slices), req/s per slice: ` +
+        turned.map((row) => `${row.system} ${row.endpoint} ${row.inTurn!.rows.join(' / ')} against ${row.inTurn!.ceilings.join(' / ')}`).join('; ') +
+        '.',
+    );
+  }
   const drained = results.rows.filter((row) => row.result.drainMs !== undefined);
   if (drained.length > 0) {
     lines.push(

@@ -6,7 +6,8 @@ import { createDatabase, databaseUrl, dropDatabase, postgresSeeder, SVC_SCHEMA, 
 import { medianRows } from './median-rows';
 import { accessClaims, signJwt } from './jwt';
 import { runConcurrently, settle } from './load';
-import { MILLION_SLICES, seedUsersUpTo, sliceOrder } from './million';
+import { MILLION_SLICES, seedUsersUpTo } from './million';
+import { turns } from './turns';
 import { dataDirWithMailbox } from './mailbox-folder';
 import { measureUserSearch } from './user-search';
 import { startChild, type Child } from './processes';
@@ -61,24 +62,36 @@ export async function postgresSuite(bench: Bench, scope: RunScope): Promise<void
   const seeder = await postgresSeeder(databaseUrl(scope.database));
   const passwordHash = await servicePasswordHash(args.cost);
   const userIds = await seeder.insertUsers(project.id, 1, SEEDED_USERS, passwordHash);
+  // The minimal handlers stay up through this part: their series first, then each ceiling taken
+  // in turn with the row divided by it, then their series again.
+  const minimal = bench.wants('minimal') ? await startMinimal(scope, bench, project, seeder, userIds) : null;
   try {
-    if (bench.wants('minimal')) await minimalRows(bench, scope, project, seeder, userIds);
-    await apiRows(bench, api, project, seeder, userIds);
+    if (minimal) await minimalRows(bench, minimal);
+    await apiRows(bench, api, project, seeder, userIds, 'svc · PostgreSQL', minimal);
     if (bench.wants('proxy')) await proxyRow(bench, scope, api, project);
-    if (bench.wants('minimal')) await minimalRows(bench, scope, project, seeder, userIds, { again: true });
+    if (minimal) await minimalRows(bench, minimal, { again: true });
     if (args.million) await millionRows(bench, scope, passwordHash);
   } finally {
+    if (minimal) await stop(scope, minimal.child);
     await seeder.close();
     await stop(scope, api);
   }
 }
 
-async function minimalRows(bench: Bench, scope: RunScope, project: BenchProject, seeder: Seeder, userIds: string[], options: { again?: boolean } = {}): Promise<void> {
-  bench.log(`\n-- ceilings: minimal handlers on bare node:http + raw pg (same schema, same rows)${options.again ? ', measured again' : ''} --`);
+/** The minimal handlers' server (bench/servers/minimal-server.ts) and the workloads of the ceilings the API's rows are divided by. */
+export interface Minimal {
+  child: Child;
+  me: WorkloadFactory;
+  refresh: WorkloadFactory;
+  /** A mail request and its delivery (the mail rows' ceiling). */
+  mail: WorkloadFactory;
+}
+
+async function startMinimal(scope: RunScope, bench: Bench, project: BenchProject, seeder: Seeder, userIds: string[]): Promise<Minimal> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const keyFile = join(scope.tmp, 'minimal-key.pem');
   writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
-  const minimal = await track(
+  const child = await track(
     scope,
     startChild({
       name: 'minimal handlers',
@@ -93,29 +106,30 @@ async function minimalRows(bench: Bench, scope: RunScope, project: BenchProject,
       logFile: join(scope.tmp, 'minimal.log'),
     }),
   );
-  try {
-    const sessions = await seeder.insertSessions(project.id, userIds.slice(0, 4));
-    const tokens = sessions.map((s, i) =>
-      signJwt(accessClaims({ projectId: project.id, sub: s.userId, sid: s.sessionId, email: `bench-user-${i + 1}@example.test`, role: 'user' }), privateKey, 'minimal'),
-    );
-    const series: Array<[string, string, WorkloadFactory, string[]]> = [
-      ['hello (node:http)', 'hello', () => rows.get('/hello'), []],
-      ['me (minimal)', 'me', () => rows.bearerGet('/me', {}, tokens), ['minimal me']],
-      ['refresh (minimal)', 'refresh', () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/refresh', {}, t)), ['minimal refresh']],
-      ['mail request (minimal)', 'mail request', () => rows.minimalMailRequest(SEEDED_USERS, '/mail-request'), [MAIL_REQUEST_ONLY]],
-      [
-        'mail request + delivery (minimal)',
-        'mail request + delivery',
-        () => ({ ...rows.minimalMailRequest(SEEDED_USERS, '/mail-request-delivered'), drained: () => minimalOutboxDrained(minimal.url) }),
-        [MAIL_CEILING],
-      ],
-    ];
-    for (const [name, endpoint, make, dependants] of series) {
-      if (options.again) await bench.remeasure(name, minimal.url, make, dependants);
-      else await bench.series(name, name.startsWith('hello') ? 'node:http' : 'minimal (node:http+pg)', endpoint, minimal.url, make);
-    }
-  } finally {
-    await stop(scope, minimal);
+  const sessions = await seeder.insertSessions(project.id, userIds.slice(0, 4));
+  const tokens = sessions.map((s, i) =>
+    signJwt(accessClaims({ projectId: project.id, sub: s.userId, sid: s.sessionId, email: `bench-user-${i + 1}@example.test`, role: 'user' }), privateKey, 'minimal'),
+  );
+  return {
+    child,
+    me: () => rows.bearerGet('/me', {}, tokens),
+    refresh: () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/refresh', {}, t)),
+    mail: () => ({ ...rows.minimalMailRequest(SEEDED_USERS, '/mail-request-delivered'), drained: () => minimalOutboxDrained(child.url) }),
+  };
+}
+
+async function minimalRows(bench: Bench, minimal: Minimal, options: { again?: boolean } = {}): Promise<void> {
+  bench.log(`\n-- ceilings: minimal handlers on bare node:http + raw pg (same schema, same rows)${options.again ? ', measured again' : ''} --`);
+  const series: Array<[string, string, WorkloadFactory, string[]]> = [
+    ['hello (node:http)', 'hello', () => rows.get('/hello'), []],
+    ['me (minimal)', 'me', minimal.me, ['minimal me']],
+    ['refresh (minimal)', 'refresh', minimal.refresh, ['minimal refresh']],
+    ['mail request (minimal)', 'mail request', () => rows.minimalMailRequest(SEEDED_USERS, '/mail-request'), [MAIL_REQUEST_ONLY]],
+    ['mail request + delivery (minimal)', 'mail request + delivery', minimal.mail, [MAIL_CEILING]],
+  ];
+  for (const [name, endpoint, make, dependants] of series) {
+    if (options.again) await bench.remeasure(name, minimal.child.url, make, dependants);
+    else await bench.series(name, name.startsWith('hello') ? 'node:http' : 'minimal (node:http+pg)', endpoint, minimal.child.url, make);
   }
 }
 
@@ -125,7 +139,13 @@ async function refreshTokens(bench: Bench, seeder: Seeder, project: BenchProject
   return (await seeder.insertSessions(project.id, userIds.slice(0, count))).map((s) => s.refreshToken);
 }
 
-export async function apiRows(bench: Bench, api: Child, project: BenchProject, seeder: Seeder, userIds: string[], system = 'svc · PostgreSQL'): Promise<void> {
+/**
+ * The API's rows. With the minimal handlers (`minimal`, the PostgreSQL part), refresh, `/me` and
+ * the mail rows are each measured in turn with their ceiling (Bench.inTurn); refresh's and `/me`'s
+ * series are still measured for the chart. Otherwise (SQLite, or `--only` without `minimal`) each
+ * is one row divided by the ceiling's series, if it was measured.
+ */
+export async function apiRows(bench: Bench, api: Child, project: BenchProject, seeder: Seeder, userIds: string[], system = 'svc · PostgreSQL', minimal: Minimal | null = null): Promise<void> {
   const { results } = bench;
   const key = { 'x-api-key': project.apiKey };
   const hash = (name: string): Ceiling => ({ name, perSecond: results.ceilings[name].perSecond });
@@ -133,9 +153,13 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
   if (bench.wants('sign-up')) await bench.row(system, 'sign-up', api.url, () => rows.signUp(project.apiKey, tag), { ceiling: hash('bcrypt hash') });
   const seriesOrRow =
     system === 'svc · PostgreSQL'
-      ? (name: string, endpoint: string, make: Parameters<Bench['series']>[4], ceiling: (c: number) => Ceiling | undefined) => bench.series(name, system, endpoint, api.url, make, ceiling)
-      : (_name: string, endpoint: string, make: Parameters<Bench['series']>[4], ceiling: (c: number) => Ceiling | undefined) =>
+      ? (name: string, endpoint: string, make: WorkloadFactory, ceiling: (c: number) => Ceiling | undefined) => bench.series(name, system, endpoint, api.url, make, ceiling, { record: !minimal })
+      : (_name: string, endpoint: string, make: WorkloadFactory, ceiling: (c: number) => Ceiling | undefined) =>
           bench.row(system, endpoint, api.url, make, { ceiling: ceiling(bench.args.connections) });
+  // A row divided by a minimal handler's ceiling, taken in turn with it.
+  const inTurn = async (endpoint: string, make: WorkloadFactory, ceilingName: string, ceiling: (handlers: Minimal) => WorkloadFactory) => {
+    if (minimal) await bench.inTurn({ system, endpoint, url: api.url, make }, { system: 'minimal (node:http+pg)', endpoint, url: minimal.child.url, make: ceiling(minimal), name: ceilingName });
+  };
   if (bench.wants('login'))
     await seriesOrRow(
       'login (svc)',
@@ -143,23 +167,31 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
       () => rows.logIn(project.apiKey, SEEDED_USERS),
       () => hash('bcrypt compare'),
     );
-  if (bench.wants('refresh'))
-    await seriesOrRow(
-      'refresh (svc)',
-      'refresh',
-      () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t)),
-      bench.ceilingFrom('minimal refresh', 'refresh (minimal)'),
-    );
+  if (bench.wants('refresh')) {
+    const make = () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t));
+    await seriesOrRow('refresh (svc)', 'refresh', make, bench.ceilingFrom('minimal refresh', 'refresh (minimal)'));
+    await inTurn('refresh', make, 'minimal refresh, in turn', (handlers) => handlers.refresh);
+  }
   const accessTokens = await Promise.all([1, 2, 3, 4].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
-  if (bench.wants('me')) await seriesOrRow('me (svc)', 'me', () => rows.bearerGet('/api/auth/me', key, accessTokens), bench.ceilingFrom('minimal me', 'me (minimal)'));
+  if (bench.wants('me')) {
+    const make = () => rows.bearerGet('/api/auth/me', key, accessTokens);
+    await seriesOrRow('me (svc)', 'me', make, bench.ceilingFrom('minimal me', 'me (minimal)'));
+    await inTurn('me', make, 'minimal me, in turn', (handlers) => handlers.me);
+  }
   const mailCeiling = bench.ceilingFrom(MAIL_CEILING, 'mail request + delivery (minimal)')(bench.args.connections);
   // Each mail row ends when the mails it queued are delivered (see Bench.row), as its ceiling's does,
   // and is measured after a second of warm-up, as its ceiling's series is: the first mail row
   // otherwise pays the JIT of the whole mail path (request, outbox, composition) in its window.
   const delivered = () => outboxDrained(api.url);
-  const mailRow = { ceiling: mailCeiling, warmUp: true };
-  if (bench.wants('magic-link')) await bench.row(system, 'magic-link request', api.url, () => ({ ...rows.magicLink(project.apiKey, SEEDED_USERS), drained: delivered }), mailRow);
-  if (bench.wants('password-reset')) await bench.row(system, 'password-reset request', api.url, () => ({ ...rows.passwordReset(project.apiKey, SEEDED_USERS), drained: delivered }), mailRow);
+  const mailRows: Array<[string, string, WorkloadFactory]> = [
+    ['magic-link', 'magic-link request', () => ({ ...rows.magicLink(project.apiKey, SEEDED_USERS), drained: delivered })],
+    ['password-reset', 'password-reset request', () => ({ ...rows.passwordReset(project.apiKey, SEEDED_USERS), drained: delivered })],
+  ];
+  for (const [section, endpoint, make] of mailRows) {
+    if (!bench.wants(section)) continue;
+    if (minimal) await inTurn(endpoint, make, `${MAIL_CEILING}, in turn`, (handlers) => handlers.mail);
+    else await bench.row(system, endpoint, api.url, make, { ceiling: mailCeiling, warmUp: true });
+  }
   if (system !== 'svc · PostgreSQL' || !bench.wants('mixed')) return;
   // Logins keep every pool thread busy (16 > 4 threads) while /me is asked: the case docs/security.md#access-tokens describes.
   await settle();
@@ -171,18 +203,21 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
   bench.log(`  mixed: login c=16 ${login.rps} req/s (p99 ${login.p99} ms) while me c=${me.connections} ${me.rps} req/s p50 ${me.p50} ms p99 ${me.p99} ms errors ${login.errors + me.errors}`);
 }
 
+/**
+ * The session proxies' `GET session`, each divided by the API's own `/me` (what the proxy asks the
+ * API for each answer), taken in turn with it (Bench.inTurn).
+ */
 async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: BenchProject): Promise<void> {
   const { accessToken, refreshToken } = await logIn(api.url, project.apiKey, 'bench-user-5@example.test');
   const cookie = { cookie: `svc_at=${accessToken}; svc_rt=${refreshToken}` };
-  const me = bench.results.rows.find((row) => row.system === 'svc · PostgreSQL' && row.endpoint === 'me');
-  const ceiling = me ? { name: 'svc me', perSecond: me.result.rps } : undefined;
+  const me = { system: 'svc · PostgreSQL', endpoint: 'me', url: api.url, make: () => rows.bearerGet('/api/auth/me', { 'x-api-key': project.apiKey }, [accessToken]), name: 'svc me, in turn' };
   for (const [system, start] of [
     ['session proxy → svc', () => startProxy(api.url, project.apiKey, join(scope.tmp, 'proxy.log'), bench.args.apiRoot)],
     ['mounted proxy → svc', () => startMountedProxy(api.url, project.apiKey, join(scope.tmp, 'mounted-proxy.log'), bench.args.apiRoot)],
   ] as const) {
     const proxy = await track(scope, start());
     try {
-      await bench.row(system, 'GET session', proxy.url, () => rows.get('/api/session/session', cookie), { ceiling, warmUp: true });
+      await bench.inTurn({ system, endpoint: 'GET session', url: proxy.url, make: () => rows.get('/api/session/session', cookie) }, me);
     } finally {
       await stop(scope, proxy);
     }
@@ -219,7 +254,7 @@ async function startTenant(bench: Bench, scope: RunScope, name: string, password
 
 /**
  * Login, refresh and /me at 1,000 users and at 1,000,000, each the median of MILLION_SLICES
- * slices taken in turn (sliceOrder). The two tenants are alike but for their size: each has an
+ * slices taken in turn (turns.ts). The two tenants are alike but for their size: each has an
  * API started for it and a database of its own with the same 1,000 users, and one of them is then
  * grown to a million (each user with a session and a refresh token). One row on either side of a
  * growth of minutes measured the machine's drift as much as the tenant's size (bench/README.md,
@@ -257,7 +292,7 @@ async function millionRows(bench: Bench, scope: RunScope, passwordHash: string):
     const slices = { '1k': pairs(), '1M': pairs() };
     for (const endpoint of ['login', 'refresh', 'me']) {
       if (!bench.wants(endpoint)) continue;
-      for (const [i, side] of sliceOrder(MILLION_SLICES).entries()) {
+      for (const [i, side] of turns(MILLION_SLICES, '1k' as const, '1M' as const).entries()) {
         // Each slice after the same untimed second as the rows above (the tenants' APIs start cold).
         slices[side][i >> 1].push(await bench.row(sides[side].system, endpoint, sides[side].api.url, workload(side, endpoint), { record: false, warmUp: true }));
       }

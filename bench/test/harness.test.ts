@@ -8,7 +8,8 @@ import { summarizeProfile } from '../lib/cpuprofile';
 import { Bench, type BenchResults, type RowRecord } from '../lib/context';
 import { busyShareBetween, runLoad, TokenQueue } from '../lib/load';
 import { medianRows } from '../lib/median-rows';
-import { MILLION_SLICES, sliceOrder } from '../lib/million';
+import { MILLION_SLICES } from '../lib/million';
+import { turns } from '../lib/turns';
 import { pendingWriteBytes } from '../lib/quiet-disk';
 
 const ROOT = join(__dirname, '..', '..');
@@ -113,6 +114,32 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
       expect(row.ceiling?.perSecond).toBe(again);
       expect(row.ratio).toBeCloseTo(row.result.rps / again, 3);
     }
+  }, 60_000);
+
+  it('measures a row in turn with its ceiling (ABBA, each slice warmed up) and records one row: the medians of the slices', async () => {
+    const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
+    const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
+    bench.log = () => undefined;
+    const loads: string[] = [];
+    const side = (name: string, path: string) => () => (loads.push(name), { next: () => ({ method: 'GET' as const, path }) });
+    const row = await bench.inTurn(
+      { system: 'svc', endpoint: 'fast', url, make: side('row', '/ok') },
+      { system: 'minimal', endpoint: 'slow', url, make: side('ceiling', '/slow'), name: 'the slow one, in turn' },
+      2,
+    );
+    // Each slice is an untimed load, then the measured one: the row, the ceiling twice, the row.
+    expect(loads).toEqual(['row', 'row', 'ceiling', 'ceiling', 'ceiling', 'ceiling', 'row', 'row']);
+    // Only the row is recorded, once; the slices are kept with it.
+    expect(bench.results.rows).toEqual([row]);
+    expect(row).toMatchObject({ system: 'svc', endpoint: 'fast' });
+    const { rows: slices, ceilings } = row.inTurn!;
+    expect(slices).toHaveLength(2);
+    expect(ceilings).toHaveLength(2);
+    expect(row.result.rps).toBeCloseTo((slices[0] + slices[1]) / 2, 1);
+    expect(row.ceiling).toEqual({ name: 'the slow one, in turn', perSecond: Math.round(((ceilings[0] + ceilings[1]) / 2) * 10) / 10 });
+    expect(row.ratio).toBeCloseTo(row.result.rps / row.ceiling!.perSecond, 3);
+    // 2 ms an answer against 20: the ratio is the row's speed over the ceiling's, well above 1.
+    expect(row.ratio).toBeGreaterThan(3);
   }, 60_000);
 
   it('counts answers other than the expected status as errors', async () => {
@@ -225,8 +252,9 @@ describe('busyShareBetween (whether other work shares the machine as a run start
 
 describe('the 1M comparison (bench/lib/million.ts, median-rows.ts)', () => {
   it('takes the two sides in turn, ABBA, one of each in every pair of slices', () => {
-    expect(sliceOrder(4)).toEqual(['1k', '1M', '1M', '1k', '1k', '1M', '1M', '1k']);
-    for (let pair = 0; pair < MILLION_SLICES; pair++) expect(new Set(sliceOrder(MILLION_SLICES).slice(2 * pair, 2 * pair + 2))).toEqual(new Set(['1k', '1M']));
+    expect(turns(4, '1k', '1M')).toEqual(['1k', '1M', '1M', '1k', '1k', '1M', '1M', '1k']);
+    const order = turns(MILLION_SLICES, '1k', '1M');
+    for (let pair = 0; pair < MILLION_SLICES; pair++) expect(new Set(order.slice(2 * pair, 2 * pair + 2))).toEqual(new Set(['1k', '1M']));
   });
 
   it("makes each side's row the median of its slices, per endpoint", () => {
