@@ -79,7 +79,7 @@ export async function postgresSuite(bench: Bench, scope: RunScope): Promise<void
 }
 
 /** The minimal handlers' server (bench/servers/minimal-server.ts) and the workloads of the ceilings the API's rows are divided by. */
-export interface Minimal {
+interface Minimal {
   child: Child;
   me: WorkloadFactory;
   refresh: WorkloadFactory;
@@ -151,9 +151,11 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
   const hash = (name: string): Ceiling => ({ name, perSecond: results.ceilings[name].perSecond });
   const tag = `${system.includes('SQLite') ? 'sqlite' : 'pg'}-${Date.now().toString(36)}`;
   if (bench.wants('sign-up')) await bench.row(system, 'sign-up', api.url, () => rows.signUp(project.apiKey, tag), { ceiling: hash('bcrypt hash') });
+  // `inTurn`: the row is measured in turn with its ceiling below, and this series only charted.
   const seriesOrRow =
     system === 'svc · PostgreSQL'
-      ? (name: string, endpoint: string, make: WorkloadFactory, ceiling: (c: number) => Ceiling | undefined) => bench.series(name, system, endpoint, api.url, make, ceiling, { record: !minimal })
+      ? (name: string, endpoint: string, make: WorkloadFactory, ceiling: (c: number) => Ceiling | undefined, inTurn = false) =>
+          bench.series(name, system, endpoint, api.url, make, ceiling, { record: !inTurn })
       : (_name: string, endpoint: string, make: WorkloadFactory, ceiling: (c: number) => Ceiling | undefined) =>
           bench.row(system, endpoint, api.url, make, { ceiling: ceiling(bench.args.connections) });
   // A row divided by a minimal handler's ceiling, taken in turn with it.
@@ -169,13 +171,13 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
     );
   if (bench.wants('refresh')) {
     const make = () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t));
-    await seriesOrRow('refresh (svc)', 'refresh', make, bench.ceilingFrom('minimal refresh', 'refresh (minimal)'));
+    await seriesOrRow('refresh (svc)', 'refresh', make, bench.ceilingFrom('minimal refresh', 'refresh (minimal)'), minimal !== null);
     await inTurn('refresh', make, 'minimal refresh, in turn', (handlers) => handlers.refresh);
   }
   const accessTokens = await Promise.all([1, 2, 3, 4].map((n) => logIn(api.url, project.apiKey, `bench-user-${n}@example.test`).then((t) => t.accessToken)));
   if (bench.wants('me')) {
     const make = () => rows.bearerGet('/api/auth/me', key, accessTokens);
-    await seriesOrRow('me (svc)', 'me', make, bench.ceilingFrom('minimal me', 'me (minimal)'));
+    await seriesOrRow('me (svc)', 'me', make, bench.ceilingFrom('minimal me', 'me (minimal)'), minimal !== null);
     await inTurn('me', make, 'minimal me, in turn', (handlers) => handlers.me);
   }
   const mailCeiling = bench.ceilingFrom(MAIL_CEILING, 'mail request + delivery (minimal)')(bench.args.connections);

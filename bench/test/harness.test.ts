@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summarizeProfile } from '../lib/cpuprofile';
 import { Bench, type BenchResults, type RowRecord } from '../lib/context';
-import { busyShareBetween, runLoad, TokenQueue } from '../lib/load';
+import { busyShareBetween, round, runLoad, TokenQueue } from '../lib/load';
 import { medianRows } from '../lib/median-rows';
 import { MILLION_SLICES } from '../lib/million';
 import { turns } from '../lib/turns';
@@ -116,6 +116,17 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
     }
   }, 60_000);
 
+  it('records a series as the row at the row connection count, or charts it only when the row is taken in turn', async () => {
+    const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
+    const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
+    bench.log = () => undefined;
+    const make = () => ({ next: () => ({ method: 'GET' as const, path: '/ok' }) });
+    const recorded = await bench.series('recorded', 'svc', 'login', url, make);
+    const charted = await bench.series('charted', 'svc', 'me', url, make, undefined, { record: false });
+    expect(bench.results.rows).toEqual([recorded]);
+    expect(bench.results.sweep.charted).toEqual([charted.result]);
+  }, 60_000);
+
   it('measures a row in turn with its ceiling (ABBA, each slice warmed up) and records one row: the medians of the slices', async () => {
     const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
     const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
@@ -135,8 +146,9 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
     const { rows: slices, ceilings } = row.inTurn!;
     expect(slices).toHaveLength(2);
     expect(ceilings).toHaveLength(2);
-    expect(row.result.rps).toBeCloseTo((slices[0] + slices[1]) / 2, 1);
-    expect(row.ceiling).toEqual({ name: 'the slow one, in turn', perSecond: Math.round(((ceilings[0] + ceilings[1]) / 2) * 10) / 10 });
+    // The medians of two slices, to a tenth as every figure is.
+    expect(row.result.rps).toBe(round((slices[0] + slices[1]) / 2));
+    expect(row.ceiling).toEqual({ name: 'the slow one, in turn', perSecond: round((ceilings[0] + ceilings[1]) / 2) });
     expect(row.ratio).toBeCloseTo(row.result.rps / row.ceiling!.perSecond, 3);
     // 2 ms an answer against 20: the ratio is the row's speed over the ceiling's, well above 1.
     expect(row.ratio).toBeGreaterThan(3);
