@@ -75,7 +75,7 @@ export interface TurnSide {
 }
 
 /** How many slices of each side a row measured in turn with its ceiling takes (Bench.inTurn). */
-export const IN_TURN_SLICES = 3;
+const IN_TURN_SLICES = 3;
 
 export interface Ceiling {
   name: string;
