@@ -14,6 +14,14 @@ import { pendingWriteBytes } from '../lib/quiet-disk';
 
 const ROOT = join(__dirname, '..', '..');
 
+/** A Bench of 1 s rows at 2 connections (the row count of its one-point sweep) that prints nothing. */
+function quietBench(): Bench {
+  const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
+  const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
+  bench.log = () => undefined;
+  return bench;
+}
+
 describe('runLoad (autocannon, figures from the answers themselves)', () => {
   let server: Server;
   let url: string;
@@ -55,9 +63,7 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
   });
 
   it('counts the work a row leaves behind: its rate runs until drained() resolves, over the load and the wait', async () => {
-    const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
-    const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
-    bench.log = () => undefined;
+    const bench = quietBench();
     const next = () => ({ method: 'GET' as const, path: '/ok' });
     const plain = await bench.row('test', 'plain', url, () => ({ next }));
     expect(plain.result.drainMs).toBeUndefined();
@@ -73,9 +79,7 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
   }, 60_000);
 
   it('warms a single row up when asked: an untimed second of load, drained, before the measured one', async () => {
-    const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
-    const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
-    bench.log = () => undefined;
+    const bench = quietBench();
     const sent: number[] = [];
     const drains: number[] = [];
     let load = 0;
@@ -97,9 +101,7 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
   }, 60_000);
 
   it('divides again every row of a ceiling measured higher the second time, also rows that were given one ceiling object', async () => {
-    const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
-    const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
-    bench.log = () => undefined;
+    const bench = quietBench();
     const at = (path: string) => () => ({ next: () => ({ method: 'GET' as const, path }) });
     // The ceiling's first measurement is held back (20 ms an answer), its second is not (2 ms).
     await bench.series('ceiling', 'minimal', 'ceiling', url, at('/slow'));
@@ -117,9 +119,7 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
   }, 60_000);
 
   it('records a series as the row at the row connection count, or charts it only when the row is taken in turn', async () => {
-    const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
-    const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
-    bench.log = () => undefined;
+    const bench = quietBench();
     const make = () => ({ next: () => ({ method: 'GET' as const, path: '/ok' }) });
     const recorded = await bench.series('recorded', 'svc', 'login', url, make);
     const charted = await bench.series('charted', 'svc', 'me', url, make, undefined, { record: false });
@@ -128,9 +128,7 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
   }, 60_000);
 
   it('measures a row in turn with its ceiling (ABBA, each slice warmed up) and records one row: the medians of the slices', async () => {
-    const args = { seconds: 1, connections: 2, sweep: [2] } as unknown as ConstructorParameters<typeof Bench>[0];
-    const bench = new Bench(args, { rows: [], sweep: {} } as unknown as BenchResults);
-    bench.log = () => undefined;
+    const bench = quietBench();
     const loads: string[] = [];
     const side = (name: string, path: string) => () => (loads.push(name), { next: () => ({ method: 'GET' as const, path }) });
     const row = await bench.inTurn(
