@@ -152,8 +152,9 @@ export class Bench {
 
   /**
    * A row and its ceiling measured in turn at the row connection count, `slices` times each in
-   * ABBA order (turns.ts), each slice after the untimed second of `row`'s `warmUp`; recorded as
-   * one row: the median of its slices' figures, divided by the median of the ceiling's slices.
+   * ABBA order (turns.ts), each slice after an untimed second of its own load (`row()`'s
+   * `warmUp`); recorded as one row: the median of its slices' figures, divided by the median of
+   * the ceiling's slices.
    * Measured minutes apart, a row and its ceiling each caught the machine's speed of their own
    * moment: seven runs of one tree put `/me` at 54 to 86 % of its ceiling (bench/README.md, round
    * 25). `ceiling.name` names the ceiling in the row.
