@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { BcryptThreads } from './bcrypt-threads';
+import { availableParallelism } from 'node:os';
+import { BcryptThreads, defaultHashThreads } from './bcrypt-threads';
 
 /** The nice value of each thread of this process (field 19 of /proc/self/task/<tid>/stat). */
 function threadNices(): number[] {
@@ -26,6 +27,33 @@ describe('BcryptThreads', () => {
     expect(at19()).toBe(before + 1);
     // The main thread keeps its priority.
     expect(threadNices()[0]).toBe(ownNice);
+  });
+
+  onLinux('starts no more hash threads than the process may run at once, four at most', async () => {
+    const saved = process.env.UV_THREADPOOL_SIZE;
+    delete process.env.UV_THREADPOOL_SIZE;
+    try {
+      const at19 = () => threadNices().filter((nice) => nice === 19).length;
+      const before = at19();
+      const threads = new BcryptThreads();
+      // Six hashes at once: every thread the pool may start is busy, and the rest wait in its queue.
+      const hashes = await Promise.all(Array.from({ length: 6 }, () => threads.hash('password', 4)));
+      expect(hashes.every((hash) => hash.startsWith('$2b$04$'))).toBe(true);
+      expect(at19() - before).toBe(Math.min(4, availableParallelism()));
+    } finally {
+      if (saved !== undefined) process.env.UV_THREADPOOL_SIZE = saved;
+    }
+  });
+
+  it("takes the libuv pool's size when UV_THREADPOOL_SIZE is set", () => {
+    const saved = process.env.UV_THREADPOOL_SIZE;
+    process.env.UV_THREADPOOL_SIZE = '7';
+    try {
+      expect(defaultHashThreads()).toBe(7);
+    } finally {
+      if (saved === undefined) delete process.env.UV_THREADPOOL_SIZE;
+      else process.env.UV_THREADPOOL_SIZE = saved;
+    }
   });
 
   onLinux('takes another nice value when asked', async () => {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -32,7 +33,7 @@ interface Pending {
 }
 
 export interface BcryptThreadsOptions {
-  /** How many hashes run at once: libuv's pool size by default (UV_THREADPOOL_SIZE, else 4). */
+  /** How many hashes run at once; by default {@link defaultHashThreads}. */
   threads?: number;
   /**
    * Nice value of the hash threads (0..19). 19 by default: Linux weighs a nice-19 thread at 15
@@ -41,6 +42,18 @@ export interface BcryptThreadsOptions {
    * 0.71-0.93x of nice 10's, for 0.83-0.85x the logins in that contention (bench/README.md, round 7).
    */
   nice?: number;
+}
+
+/**
+ * `UV_THREADPOOL_SIZE` when it is set (the operator's one knob for both pools), else libuv's
+ * default of 4 but no more threads than the process may run at once (`os.availableParallelism`).
+ * A hash is CPU alone, so a thread beyond the cores adds no throughput, only its isolate: each
+ * worker holds about 15 MB for the life of the process. On two cores two threads did as many
+ * logins as four (8.35 and 8.3 a second, medians of six slices in turn), and the server after the
+ * load held 17 MB less (bench/README.md, round 26).
+ */
+export function defaultHashThreads(): number {
+  return Number(process.env.UV_THREADPOOL_SIZE) || Math.min(4, availableParallelism());
 }
 
 export class BcryptThreads {
@@ -53,7 +66,7 @@ export class BcryptThreads {
   private live = 0;
 
   constructor(options: BcryptThreadsOptions = {}) {
-    this.threads = options.threads ?? (Number(process.env.UV_THREADPOOL_SIZE) || 4);
+    this.threads = options.threads ?? defaultHashThreads();
     this.nice = options.nice ?? 19;
   }
 
