@@ -49,8 +49,8 @@ export interface BcryptThreadsOptions {
  * default of 4 but no more threads than the process may run at once (`os.availableParallelism`).
  * A hash is CPU alone, so a thread beyond the cores adds no throughput, only its isolate: each
  * worker holds about 15 MB for the life of the process. On two cores two threads did as many
- * logins as four (8.35 and 8.3 a second, medians of six slices in turn), and the server after the
- * load held 17 MB less (bench/README.md, round 26).
+ * logins as four (8.35 and 8.3 a second, medians of six slices in turn), and the server idled at
+ * about 110 MB after its first sign-ins instead of 138 (bench/README.md, round 26).
  */
 export function defaultHashThreads(): number {
   return Number(process.env.UV_THREADPOOL_SIZE) || Math.min(4, availableParallelism());
