@@ -13,6 +13,21 @@ function threadNices(): number[] {
   });
 }
 
+/** Runs `body` with UV_THREADPOOL_SIZE set to `value` (unset for undefined), then puts it back. */
+async function withPoolSize(value: string | undefined, body: () => Promise<void>): Promise<void> {
+  const saved = process.env.UV_THREADPOOL_SIZE;
+  const set = (to: string | undefined) => {
+    if (to === undefined) delete process.env.UV_THREADPOOL_SIZE;
+    else process.env.UV_THREADPOOL_SIZE = to;
+  };
+  set(value);
+  try {
+    await body();
+  } finally {
+    set(saved);
+  }
+}
+
 // Nice is per thread on Linux, which the service's images run on; elsewhere setPriority in a
 // worker would lower the whole process, so the threads' priority is a Linux property only.
 const onLinux = process.platform === 'linux' ? it : it.skip;
@@ -29,10 +44,8 @@ describe('BcryptThreads', () => {
     expect(threadNices()[0]).toBe(ownNice);
   });
 
-  onLinux('starts no more hash threads than the process may run at once, four at most', async () => {
-    const saved = process.env.UV_THREADPOOL_SIZE;
-    delete process.env.UV_THREADPOOL_SIZE;
-    try {
+  onLinux('starts no more hash threads than the process may run at once, four at most', () =>
+    withPoolSize(undefined, async () => {
       const at19 = () => threadNices().filter((nice) => nice === 19).length;
       const before = at19();
       const threads = new BcryptThreads();
@@ -40,21 +53,13 @@ describe('BcryptThreads', () => {
       const hashes = await Promise.all(Array.from({ length: 6 }, () => threads.hash('password', 4)));
       expect(hashes.every((hash) => hash.startsWith('$2b$04$'))).toBe(true);
       expect(at19() - before).toBe(Math.min(4, availableParallelism()));
-    } finally {
-      if (saved !== undefined) process.env.UV_THREADPOOL_SIZE = saved;
-    }
-  });
+    }),
+  );
 
-  it("takes the libuv pool's size when UV_THREADPOOL_SIZE is set", () => {
-    const saved = process.env.UV_THREADPOOL_SIZE;
-    process.env.UV_THREADPOOL_SIZE = '7';
-    try {
+  it("takes the libuv pool's size when UV_THREADPOOL_SIZE is set", () =>
+    withPoolSize('7', async () => {
       expect(defaultHashThreads()).toBe(7);
-    } finally {
-      if (saved === undefined) delete process.env.UV_THREADPOOL_SIZE;
-      else process.env.UV_THREADPOOL_SIZE = saved;
-    }
-  });
+    }));
 
   onLinux('takes another nice value when asked', async () => {
     const at = (value: number) => threadNices().filter((nice) => nice === value).length;
