@@ -1,4 +1,4 @@
-import type { RateLimiter } from '@svc/core';
+import { InMemoryRateLimiter, type RateLimiter } from '@svc/core';
 import { addressKey } from '../src/http/middleware/client-address';
 import { DEFAULT_RATE_LIMITS } from '../src/http/middleware/rate-limit-rules';
 import { buildTestApp, createProject, signUp } from './helpers';
@@ -64,7 +64,37 @@ describe('rate limits', () => {
     await send('also-bad', 'e@example.com').expect(429);
   });
 
+  it("counts a request's limits in one call to the limiter (one Redis round trip), on the hot path and behind Express", async () => {
+    const store = new InMemoryRateLimiter();
+    const calls: string[][] = [];
+    const recording: RateLimiter = {
+      hit: (key, rule) => {
+        calls.push([key]);
+        return store.hit(key, rule);
+      },
+      hitAll: (hits) => {
+        calls.push(hits.map((h) => h.key));
+        return store.hitAll(hits);
+      },
+      refund: (key, rule, window) => store.refund(key, rule, window),
+      reset: (key) => store.reset(key),
+    };
+    const { app, http } = buildTestApp({ rateLimiter: recording });
+    const project = await createProject(app, { name: 'Test project', passwordResetUrl: 'https://app.example.test/reset' });
+    await signUp(app, project.live, 'ada@example.com');
+    calls.length = 0;
+    await http.post('/api/auth/login').set('X-API-Key', project.live).send({ email: 'ada@example.com', password: 'correct horse battery' }).expect(200);
+    // The route's two limits in one call; the per-account limit, spent later for a client the
+    // account does not know, in a call of its own.
+    expect(calls.map((keys) => keys.map((key) => key.split(':')[1]))).toEqual([['loginAddress', 'login'], ['loginAccount']]);
+    // A mail request (its hot path: a server's plain JSON) spends both of its limits in one call too.
+    calls.length = 0;
+    await http.post('/api/auth/password/reset').set('X-API-Key', project.live).send({ email: 'ada@example.com' }).expect(200);
+    expect(calls.map((keys) => keys.map((key) => key.split(':')[1]))).toEqual([['mailAccount', 'passwordReset']]);
+  });
+
   it('a failing limiter lets the request through and logs it (fail open)', async () => {
+    // A limiter of its own without the optional hitAll: each limit's hit, as before.
     const broken: RateLimiter = {
       hit: async () => {
         throw new Error('redis down');

@@ -15,6 +15,10 @@ async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   } while (cursor !== '0');
 }
 
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 describeWithRedis('RedisRateLimiter', (url) => {
   rateLimiterContract('RedisRateLimiter', async () => {
     const prefix = `svc:test:${randomUUID()}:`;
@@ -81,6 +85,39 @@ describeWithRedis('RedisRateLimiter', (url) => {
       // The lagging instance names the old window; the count must not start over.
       expect((await lagging.hit('k4', rule)).remaining).toBe(0);
       expect((await ahead.hit('k4', rule)).allowed).toBe(false);
+    });
+
+    it("count a request's limits in one command", async () => {
+      const monitor = await connections[0].monitor();
+      const commands: string[][] = [];
+      let fenced = false;
+      // The script calls on our keys (MONITOR also lists the commands a script runs inside Redis).
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (/^eval/i.test(args[0]) && args.some((arg) => arg.startsWith(prefix))) commands.push(args);
+        if (args[0].toLowerCase() === 'echo' && args[1] === `${prefix}fence`) fenced = true;
+      });
+      try {
+        const decisions = await a.hitAll([
+          { key: 'k6', rule: { limit: 1, windowSeconds: 60 } },
+          { key: 'k7', rule: { limit: 5, windowSeconds: 3600 } },
+          { key: 'k6', rule: { limit: 1, windowSeconds: 60 } },
+        ]);
+        expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+          [true, 0],
+          [true, 4],
+          [false, 0],
+        ]);
+        // MONITOR reports on its own connection: a command sent after the hits marks the end of theirs.
+        await connections[0].echo(`${prefix}fence`);
+        await waitFor(() => fenced);
+        expect(fenced).toBe(true);
+        expect(commands).toHaveLength(1);
+        expect(commands[0].slice(2, 6)).toEqual(['3', `${prefix}k6`, `${prefix}k7`, `${prefix}k6`]);
+        // Each key keeps its own window (an hour's for k7) and expiry.
+        expect(await connections[0].pttl(`${prefix}k7`)).toBeGreaterThan(3_600_000);
+      } finally {
+        monitor.disconnect();
+      }
     });
 
     it('stores one key per limiter key, expiring shortly after its window', async () => {

@@ -1,5 +1,5 @@
 import type { RateLimitDecision, RateLimiter } from '../src/ports/rate-limiter';
-import { FailoverRateLimiter, type FailoverRule } from '../src/rate-limit/failover-rate-limiter';
+import { FailoverRateLimiter, type FailoverHit, type FailoverRule } from '../src/rate-limit/failover-rate-limiter';
 import { FixedClock } from '../src/testing/fixed-clock';
 import { InMemoryRateLimiter } from '../src/rate-limit/in-memory-rate-limiter';
 import { rateLimiterContract } from '../src/testing/rate-limiter.contract';
@@ -8,6 +8,10 @@ import { rateLimiterContract } from '../src/testing/rate-limiter.contract';
 class DownStore implements RateLimiter {
   calls = 0;
   async hit(): Promise<RateLimitDecision> {
+    this.calls += 1;
+    throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+  }
+  async hitAll(): Promise<RateLimitDecision[]> {
     this.calls += 1;
     throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
   }
@@ -31,6 +35,9 @@ class SwitchableStore implements RateLimiter {
   }
   hit(key: string, rule: FailoverRule): Promise<RateLimitDecision> {
     return (this.working ? this.up : this.down).hit(key, rule);
+  }
+  hitAll(hits: readonly FailoverHit[]): Promise<RateLimitDecision[]> {
+    return (this.working ? this.up : this.down).hitAll(hits);
   }
   refund(key: string, rule: FailoverRule, window: string): Promise<void> {
     return (this.working ? this.up : this.down).refund(key, rule, window);
@@ -165,6 +172,42 @@ describe('FailoverRateLimiter', () => {
     primary.working = false;
     await expect(limiter.refund('k', { limit: 2, windowSeconds: 60 }, decision.window)).resolves.toBeUndefined();
     expect(failures).toHaveLength(1);
+  });
+
+  it("hitAll applies each hit's own whenStoreDown while the store is down, after one failed call", async () => {
+    const { primary, limiter, failures } = setup();
+    primary.working = false;
+    const calls = [];
+    for (let i = 0; i < 3; i += 1) {
+      calls.push(
+        await limiter.hitAll([
+          { key: 'strict', rule: { limit: 4, windowSeconds: 60, whenStoreDown: 'local-strict' } },
+          { key: 'open', rule: { limit: 1, windowSeconds: 60, whenStoreDown: 'allow' } },
+        ]),
+      );
+    }
+    expect(calls.map(([strict, open]) => [strict.allowed, open.allowed])).toEqual([
+      [true, true],
+      [true, true],
+      [false, true],
+    ]);
+    expect(calls[0][0]).toMatchObject({ limit: 2, remaining: 1 });
+    expect(primary.down.calls).toBe(1);
+    expect(failures).toHaveLength(1);
+  });
+
+  it('hitAll counts in the primary while it works, and its hits refund there', async () => {
+    const { primary, fallback, limiter } = setup();
+    const rule = { limit: 2, windowSeconds: 60 };
+    const [a, b] = await limiter.hitAll([
+      { key: 'a', rule },
+      { key: 'b', rule },
+    ]);
+    expect([a.remaining, b.remaining]).toEqual([1, 1]);
+    await limiter.refund('a', rule, a.window);
+    expect((await primary.up.hit('a', rule)).remaining).toBe(1);
+    expect((await primary.up.hit('b', rule)).remaining).toBe(0);
+    expect((await fallback.hit('a', rule)).remaining).toBe(1); // the fallback never saw a hit
   });
 
   it('refuses a strictFactor outside (0, 1]', () => {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { connectRedis, RedisRateLimiter } from '@svc/adapters-redis';
-import { FailoverRateLimiter, InMemoryRateLimiter, systemClock, type Clock, type RateLimitRule, type RateLimiter } from '@svc/core';
+import { FailoverRateLimiter, hitAllOf, InMemoryRateLimiter, systemClock, type Clock, type RateLimitHit, type RateLimitRule, type RateLimiter } from '@svc/core';
 
 export interface RateLimitStoreOptions {
   /** Redis shared by every instance; null = counts in this process only (the embedded default). */
@@ -70,6 +70,11 @@ function reportingRecovery(store: RateLimiter, recovered: () => void): RateLimit
       const decision = await store.hit(key, rule);
       recovered();
       return decision;
+    },
+    hitAll: async (hits: readonly RateLimitHit[]) => {
+      const decisions = await hitAllOf(store, hits);
+      recovered();
+      return decisions;
     },
     refund: (key: string, rule: RateLimitRule, window: string) => store.refund(key, rule, window),
     reset: (key: string) => store.reset(key),

@@ -1,6 +1,6 @@
 import type { Clock } from '../ports/clock';
 import { systemClock } from '../ports/clock';
-import type { RateLimitDecision, RateLimitRule, RateLimiter } from '../ports/rate-limiter';
+import { hitAllOf, type RateLimitDecision, type RateLimitHit, type RateLimitRule, type RateLimiter } from '../ports/rate-limiter';
 
 /**
  * What a limit does while the shared store is down: `'allow'` lets every hit through (for limits
@@ -13,6 +13,11 @@ export type StoreDownPolicy = 'allow' | 'local-strict';
 export interface FailoverRule extends RateLimitRule {
   /** Defaults to `'local-strict'`. */
   whenStoreDown?: StoreDownPolicy;
+}
+
+/** A hit whose rule says what to do while the shared store is down. */
+export interface FailoverHit extends RateLimitHit {
+  rule: FailoverRule;
 }
 
 export interface FailoverRateLimiterOptions {
@@ -35,7 +40,7 @@ export interface FailoverRateLimiterOptions {
  * of failing the request: the API keeps serving through a Redis outage. Each
  * process then counts alone, so `'local-strict'` divides the limit to keep the sum across a few
  * instances near the real one. Recovery needs no signal: once `retryAfterMs` has passed the next
- * hit tries the primary again. Never throws from `hit`, `refund` or `reset`.
+ * hit tries the primary again. Never throws from `hit`, `hitAll`, `refund` or `reset`.
  */
 export class FailoverRateLimiter implements RateLimiter {
   private readonly primary: RateLimiter;
@@ -60,18 +65,29 @@ export class FailoverRateLimiter implements RateLimiter {
 
   /** Counts in the primary; if it fails (or failed within `retryAfterMs`), applies `whenStoreDown`. */
   async hit(key: string, rule: FailoverRule): Promise<RateLimitDecision> {
-    const limits = { limit: rule.limit, windowSeconds: rule.windowSeconds };
+    const [decision] = await this.hitAll([{ key, rule }]);
+    return decision;
+  }
+
+  /**
+   * Counts the hits in the primary in one call; if it fails (or failed within `retryAfterMs`),
+   * each hit's rule applies its own `whenStoreDown`.
+   */
+  async hitAll(hits: readonly FailoverHit[]): Promise<RateLimitDecision[]> {
     if (!this.resting()) {
       try {
-        const decision = await this.primary.hit(key, limits);
+        const decisions = await hitAllOf(
+          this.primary,
+          hits.map(({ key, rule }) => ({ key, rule: { limit: rule.limit, windowSeconds: rule.windowSeconds } })),
+        );
         this.primaryFailedAt = null;
-        return { ...decision, window: `${PRIMARY}${decision.window}` };
+        return decisions.map((decision) => ({ ...decision, window: `${PRIMARY}${decision.window}` }));
       } catch (error) {
         this.primaryFailedAt = this.clock.now().getTime();
         this.report(error);
       }
     }
-    return this.degraded(key, rule);
+    return Promise.all(hits.map(({ key, rule }) => this.degraded(key, rule)));
   }
 
   /** Refunds in the store that counted the hit (its window says which); never throws. */

@@ -1,6 +1,6 @@
 import type { Clock } from '../ports/clock';
 import { systemClock } from '../ports/clock';
-import type { RateLimitDecision, RateLimitRule, RateLimiter } from '../ports/rate-limiter';
+import type { RateLimitDecision, RateLimitHit, RateLimitRule, RateLimiter } from '../ports/rate-limiter';
 
 /**
  * Fixed-window limiter in process memory: the embedded default and the reference for other
@@ -13,6 +13,14 @@ export class InMemoryRateLimiter implements RateLimiter {
   constructor(private readonly clock: Clock = systemClock) {}
 
   async hit(key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
+    return this.count(key, rule);
+  }
+
+  async hitAll(hits: readonly RateLimitHit[]): Promise<RateLimitDecision[]> {
+    return hits.map(({ key, rule }) => this.count(key, rule));
+  }
+
+  private count(key: string, rule: RateLimitRule): RateLimitDecision {
     const now = this.clock.now().getTime();
     this.sweep(now);
     let window = this.windows.get(key);

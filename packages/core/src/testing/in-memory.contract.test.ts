@@ -18,6 +18,7 @@ import { InMemoryOidcClientStore } from './in-memory-oidc-client-store';
 import { InMemoryOneTimeTokenStore } from './in-memory-one-time-token-store';
 import { InMemoryPasskeyStore } from './in-memory-passkey-store';
 import { InMemoryRateLimiter } from '../rate-limit/in-memory-rate-limiter';
+import type { RateLimiter } from '../ports/rate-limiter';
 import { InMemorySigningKeyStore } from './in-memory-signing-key-store';
 import { InMemoryTwoFactorStore } from './in-memory-two-factor-store';
 import { passwordHasherContract } from './password-hasher.contract';
@@ -57,6 +58,14 @@ storageContracts('memory', async () => ({ ports: memory(), close: async () => {}
 rateLimiterContract('memory', async () => {
   const clock = new FixedClock();
   return { limiter: new InMemoryRateLimiter(clock), clock };
+});
+
+// A store without the optional hitAll (one written before it): hitAllOf calls its hit on each.
+rateLimiterContract('a store without hitAll', async () => {
+  const clock = new FixedClock();
+  const store = new InMemoryRateLimiter(clock);
+  const limiter: RateLimiter = { hit: (key, rule) => store.hit(key, rule), refund: (key, rule, window) => store.refund(key, rule, window), reset: (key) => store.reset(key) };
+  return { limiter, clock };
 });
 
 passwordHasherContract('FakePasswordHasher', async () => new FakePasswordHasher());

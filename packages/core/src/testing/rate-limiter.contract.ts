@@ -1,4 +1,4 @@
-import type { RateLimiter } from '../ports/rate-limiter';
+import { hitAllOf, type RateLimiter } from '../ports/rate-limiter';
 import type { FixedClock } from './fixed-clock';
 
 /**
@@ -91,6 +91,52 @@ export function rateLimiterContract(label: string, make: () => Promise<{ limiter
       await Promise.all(counted.map((decision) => subject.limiter.refund(k, rule, decision.window)));
       const decisions = await Promise.all(Array.from({ length: 8 }, () => subject.limiter.hit(k, rule)));
       expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
+    });
+
+    it('hitAll (or hit on each, for a store without it) counts and decides each hit on its own, in order, also past a refusal', async () => {
+      const [spent, fresh] = [key(), key()];
+      const one = { limit: 1, windowSeconds: 60 };
+      const two = { limit: 2, windowSeconds: 60 };
+      await subject.limiter.hit(spent, one);
+      const decisions = await hitAllOf(subject.limiter, [
+        { key: spent, rule: one },
+        { key: fresh, rule: two },
+      ]);
+      expect(decisions.map((d) => [d.allowed, d.limit, d.remaining])).toEqual([
+        [false, 1, 0],
+        [true, 2, 1],
+      ]);
+      // The refused hit did not keep the other from counting: `fresh` has one hit left, then none.
+      expect((await subject.limiter.hit(fresh, two)).remaining).toBe(0);
+      expect((await subject.limiter.hit(fresh, two)).allowed).toBe(false);
+    });
+
+    it('hitAll counts in the same windows as hit, and its decisions can be refunded', async () => {
+      const k = key();
+      const rule = { limit: 3, windowSeconds: 60 };
+      const decisions = await hitAllOf(subject.limiter, [
+        { key: k, rule },
+        { key: k, rule },
+      ]);
+      expect(decisions.map((d) => d.remaining)).toEqual([2, 1]);
+      await subject.limiter.refund(k, rule, decisions[1].window);
+      expect((await subject.limiter.hit(k, rule)).remaining).toBe(1);
+      expect(await hitAllOf(subject.limiter, [])).toEqual([]);
+    });
+
+    it('hitAll is atomic under concurrency, for every key it names', async () => {
+      const [a, b] = [key(), key()];
+      const rule = { limit: 4, windowSeconds: 60 };
+      const calls = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          hitAllOf(subject.limiter, [
+            { key: a, rule },
+            { key: b, rule },
+          ]),
+        ),
+      );
+      expect(calls.filter(([first]) => first.allowed)).toHaveLength(4);
+      expect(calls.filter(([, second]) => second.allowed)).toHaveLength(4);
     });
 
     it('opens a new window when the old one ends', async () => {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AuthError, effectiveRateLimit, normalizeEmail, sha256Hex, type FailoverRule, type RateLimitDecision, type RateLimitedTally, type RateLimiter, type ResolvedApiKey } from '@svc/core';
+import { AuthError, effectiveRateLimit, hitAllOf, normalizeEmail, sha256Hex, type FailoverRule, type RateLimitDecision, type RateLimitedTally, type RateLimiter, type ResolvedApiKey } from '@svc/core';
 import { unverifiedSubject } from './bearer';
 import { addressKey, clientAddress } from './client-address';
 import { RATE_LIMIT_KEYS, storeDownPolicy, type RateLimitName, type RateLimitRules } from './rate-limit-rules';
@@ -38,7 +38,7 @@ export function rateLimit(names: RateLimitName | readonly RateLimitName[], optio
  */
 export async function countLimits(names: readonly RateLimitName[], options: RateLimitOptions, req: Request, res: Response): Promise<void> {
   const keys = names.map((name) => limitKey(name, req, res));
-  const decisions = await Promise.all(names.map((name, i) => hitOrFailOpen(options, name, keys[i], res)));
+  const decisions = await hitOrFailOpen(options, names, keys, res);
   names.forEach((name, i) => refundIfServerFails(res, options, name, keys[i], decisions[i]));
   const earlier = res.locals.rateLimitTightest as Counted | undefined;
   const tightest = pickTightest(earlier ? [earlier.name, ...names] : names, earlier ? [earlier.decision, ...decisions] : decisions);
@@ -71,7 +71,7 @@ interface Counted {
  */
 export function deferredHit(name: RateLimitName, options: RateLimitOptions, req: Request, res: Response): () => Promise<RateLimitDecision | null> {
   const key = limitKey(name, req, res);
-  return () => hitOrFailOpen(options, name, key, res);
+  return async () => (await hitOrFailOpen(options, [name], [key], res))[0];
 }
 
 /**
@@ -105,18 +105,19 @@ function tighter(a: RateLimitDecision, b: RateLimitDecision): boolean {
 }
 
 /**
- * A limiter that throws (one not wrapped in FailoverRateLimiter) fails open (docs/security.md#rate-limits): logged,
- * and the request goes on. The container's FailoverRateLimiter never throws; it applies the
- * rule's `whenStoreDown` instead.
+ * One hit on each named limit (at `keys`), in one call to the limiter (one Redis round trip). A
+ * limiter that throws (one not wrapped in FailoverRateLimiter) fails open (docs/security.md#rate-limits):
+ * logged, and the request goes on, every decision null. The container's FailoverRateLimiter never
+ * throws; it applies each rule's `whenStoreDown` instead.
  */
-async function hitOrFailOpen(options: RateLimitOptions, name: RateLimitName, key: string, res: Response): Promise<RateLimitDecision | null> {
+async function hitOrFailOpen(options: RateLimitOptions, names: readonly RateLimitName[], keys: readonly string[], res: Response): Promise<Array<RateLimitDecision | null>> {
   // FailoverRateLimiter reads `whenStoreDown`; other limiters ignore it.
-  const rule: FailoverRule = { ...ruleOf(options, name, res), whenStoreDown: storeDownPolicy(name, options.rules[name]) };
+  const hits = names.map((name, i) => ({ key: keys[i], rule: { ...ruleOf(options, name, res), whenStoreDown: storeDownPolicy(name, options.rules[name]) } }));
   try {
-    return await options.limiter.hit(key, rule);
+    return await hitAllOf(options.limiter, hits);
   } catch (error) {
-    options.logger.warn({ err: error, requestId: res.locals.requestId, limit: name }, 'rate limiter failed; request let through');
-    return null;
+    options.logger.warn({ err: error, requestId: res.locals.requestId, limits: names }, 'rate limiter failed; request let through');
+    return names.map(() => null);
   }
 }
 
