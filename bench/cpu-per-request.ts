@@ -17,7 +17,7 @@
 // and a table of them per request (parse, bind, execute: count and server time) is printed; the logging
 // costs CPU of its own, so CPU figures of such a run are not comparable. The file mailboxes are in memory as in
 // `pnpm bench` (bench/lib/mailbox-folder.ts); --mail-on-disk puts them in the scratch folder. --built DIR runs the API as the
-// image does (`node dist/cli.js start` in a built server's app folder, scripts/build-image-steps.mjs --keep: <work>/api-root/app)
+// image does (`node dist/cli.js start` with the image's ENV, its malloc among it, in a built server's app folder, scripts/build-image-steps.mjs --keep: <work>/api-root/app)
 // instead of this checkout's TypeScript under tsx. --users N grows the tenant from its 1,000 users to N (as `pnpm bench --million`
 // does, bench/lib/million.ts) before the measured requests, which still ask as the first 1,000; the row is then measured at
 // 1,000 users, 30 s after the growth and again after the kernel wrote the new rows back. --pg-io adds `postgresIoPerRequest`: the
@@ -35,7 +35,7 @@ import { summarizeProfile } from './lib/cpuprofile';
 import { summarizeGcTrace } from './lib/gc-trace';
 import { createDatabase, databaseUrl, dropDatabase, PG_URL, postgresSeeder, SVC_SCHEMA, withClient } from './lib/database';
 import { accessClaims, signJwt } from './lib/jwt';
-import { builtNode } from './lib/built';
+import { builtNode, imageEnv } from './lib/built';
 import { settle } from './lib/load';
 import { seedUsersUpTo } from './lib/million';
 import { quietDisk } from './lib/quiet-disk';
@@ -219,6 +219,8 @@ async function main(): Promise<void> {
     logFile: join(tmp, 'api.log'),
     root,
     built: builtDir ? { dir: builtDir, node: builtNode(builtDir) } : undefined,
+    // A built server runs with the image's ENV (its malloc), as the bench's built rows run it.
+    env: builtDir ? imageEnv(builtDir) : undefined,
     nodeFlags: proxied || minimal ? [] : nodeFlags,
   });
   let proxy: Child | null = null;

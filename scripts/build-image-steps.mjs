@@ -24,7 +24,7 @@
 // Not covered (needs a Docker engine): the base image's OS and exact Node release, the image-only
 // steps, USER/VOLUME/EXPOSE, layer caching, compose networking.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,7 @@ try {
   const context = buildContext();
   log(`build context: ${context.length} files (.dockerignore applied); working in ${work}`);
   const api = replay('docker/api.Dockerfile', join(work, 'api-root'), context);
+  api.env = preloadHere(api.env);
   // The API image's ENV, for whoever starts the kept build as the image would (the bench's built rows).
   writeFileSync(join(work, 'api-env.json'), `${JSON.stringify(api.env, null, 2)}\n`);
   const proxy = replay('docker/proxy.Dockerfile', join(work, 'proxy-root'), context);
@@ -211,6 +212,31 @@ function builtOutputOnly(name, app) {
   log(`${name} image: ${ours.length - 1} @svc package folder(s) beside the app, built JavaScript only, no TypeScript loader`);
 }
 
+/**
+ * The image's LD_PRELOAD (docker/api.Dockerfile: jemalloc, at a path of the image's own) as this
+ * machine's copy of the same library, found with `ldconfig -p`: the replay, and the bench's built
+ * rows after it, run the image's malloc. A machine without it (apt-get install libjemalloc2) runs
+ * the C library's, which the log says; the variable is then left out, or the loader would print
+ * an error for every process.
+ */
+function preloadHere(env) {
+  if (!env.LD_PRELOAD || existsSync(env.LD_PRELOAD)) return env;
+  const name = posix.basename(env.LD_PRELOAD);
+  const abi = { x64: 'x86-64', arm64: 'AArch64' }[process.arch];
+  const listed = ['ldconfig', '/sbin/ldconfig'].map((command) => spawnSync(command, ['-p'], { encoding: 'utf8' }).stdout ?? '').find(Boolean) ?? '';
+  const here = listed
+    .split('\n')
+    .map((line) => /^\s*(\S+) \(([^)]*)\) => (\S+)$/.exec(line))
+    .find((match) => match && match[1] === name && (!abi || match[2].includes(abi)))?.[3];
+  if (here) {
+    log(`the image preloads ${env.LD_PRELOAD}: replayed with this machine's ${here}`);
+    return { ...env, LD_PRELOAD: here };
+  }
+  const { LD_PRELOAD: _absent, ...rest } = env;
+  log(`the image preloads ${env.LD_PRELOAD}, which this machine lacks (${name}): replayed with the C library's malloc`);
+  return rest;
+}
+
 /** Starts a runtime stage's CMD and resolves with its URL once it logs `pattern` (a port). */
 function start(name, image, env, pattern) {
   const [command, ...args] = image.cmd;
@@ -312,6 +338,12 @@ async function checkImages(api, proxy) {
   const me = (await call(server.url, 'GET', '/api/auth/me', { headers: { ...key, authorization: `Bearer ${login.data.accessToken}` }, expect: 200 })).body;
   if (me.data.user.email !== account.email) throw new Error('/me answered another user');
   log('api: sign-up, login and /me with the new project key work');
+  if (api.env.LD_PRELOAD) {
+    // The image's malloc is in the server it runs (LD_PRELOAD is read by the loader, silently ignored if unloadable).
+    const maps = readFileSync(`/proc/${server.child.pid}/maps`, 'utf8');
+    if (!maps.includes(realpathSync(api.env.LD_PRELOAD))) throw new Error(`api: ${api.env.LD_PRELOAD} (LD_PRELOAD) is not loaded in the server`);
+    log(`api: runs with the image's malloc, ${api.env.LD_PRELOAD} (LD_PRELOAD, MALLOC_CONF=${api.env.MALLOC_CONF ?? ''})`);
+  }
 
   const demo = join(proxy.cwd, 'demo');
   const front = await start('proxy', proxy, { SVC_API_KEY: created.apiKeys.sandbox, SVC_API_URL: server.url, PROXY_PORT: '0', PROXY_STATIC_DIR: demo }, /listening on http:\/\/localhost:(\d+)/);

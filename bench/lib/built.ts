@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Bench, BenchResults } from './context';
 import { databaseUrl, SVC_SCHEMA } from './database';
 import { median, runConcurrently, round, settle } from './load';
@@ -40,6 +40,12 @@ export interface MemoryFigures {
   restCpuMsPerSecond?: number;
   requests: number;
   errors: number;
+  /**
+   * The malloc the server ran with: the file name of the library the image preloads (jemalloc since
+   * round 27, when the machine has it: scripts/build-image-steps.mjs), else `libc`. Runs before
+   * 2026-11-29 did not record it (libc's, with the image's thresholds since round 24).
+   */
+  malloc?: string;
 }
 
 const IDLE_SECONDS = 5;
@@ -250,8 +256,10 @@ export async function measureMemory(bench: Bench, scope: RunScope, dir: string, 
     await new Promise((resolve) => setTimeout(resolve, (seconds / 2) * 1000));
     const restCpuMsPerSecond = await cpuMsPerSecond(running.child.pid!, seconds / 2);
     const afterRest = rssMb(running.child.pid!);
+    const preload = { ...imageEnv(dir), ...extraEnv }.LD_PRELOAD;
     const figures: MemoryFigures = {
       storage: storage.kind,
+      malloc: preload ? basename(preload) : 'libc',
       loadSeconds: seconds,
       restSeconds: seconds,
       idleRssMb: idle,
@@ -264,7 +272,7 @@ export async function measureMemory(bench: Bench, scope: RunScope, dir: string, 
       errors: loads.reduce((sum, load) => sum + load.errors, 0),
     };
     bench.log(
-      `  memory: ${figures.requests} requests (${figures.errors} errors); RSS idle ${idle} MB, after load ${afterLoad} MB, quiet ${drainSeconds} s later, after ${seconds} s of rest ${afterRest} MB (${figures.ratio}x idle); CPU at rest ${restCpuMsPerSecond} ms a second`,
+      `  memory (malloc ${figures.malloc}): ${figures.requests} requests (${figures.errors} errors); RSS idle ${idle} MB, after load ${afterLoad} MB, quiet ${drainSeconds} s later, after ${seconds} s of rest ${afterRest} MB (${figures.ratio}x idle); CPU at rest ${restCpuMsPerSecond} ms a second`,
     );
     return figures;
   } finally {

@@ -86,7 +86,7 @@ export function summaryMarkdown(results: BenchResults): string {
   if (memory)
     lines.push(
       '',
-      `Memory (built server, ${memory.storage}): idle ${memory.idleRssMb} MB; after ${memory.loadSeconds} s of mixed load (${memory.requests} requests, ${memory.errors} errors) ${memory.afterLoadRssMb} MB; after ${memory.restSeconds} s of rest${memory.drainSeconds === undefined ? '' : ` (begun ${memory.drainSeconds} s after the load, once the server's CPU was quiet)`} ${memory.afterRestRssMb} MB (${memory.ratio}x idle)${memory.restCpuMsPerSecond === undefined ? '' : `; CPU at rest (the rest's second half, every thread) ${memory.restCpuMsPerSecond} ms a second`}.`,
+      `Memory (built server, ${memory.storage}${memory.malloc ? `, malloc ${memory.malloc}` : ''}): idle ${memory.idleRssMb} MB; after ${memory.loadSeconds} s of mixed load (${memory.requests} requests, ${memory.errors} errors) ${memory.afterLoadRssMb} MB; after ${memory.restSeconds} s of rest${memory.drainSeconds === undefined ? '' : ` (begun ${memory.drainSeconds} s after the load, once the server's CPU was quiet)`} ${memory.afterRestRssMb} MB (${memory.ratio}x idle)${memory.restCpuMsPerSecond === undefined ? '' : `; CPU at rest (the rest's second half, every thread) ${memory.restCpuMsPerSecond} ms a second`}.`,
     );
   lines.push('', '| target | measured | met |', '| --- | --- | --- |');
   for (const t of results.targets) lines.push(`| ${t.target} | ${t.measured} | ${t.met === null ? 'not measured' : t.met ? 'yes' : '**no**'} |`);

@@ -67,7 +67,13 @@ describe('docker/', () => {
       const env = Object.assign({}, ...find(runtime, 'ENV').map((step) => lib.parseEnv(step.args)));
       expect(env).toMatchObject({ NODE_ENV: 'production', [portVariable]: port });
       // The API's malloc gives a burst's memory back (docs/operating.md, "Images and the compose stack"); the bench's built rows run with it.
-      if (app === '@svc/server') expect(env.GLIBC_TUNABLES).toBe('glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072');
+      if (app === '@svc/server') {
+        expect(env).toMatchObject({ LD_PRELOAD: '/usr/local/lib/libjemalloc.so.2', MALLOC_CONF: 'background_thread:true,narenas:2,dirty_decay_ms:1000' });
+        // The runtime stage installs it (image-only: the replay takes this machine's copy) and links it where LD_PRELOAD looks.
+        const install = find(runtime, 'RUN').find((step) => step.args.includes('libjemalloc2'));
+        expect(install?.imageOnly).toBe(true);
+        expect(install?.args).toContain(`ln -s "$(dpkg -L libjemalloc2 | grep '/libjemalloc\\.so\\.2$')" ${env.LD_PRELOAD}`);
+      }
       const [health] = find(runtime, 'HEALTHCHECK');
       expect(health.json?.slice(0, 2)).toEqual(['node', '-e']);
       expect(health.json?.[2]).toContain(`process.env.${portVariable} || ${port}`);
