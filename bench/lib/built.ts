@@ -363,5 +363,7 @@ export function medianMemory(all: BenchResults[]): MemoryFigures | undefined {
     ...(restCpu.length > 0 ? { restCpuMsPerSecond: round(median(restCpu)) } : {}),
     requests: of((m) => m.requests),
     errors: of((m) => m.errors),
+    // Each run's malloc, named once when they agree (runs before round 27 did not record it).
+    ...(figures.some((m) => m.malloc) ? { malloc: [...new Set(figures.map((m) => m.malloc ?? 'unrecorded'))].join(' / ') } : {}),
   };
 }

@@ -61,8 +61,9 @@ export interface RedisRateLimiterOptions {
 
 /**
  * Fixed-window RateLimiter shared by every API instance through Redis: one round trip per hit, or
- * per request with `hitAll`, and one key per limiter key. Errors (Redis down, timeout) reject; wrap it in `FailoverRateLimiter` to
- * keep serving through an outage. Each key is assumed to be used with one rule.
+ * per request with `hitAll`, and one key per limiter key. Errors (Redis down, timeout) reject;
+ * wrap it in `FailoverRateLimiter` to keep serving through an outage. Each key is assumed to be
+ * used with one rule.
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: ClientWithScript;
