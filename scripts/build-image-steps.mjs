@@ -10,10 +10,12 @@
 //    owner). Each image gets its own folder standing for the container's `/`.
 // 3. The image holds built JavaScript only (no TypeScript source, no TypeScript loader), its native
 //    addons only what loads on its platform, and not the dependencies its build inlines.
-// 4. The runtime stage's CMD with its ENV, NODE_ENV=production, the required secrets, a fresh
+// 4. The runtime stage's CMD with its ENV (its LD_PRELOAD, the API's jemalloc, as this machine's
+//    copy of the library), NODE_ENV=production, the required secrets, a fresh
 //    SQLite data folder and free ports; the HEALTHCHECK command against it; /healthz, /readyz,
 //    the OpenAPI document and reference page; the image's CLI (`migrate --check`,
-//    `project:create`); sign-up, login and /me with the new project's key; then the proxy image
+//    `project:create`); sign-up, login and /me with the new project's key; the image's malloc
+//    loaded in the API's server (when this machine has it); then the proxy image
 //    serving the demo over that API (page, sign-up, session cookie); then SIGTERM to both, each
 //    of which must exit 0.
 //
@@ -339,7 +341,7 @@ async function checkImages(api, proxy) {
   if (me.data.user.email !== account.email) throw new Error('/me answered another user');
   log('api: sign-up, login and /me with the new project key work');
   if (api.env.LD_PRELOAD) {
-    // The image's malloc is in the server it runs (LD_PRELOAD is read by the loader, silently ignored if unloadable).
+    // The image's malloc is in the server it runs: the loader skips an LD_PRELOAD it cannot load with only a line on stderr.
     const maps = readFileSync(`/proc/${server.child.pid}/maps`, 'utf8');
     if (!maps.includes(realpathSync(api.env.LD_PRELOAD))) throw new Error(`api: ${api.env.LD_PRELOAD} (LD_PRELOAD) is not loaded in the server`);
     log(`api: runs with the image's malloc, ${api.env.LD_PRELOAD} (LD_PRELOAD, MALLOC_CONF=${api.env.MALLOC_CONF ?? ''})`);
