@@ -4,6 +4,7 @@ import { FixedClock, rateLimiterContract } from '@svc/core/testing';
 import { connectRedis } from './connect-redis';
 import { RedisRateLimiter } from './redis-rate-limiter';
 import { describeWithRedis } from './testing/redis-available';
+import { waitUntil } from './testing/wait-until';
 
 /** Deletes every key under `prefix` (each test run has its own prefix, so this is all of ours). */
 async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
@@ -13,10 +14,6 @@ async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
     if (keys.length) await redis.del(...keys);
     cursor = next;
   } while (cursor !== '0');
-}
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 describeWithRedis('RedisRateLimiter', (url) => {
@@ -109,8 +106,7 @@ describeWithRedis('RedisRateLimiter', (url) => {
         ]);
         // MONITOR reports on its own connection: a command sent after the hits marks the end of theirs.
         await connections[0].echo(`${prefix}fence`);
-        await waitFor(() => fenced);
-        expect(fenced).toBe(true);
+        await waitUntil(() => fenced);
         expect(commands).toHaveLength(1);
         expect(commands[0].slice(2, 6)).toEqual(['3', `${prefix}k6`, `${prefix}k7`, `${prefix}k6`]);
         // Each key keeps its own window (an hour's for k7) and expiry.
