@@ -161,8 +161,9 @@ describe('createSvcServer', () => {
     // took 29.8 s once and did not come within 30 s another time (loop 4 to 15 % busy throughout).
     const on = collectionsAfterStart('on', 90_000);
     expect(on).toEqual({ lines: ['released memory at rest'], ms: on.ms, busy: on.busy }); // the figures show on failure
-    // Off: as long again as the server with the collector needed, and at least three intervals.
-    const off = collectionsAfterStart('off', Math.max(6500, on.ms * 1.5));
+    // Off: half as long again as the server with the collector needed, and at least three intervals
+    // (whole ms: spawnSync refuses a fractional timeout).
+    const off = collectionsAfterStart('off', Math.max(6500, Math.round(on.ms * 1.5)));
     expect(off.lines).toEqual([]);
   }, 300_000);
 });
