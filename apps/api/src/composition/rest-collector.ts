@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -14,11 +15,18 @@ import type { Logger } from 'pino';
  * system. bench/README.md measured the built server holding twice its idle RSS a minute after a
  * load ended, nearly all of it garbage (docs/decisions.md, "Memory at rest").
  *
- * Every `intervalMs` the event loop's utilisation over the interval is read. When it was below
- * `quietBelow` and V8's committed heap has grown by `minGrowthBytes` since the last collection (or
- * none has run yet: start-up leaves garbage too), one memory-reducing collection runs. It stops
- * the thread for tens of milliseconds, only when nothing was being served. Under load nothing
- * happens; at rest with only health checks nothing grows, so nothing runs again.
+ * Every `intervalMs` the thread's busy share of the interval is read: the CPU time it used over the
+ * interval's length ({@link threadCpuClock}), or where no such clock can be read, the event loop's
+ * utilisation. When it was below `quietBelow` and V8's committed heap has grown by `minGrowthBytes`
+ * since the last collection (or none has run yet: start-up leaves garbage too), one
+ * memory-reducing collection runs. It stops the thread for tens of milliseconds, only when nothing
+ * was being served. Under load nothing happens; at rest with only health checks nothing grows, so
+ * nothing runs again.
+ *
+ * CPU time rather than utilisation: utilisation is wall time spent in callbacks, which grows while
+ * the thread waits for a core that other processes hold. On a busy machine a server at rest read 4
+ * to 15 % busy that way (against the 2 % line) and kept a burst's memory for as long as its
+ * neighbours kept the machine busy (docs/decisions.md, "Memory at rest").
  */
 export interface RestCollectorOptions {
   logger: Logger;
@@ -32,6 +40,11 @@ export interface RestCollectorOptions {
   collect?: () => void;
   /** V8's committed heap in bytes; default `total_physical_size` of `v8.getHeapStatistics()`. */
   heapBytes?: () => number;
+  /**
+   * The watched thread's CPU time so far in µs, read on that thread; default {@link threadCpuClock}.
+   * Null reads the event loop's utilisation instead.
+   */
+  cpuMicros?: (() => number) | null;
 }
 
 export interface RestCollector {
@@ -52,14 +65,11 @@ export function startRestCollector(options: RestCollectorOptions): RestCollector
   }
   const { intervalMs = 2000, quietBelow = 0.02, minGrowthBytes = 16 * 1024 * 1024 } = options;
   const heapBytes = options.heapBytes ?? (() => getHeapStatistics().total_physical_size);
-  let last: EventLoopUtilization = performance.eventLoopUtilization();
+  const busyShare = busyShareReader(options.cpuMicros === undefined ? threadCpuClock() : options.cpuMicros);
   let collectedAt: number | null = null; // the committed heap right after the last collection
   let collections = 0;
   const timer = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const utilization = performance.eventLoopUtilization(now, last).utilization;
-    last = now;
-    if (utilization >= quietBelow) return; // busy: the heap is not even read
+    if (busyShare() >= quietBelow) return; // busy: the heap is not even read
     const before = heapBytes();
     if (collectedAt !== null && before - collectedAt < minGrowthBytes) return;
     const started = performance.now();
@@ -75,6 +85,64 @@ export function startRestCollector(options: RestCollectorOptions): RestCollector
     },
     stop: () => clearInterval(timer),
   };
+}
+
+/**
+ * A reader of the thread's busy share (0..1) since the previous reading: its CPU time over the wall
+ * time between the two readings when `cpuMicros` is given, else the event loop's utilisation.
+ */
+function busyShareReader(cpuMicros: (() => number) | null): () => number {
+  if (!cpuMicros) {
+    let last: EventLoopUtilization = performance.eventLoopUtilization();
+    return () => {
+      const now = performance.eventLoopUtilization();
+      const { utilization } = performance.eventLoopUtilization(now, last);
+      last = now;
+      return utilization;
+    };
+  }
+  let lastCpu = cpuMicros();
+  let lastWall = performance.now();
+  return () => {
+    const cpu = cpuMicros();
+    const wall = performance.now();
+    const share = (cpu - lastCpu) / Math.max(1, (wall - lastWall) * 1000);
+    lastCpu = cpu;
+    lastWall = wall;
+    return share;
+  };
+}
+
+/** Linux's clock ticks per second in /proc (USER_HZ), 100 on every architecture Node runs on. */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * The calling thread's CPU time in µs: Node's `process.threadCpuUsage()` (23.9 and later), else on
+ * Linux the thread's user and system ticks in /proc/thread-self/stat (10 ms steps, fine against a
+ * 2 % line over 2 s); null where neither can be read.
+ */
+export function threadCpuClock(): (() => number) | null {
+  const own = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage;
+  if (typeof own === 'function') {
+    return () => {
+      const { user, system } = own.call(process);
+      return user + system;
+    };
+  }
+  if (process.platform !== 'linux') return null;
+  const read = () => {
+    // The fields after the name (which may hold spaces and parentheses), from the third: utime and stime are the 14th and 15th.
+    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ').pop()?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    if (!Number.isFinite(ticks)) throw new Error('unreadable /proc/thread-self/stat');
+    return (ticks * 1_000_000) / TICKS_PER_SECOND;
+  };
+  try {
+    read();
+    return read;
+  } catch {
+    return null;
+  }
 }
 
 /**
