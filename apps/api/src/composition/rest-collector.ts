@@ -24,9 +24,10 @@ import type { Logger } from 'pino';
  * nothing runs again.
  *
  * CPU time rather than utilisation: utilisation is wall time spent in callbacks, which grows while
- * the thread waits for a core that other processes hold. On a busy machine a server at rest read 4
- * to 15 % busy that way (against the 2 % line) and kept a burst's memory for as long as its
- * neighbours kept the machine busy (docs/decisions.md, "Memory at rest").
+ * the thread waits for a core that other processes hold, or blocks inside a callback. In CI, under
+ * a full parallel test run, a fresh server read 4 to 15 % busy that way (against the 2 % line) for
+ * over 30 s; read so, a server at rest keeps a burst's memory for as long as that lasts
+ * (docs/decisions.md, "Memory at rest").
  */
 export interface RestCollectorOptions {
   logger: Logger;
