@@ -153,6 +153,104 @@ describe('Rs256AccessTokenCodec', () => {
   });
 });
 
+describe('Rs256AccessTokenCodec remembering verified tokens', () => {
+  const scope: TenantScope = { projectId: 'p-1', environment: 'production' };
+  const signingKeys = new InMemorySigningKeyStore();
+  beforeAll(async () => {
+    await signingKeys.rotate(scope, await factory.generate(scope, new FixedClock().now()));
+  });
+  /** Claims issued at the clock's start (2026-01-01), valid for 900 s. */
+  const claimsNumbered = (n: number): AccessTokenClaims => ({
+    iss: 'https://auth.example.test',
+    sub: `u-${n}`,
+    aud: scope.projectId,
+    env: 'production',
+    sid: `s-${n}`,
+    email: 'ada@example.test',
+    role: 'user',
+    iat: 1_767_225_600,
+    exp: 1_767_226_500,
+    jti: `j-${n}`,
+  });
+  const setUp = (verifiedTokens?: number) => {
+    const clock = new FixedClock();
+    return { clock, codec: new Rs256AccessTokenCodec({ signingKeys, encryption, clock, verifiedTokens }) };
+  };
+
+  it('answers a token presented again from memory: the same frozen payload, nothing verified again', async () => {
+    const { codec } = setUp();
+    const token = await codec.sign(scope, claimsNumbered(1));
+    const first = await codec.decode(scope, token);
+    const second = await codec.decode(scope, token);
+    expect(first).toEqual(claimsNumbered(1));
+    // A verify parses the payload anew; the very same object means it came from memory.
+    expect(second).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(codec.verifiedTokenCount).toBe(1);
+  });
+
+  it('forgets a token at its exp, and verifies it in full after that (its expiry is judged by the caller)', async () => {
+    const { codec, clock } = setUp();
+    const token = await codec.sign(scope, claimsNumbered(2));
+    const first = await codec.decode(scope, token);
+    clock.advance(899);
+    expect(await codec.decode(scope, token)).toBe(first);
+    clock.advance(1);
+    const after = await codec.decode(scope, token);
+    expect(after).toEqual(claimsNumbered(2));
+    expect(after).not.toBe(first);
+    // Past its exp a token takes no place.
+    expect(codec.verifiedTokenCount).toBe(0);
+  });
+
+  it('does not remember a token whose exp has passed or is not a number', async () => {
+    const { codec } = setUp();
+    const expired = await codec.sign(scope, { ...claimsNumbered(3), exp: 1_767_225_600 });
+    const noExp = await codec.sign(scope, { ...claimsNumbered(3), exp: 'later' } as unknown as AccessTokenClaims);
+    expect(await codec.decode(scope, expired)).not.toBeNull();
+    expect(await codec.decode(scope, noExp)).not.toBeNull();
+    expect(codec.verifiedTokenCount).toBe(0);
+  });
+
+  it('keeps at most `verifiedTokens`, dropping the first remembered', async () => {
+    const { codec } = setUp(2);
+    const tokens = await Promise.all([4, 5, 6].map((n) => codec.sign(scope, claimsNumbered(n))));
+    const payloads = [];
+    for (const token of tokens) payloads.push(await codec.decode(scope, token));
+    expect(codec.verifiedTokenCount).toBe(2);
+    expect(await codec.decode(scope, tokens[2])).toBe(payloads[2]);
+    expect(await codec.decode(scope, tokens[1])).toBe(payloads[1]);
+    // The first was dropped: verified again (a new object), and it takes the oldest place in turn.
+    const again = await codec.decode(scope, tokens[0]);
+    expect(again).toEqual(payloads[0]);
+    expect(again).not.toBe(payloads[0]);
+    expect(codec.verifiedTokenCount).toBe(2);
+    expect(await codec.decode(scope, tokens[1])).not.toBe(payloads[1]);
+  });
+
+  it('remembers nothing with verifiedTokens: 0, and refuses a limit that is not a whole number', async () => {
+    const { codec } = setUp(0);
+    const token = await codec.sign(scope, claimsNumbered(7));
+    const first = await codec.decode(scope, token);
+    expect(await codec.decode(scope, token)).not.toBe(first);
+    expect(await codec.decode(scope, token)).toEqual(first);
+    expect(codec.verifiedTokenCount).toBe(0);
+    for (const bad of [-1, 1.5, Number.NaN]) expect(() => setUp(bad)).toThrow(RangeError);
+  });
+
+  it('does not remember a failure: a forged token is refused each time, and the genuine one still decodes', async () => {
+    const { codec } = setUp();
+    const token = await codec.sign(scope, claimsNumbered(8));
+    const [header, payload, signature] = token.split('.');
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...claimsNumbered(8), role: 'admin' })).toString('base64url')}.${signature}`;
+    expect(await codec.decode(scope, forged)).toBeNull();
+    expect(await codec.decode(scope, forged)).toBeNull();
+    expect(codec.verifiedTokenCount).toBe(0);
+    expect(await codec.decode(scope, `${header}.${payload}.${signature}`)).toEqual(claimsNumbered(8));
+    expect(codec.verifiedTokenCount).toBe(1);
+  });
+});
+
 describe('isCanonicalBase64Url', () => {
   /** The check it replaced, as the reference: decode with Buffer, encode again, compare. */
   const reference = (segment: string) => /^[A-Za-z0-9_-]+$/.test(segment) && Buffer.from(segment, 'base64url').toString('base64url') === segment;

@@ -17,7 +17,8 @@ export interface AccessTokenCodec {
   /**
    * Checks the token's form, algorithm (pinned) and signature against the keys of this scope only
    * (never a key named by the token alone) and returns its payload; null when any check fails.
-   * Claim checks (iss, aud, env, exp) are core's (see verify-access-token).
+   * Claim checks (iss, aud, env, exp) are core's (see verify-access-token). A codec may answer a
+   * token it verified before with the same payload object, frozen: callers read it, never change it.
    */
   decode(scope: TenantScope, token: string): Promise<Record<string, unknown> | null>;
   /** The JWK form of a stored key's public half. */

@@ -48,9 +48,19 @@ export function accessTokenCodecContract(label: string, make: () => Promise<Acce
       expect(readHeader(token)).toEqual({ alg: 'RS256', typ: 'JWT', kid: await currentKid(scope) });
     });
 
-    it('does not decode in another scope (other project, or same project other environment)', async () => {
+    it('decodes the same token the same way again', async () => {
+      const scope = await newScope();
+      const claims = claimsFor(scope);
+      const token = await f.codec.sign(scope, claims);
+      expect(await f.codec.decode(scope, token)).toEqual(claims);
+      expect(await f.codec.decode(scope, token)).toEqual(claims);
+    });
+
+    it('does not decode in another scope (other project, or same project other environment), also once decoded in its own', async () => {
       const scope = await newScope('production');
       const token = await f.codec.sign(scope, claimsFor(scope));
+      // A codec that remembers verified tokens must remember them for their scope only.
+      expect(await f.codec.decode(scope, token)).not.toBeNull();
       const otherProject = await newScope('production');
       const otherEnvironment = await newScope('sandbox', scope.projectId);
       const withoutKeys: TenantScope = { projectId: uuid(), environment: 'production' };
@@ -71,7 +81,7 @@ export function accessTokenCodecContract(label: string, make: () => Promise<Acce
       expect(await f.codec.decode(scope, newToken)).not.toBeNull();
     });
 
-    describe('rejects (null, never throws)', () => {
+    describe('rejects (null, never throws), with the genuine token decoded first', () => {
       let scope: TenantScope;
       let token: string;
       let kid: string;
@@ -79,6 +89,8 @@ export function accessTokenCodecContract(label: string, make: () => Promise<Acce
         scope = await newScope();
         token = await f.codec.sign(scope, claimsFor(scope));
         kid = await currentKid(scope);
+        // A codec that remembers verified tokens must still check every other string in full.
+        expect(await f.codec.decode(scope, token)).not.toBeNull();
       });
       const rejects = async (forged: string) => expect(await f.codec.decode(scope, forged)).toBeNull();
       const parts = () => token.split('.');
