@@ -203,6 +203,20 @@ describe('Rs256AccessTokenCodec remembering verified tokens', () => {
     expect(codec.verifiedTokenCount).toBe(0);
   });
 
+  it('drops the first remembered tokens once past their exp when it remembers another', async () => {
+    const { codec, clock } = setUp();
+    const early = await codec.sign(scope, claimsNumbered(9));
+    await codec.decode(scope, early);
+    clock.advance(600);
+    const later = await codec.sign(scope, { ...claimsNumbered(10), iat: 1_767_226_200, exp: 1_767_227_100 });
+    await codec.decode(scope, later);
+    expect(codec.verifiedTokenCount).toBe(2);
+    clock.advance(300);
+    // The first is past its exp: remembering a third drops it, never looked up again.
+    await codec.decode(scope, await codec.sign(scope, { ...claimsNumbered(11), iat: 1_767_226_500, exp: 1_767_227_400 }));
+    expect(codec.verifiedTokenCount).toBe(2);
+  });
+
   it('does not remember a token whose exp has passed or is not a number', async () => {
     const { codec } = setUp();
     const expired = await codec.sign(scope, { ...claimsNumbered(3), exp: 1_767_225_600 });

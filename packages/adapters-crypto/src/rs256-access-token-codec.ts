@@ -164,13 +164,23 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
     return entry.scopeId === scopeId(scope) ? entry.payload : null;
   }
 
-  /** Remembers a verified token until its `exp` (one without a numeric `exp` is not), dropping the oldest beyond the limit. */
+  /**
+   * Remembers a verified token until its `exp` (one without a numeric `exp` is not), dropping the
+   * first remembered beyond the limit. Tokens are remembered about in the order they expire, so
+   * the first ones past their `exp` are dropped here too: a server whose users come and go does
+   * not keep a full memory of dead tokens.
+   */
   private remember(scope: TenantScope, token: string, payload: Record<string, unknown>): Readonly<Record<string, unknown>> {
     const frozen = Object.freeze(payload);
     const exp = payload.exp;
     if (this.verifiedLimit === 0 || typeof exp !== 'number' || !Number.isFinite(exp)) return frozen;
     const expiresAtMs = exp * 1000;
-    if (this.clock.now().getTime() >= expiresAtMs) return frozen;
+    const now = this.clock.now().getTime();
+    if (now >= expiresAtMs) return frozen;
+    for (const [first, entry] of this.verified) {
+      if (entry.expiresAtMs > now) break;
+      this.verified.delete(first);
+    }
     if (!this.verified.has(token) && this.verified.size >= this.verifiedLimit) this.verified.delete(this.verified.keys().next().value as string);
     this.verified.set(token, { scopeId: scopeId(scope), payload: frozen, expiresAtMs });
     return frozen;
