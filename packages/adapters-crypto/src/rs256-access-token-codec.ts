@@ -36,7 +36,8 @@ export interface Rs256AccessTokenCodecOptions {
 
 /** A token whose signature was verified: its payload, for as long as the token can be accepted. */
 interface VerifiedToken {
-  scopeId: string;
+  /** The scope it was verified for: it is answered from memory for that scope only. */
+  scope: TenantScope;
   /** Frozen: every caller of `decode` is handed the same object. */
   payload: Readonly<Record<string, unknown>>;
   /** The token's `exp` in milliseconds: past it the entry is dropped (the caller judges the expiry, with its leeway). */
@@ -161,7 +162,7 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
       this.verified.delete(token);
       return null;
     }
-    return entry.scopeId === scopeId(scope) ? entry.payload : null;
+    return entry.scope.projectId === scope.projectId && entry.scope.environment === scope.environment ? entry.payload : null;
   }
 
   /**
@@ -182,7 +183,7 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
       this.verified.delete(first);
     }
     if (!this.verified.has(token) && this.verified.size >= this.verifiedLimit) this.verified.delete(this.verified.keys().next().value as string);
-    this.verified.set(token, { scopeId: scopeId(scope), payload: frozen, expiresAtMs });
+    this.verified.set(token, { scope: { projectId: scope.projectId, environment: scope.environment }, payload: frozen, expiresAtMs });
     return frozen;
   }
 
