@@ -87,6 +87,94 @@ describe('refreshTokens', () => {
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
   });
 
+  describe('the new access token is signed while the rotation is under way', () => {
+    /** Holds every rotation until released, and records when the codec was asked to sign. */
+    async function heldRotation() {
+      const ctx = await signedIn();
+      const { deps } = ctx;
+      const order: string[] = [];
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const rotate = deps.sessions.rotate.bind(deps.sessions);
+      deps.sessions.rotate = async (...args) => {
+        order.push('rotation started');
+        await released;
+        const result = await rotate(...args);
+        order.push(`rotation ${result.status}`);
+        return result;
+      };
+      const sign = deps.tokens.sign.bind(deps.tokens);
+      deps.tokens.sign = (...args) => {
+        order.push('sign started');
+        return sign(...args);
+      };
+      return { ...ctx, order, release };
+    }
+
+    it('signs before the rotation answers, and answers with that token once it has', async () => {
+      const { service, production, first, order, release } = await heldRotation();
+      const refreshing = service.refresh(production, first.refreshToken);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect([...order].sort()).toEqual(['rotation started', 'sign started']);
+      release();
+      const next = await refreshing;
+      expect(order.at(-1)).toBe('rotation rotated');
+      expect(claimsOf(next.accessToken)).toMatchObject({ sid: claimsOf(first.accessToken).sid, sub: claimsOf(first.accessToken).sub });
+      expect(await service.getMe(production, next.accessToken)).toMatchObject({ email: 'ada@example.test' });
+    });
+
+    it('hands out nothing it signed when the rotation refuses the token', async () => {
+      const { service, production, first, order, release } = await heldRotation();
+      const winner = service.refresh(production, first.refreshToken);
+      const loser = service.refresh(production, first.refreshToken);
+      release();
+      const results = await Promise.allSettled([winner, loser]);
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      // Both signed ahead; only the rotation's winner answered with a token.
+      expect(order.filter((step) => step === 'sign started')).toHaveLength(2);
+      expect(order.filter((step) => step === 'rotation rotated')).toHaveLength(1);
+    });
+
+    it('signs nothing for a banned user, whose token is still used up', async () => {
+      const { service, production, first, deps, order, release } = await heldRotation();
+      // Banned in the store but with the session still live (the ban's revocation not yet seen).
+      await deps.users.setBanned(production.scope, claimsOf(first.accessToken).sub, deps.clock.now());
+      release();
+      await expect(service.refresh(production, first.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+      expect(order).toEqual(['rotation started', 'rotation rotated']);
+    });
+
+    it('a failed sign fails the refresh only after the rotation, and leaves no rejection unhandled', async () => {
+      const { service, production, first, deps, order, release } = await heldRotation();
+      const failure = new Error('signing key store down');
+      deps.tokens.sign = async () => {
+        order.push('sign failed');
+        throw failure;
+      };
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const refreshing = service.refresh(production, first.refreshToken);
+        let settled = false;
+        void refreshing.then(
+          () => (settled = true),
+          () => (settled = true),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect([...order].sort()).toEqual(['rotation started', 'sign failed']);
+        expect(settled).toBe(false);
+        release();
+        await expect(refreshing).rejects.toBe(failure);
+        expect(order.at(-1)).toBe('rotation rotated');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    });
+  });
+
   it('refuses unknown, expired and other-environment tokens', async () => {
     const { service, production, sandbox, first, deps } = await signedIn({ refreshTokenTtlSeconds: 3600 });
     await expect(service.refresh(production, 'not-a-token')).rejects.toMatchObject({ code: 'invalid_refresh_token' });

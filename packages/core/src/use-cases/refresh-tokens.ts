@@ -63,6 +63,12 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
   }
   const secret = hmacBase64Url(record.rotationKey, refreshToken);
   const successor = issuedRefreshToken(deps.settings.refreshTokenIssueTime === true, now, secret);
+  // The access token is signed while the rotation is under way (its claims are known from the
+  // read; a sign may take a trip to another thread), and handed out only if the rotation succeeds:
+  // a refused refresh drops it unseen. None is signed for a banned user (docs/decisions.md).
+  const signing = isBanned(user) ? null : signAccessToken(deps, scope, project, user, record.sessionId);
+  // A failed sign is answered after the rotation (below); until then it is no unhandled rejection.
+  signing?.catch(() => undefined);
   const result = await deps.sessions.rotate(scope, {
     presentedHash,
     successorHash: refreshTokenKey(successor),
@@ -72,9 +78,10 @@ export async function refreshTokens(deps: RefreshDeps, scope: TenantScope, proje
   });
   if (result.status === 'unknown') throw new AuthError('invalid_refresh_token');
   if (result.status === 'reused') await answerReplay(deps, scope, project, record, user, now);
-  // Checked after the rotation, as before: a banned user's token is used up, not left to retry.
-  if (isBanned(user)) throw new AuthError('invalid_refresh_token');
-  const accessToken = await signAccessToken(deps, scope, project, user, record.sessionId);
+  // A banned user (no token signed) is refused after the rotation, as before: the token is used
+  // up, not left to retry.
+  if (signing === null) throw new AuthError('invalid_refresh_token');
+  const accessToken = await signing;
   // A racer inside the grace window gets the successor as the winner issued it.
   const issued = result.status === 'reissued' ? refreshTokenUnder(result.successorHash, secret) : successor;
   return { accessToken, refreshToken: issued, expiresIn: project.accessTokenTtlSeconds };
