@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { systemClock, type AccessTokenClaims, type AccessTokenCodec, type Clock, type PublicJwk, type SigningKeyRecord, type SigningKeyStore, type TenantScope } from '@svc/core';
+import { sameScope, systemClock, type AccessTokenClaims, type AccessTokenCodec, type Clock, type PublicJwk, type SigningKeyRecord, type SigningKeyStore, type TenantScope } from '@svc/core';
 import type { KeyEncryption } from './key-encryption';
 import { signingKeyContext } from './rsa-signing-key-factory';
 
@@ -162,7 +162,7 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
       this.verified.delete(token);
       return null;
     }
-    return entry.scope.projectId === scope.projectId && entry.scope.environment === scope.environment ? entry.payload : null;
+    return sameScope(entry.scope, scope) ? entry.payload : null;
   }
 
   /**
