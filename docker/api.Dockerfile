@@ -17,6 +17,8 @@ RUN npm install -g pnpm@12.21.0
 WORKDIR /src
 # The lockfile alone fills pnpm's store, so this layer stays cached until a dependency changes.
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+# pnpm applies the dependency patches (patches/, named in pnpm-workspace.yaml) as it fetches.
+COPY patches ./patches/
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm fetch --prefer-offline
 COPY . .
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm install --frozen-lockfile --prefer-offline

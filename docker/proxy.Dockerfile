@@ -13,6 +13,8 @@ FROM ${NODE_IMAGE} AS build
 RUN npm install -g pnpm@12.21.0
 WORKDIR /src
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+# pnpm applies the dependency patches (patches/, named in pnpm-workspace.yaml) as it fetches.
+COPY patches ./patches/
 RUN --mount=type=cache,id=svc-pnpm-store,target=/root/.local/share/pnpm/store pnpm fetch --prefer-offline
 COPY . .
 # Native addons of other packages are not needed by the proxy: their install scripts are skipped.

@@ -132,9 +132,13 @@ function copy(step, paths) {
       cpSync(paths.from(source), target, { recursive: true, verbatimSymlinks: true });
     } else if (source === '.') {
       for (const file of paths.context) cpSync(join(repo, file), join(target, file), { recursive: true });
-    } else {
-      if (!paths.context.includes(source)) throw new Error(`line ${step.line}: COPY ${source} is not in the build context`);
+    } else if (paths.context.includes(source)) {
       cpSync(join(repo, source), join(target, posix.basename(source)));
+    } else {
+      const folder = `${source.replace(/\/$/, '')}/`;
+      const files = paths.context.filter((file) => file.startsWith(folder));
+      if (files.length === 0) throw new Error(`line ${step.line}: COPY ${source} is not in the build context`);
+      for (const file of files) cpSync(join(repo, file), join(target, file.slice(folder.length)), { recursive: true });
     }
   }
 }

@@ -205,9 +205,28 @@ export class Rs256AccessTokenCodec implements AccessTokenCodec {
   }
 }
 
-/** node:crypto's sign with a callback: the work runs on libuv's thread pool. */
+/**
+ * node:crypto's sign with a callback: the work runs on libuv's thread pool. Node keeps the callback
+ * in a closure that V8 allocates in the old generation, so once the sign is done that dead closure
+ * keeps whatever the callback still reaches alive through every young collection until a full one.
+ * The callback therefore lets go of the promise's resolvers as it calls them: what stays behind is
+ * a few empty slots, not the settled promise and its signature (docs/decisions.md, "What a
+ * finished request leaves behind").
+ */
 function signOnPool(input: Buffer, key: KeyObject): Promise<Buffer> {
-  return new Promise((resolve, reject) => sign('sha256', input, key, (error, signature) => (error ? reject(error) : resolve(signature))));
+  let resolve: ((signature: Buffer) => void) | undefined;
+  let reject: ((error: Error) => void) | undefined;
+  const signed = new Promise<Buffer>((onSigned, onFailed) => {
+    resolve = onSigned;
+    reject = onFailed;
+  });
+  sign('sha256', input, key, (error, signature) => {
+    const [succeed, fail] = [resolve, reject];
+    resolve = reject = undefined;
+    if (error) fail?.(error);
+    else succeed?.(signature);
+  });
+  return signed;
 }
 
 interface ParsedToken {
