@@ -3,7 +3,7 @@ import { createPrivateKey, createPublicKey, verify, type JsonWebKey } from 'node
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AccessTokenClaims, TenantScope } from '@svc/core';
-import { FixedClock, InMemorySigningKeyStore, accessTokenCodecContract, measureInFreshProcess } from '@svc/core/testing';
+import { FixedClock, InMemorySigningKeyStore, accessTokenCodecContract } from '@svc/core/testing';
 import { KeyEncryption } from './key-encryption';
 import { RsaSigningKeyFactory } from './rsa-signing-key-factory';
 import { isCanonicalBase64Url, Rs256AccessTokenCodec } from './rs256-access-token-codec';
@@ -49,16 +49,6 @@ describe('where the signature is computed', () => {
   it("is libuv's pool with signOnThreadPool: the event loop turns while they are computed", async () => {
     // About 0.7 ms of CPU each on four pool threads: far from all 40 are done when the loop turns.
     expect(await finishedBeforeTheLoopTurned(true)).toBeLessThan(40);
-  });
-
-  // Node holds the pool's callback in a closure that V8 allocates in the old generation; a callback
-  // that kept its promise's resolvers kept the settled promise and its signature alive through every
-  // young collection, and with them a refresh's answer (docs/decisions.md).
-  it("leaves hundreds of bytes less in the old generation per sign on libuv's pool than a callback that keeps its resolvers", async () => {
-    const bytes = await measureInFreshProcess<{ codec: number; naive: number }>(join(__dirname, 'sign-retention.fixture.ts'));
-    // About 250 to 300 bytes against 700 to 800 here; the codec kept 800 to 880 before.
-    expect(bytes.naive).toBeGreaterThan(500);
-    expect(bytes.naive - bytes.codec).toBeGreaterThan(250);
   });
 });
 

@@ -55,4 +55,3 @@ export * from './describe-when-available';
 export * from './storage-contracts';
 export * from './test-server';
 export * from './recording-webhook-transport';
-export * from './old-generation-bytes';
