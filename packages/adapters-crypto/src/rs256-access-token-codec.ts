@@ -221,7 +221,8 @@ function signOnPool(input: Buffer, key: KeyObject): Promise<Buffer> {
     reject = onFailed;
   });
   sign('sha256', input, key, (error, signature) => {
-    const [succeed, fail] = [resolve, reject];
+    const succeed = resolve;
+    const fail = reject;
     resolve = reject = undefined;
     if (error) fail?.(error);
     else succeed?.(signature);
