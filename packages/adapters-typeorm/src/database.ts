@@ -159,6 +159,11 @@ export class Database implements Sql, UnitOfWork {
     return true;
   }
 
+  /** Whether the caller is inside an open unit of work, whose transaction its statements join. */
+  unitOfWorkOpen(): boolean {
+    return this.openUnit() !== undefined;
+  }
+
   private openUnit(): OpenUnit | undefined {
     const unit = this.units.getStore();
     return unit?.open ? unit : undefined;

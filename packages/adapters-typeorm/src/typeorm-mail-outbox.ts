@@ -19,6 +19,7 @@ import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUui
 import { dateParam, jsonParam, readCount, readDate, readNullableDate } from './row-values';
 import { assertOneTimeToken, insertOneTimeToken } from './typeorm-one-time-token-store';
 import { claimLeased, releaseLeased } from './lease-claim';
+import { NaturalBatch } from './natural-batch';
 
 const COLUMN_NAMES = [
   'id',
@@ -42,8 +43,32 @@ const IN_SCOPE = 'project_id = $1 AND environment = $2 AND id = $3';
 /** Sent or dead, created before $1; the same condition as mail_outbox_finished_idx (plus the cutoff). */
 const FINISHED_BEFORE = "status IN ('sent', 'dead') AND created_at < $1";
 
+/** A link mail with its token, as one PostgreSQL statement writes it. */
+interface LinkMailWrite {
+  scope: TenantScope;
+  mail: NewOutboxMail;
+  token: NewOneTimeToken;
+  /** The user's older open tokens of this purpose are consumed by the same statement. */
+  superseding: boolean;
+}
+
+/** The most link mails one statement writes (`enqueueMany`). */
+const LINK_MAILS_PER_STATEMENT = 50;
+
 /** MailOutbox on PostgreSQL (shared by every API instance) or SQLite. */
 export class TypeormMailOutbox implements MailOutbox {
+  /**
+   * PostgreSQL: the link mails enqueued outside a unit of work (the mail requests, answered before
+   * their work) that arrive while one is being written go together in the next statement.
+   */
+  private readonly linkMails = new NaturalBatch<LinkMailWrite>({
+    many: (writes) => this.enqueueMany(writes),
+    one: (write) => this.enqueueInOneStatement(write),
+    // Two mails superseding the same user's tokens of one purpose never share a statement.
+    keyOf: ({ scope, mail, token, superseding }) => (superseding ? `${scope.projectId}|${scope.environment}|${token.purpose}|${token.userId}` : mail.id),
+    maxItems: LINK_MAILS_PER_STATEMENT,
+  });
+
   constructor(private readonly db: Database) {}
 
   /** The token (if any) and the mail in one transaction: both rows or neither (docs/operating.md#the-e-mail-outbox). */
@@ -55,7 +80,13 @@ export class TypeormMailOutbox implements MailOutbox {
     if (!(MAIL_TEMPLATES as readonly string[]).includes(mail.template)) throw new TypeError('unknown mail template');
     assertDate(mail.createdAt, 'createdAt');
     assertDate(mail.expiresAt, 'expiresAt');
-    if (this.db.kind === 'postgres' && options.token) return this.enqueueInOneStatement(scope, mail, options.token.token, options.token.supersede);
+    if (this.db.kind === 'postgres' && options.token) {
+      const { token, supersede } = options.token;
+      assertOneTimeToken(token);
+      const write: LinkMailWrite = { scope, mail, token, superseding: supersede && token.userId !== null };
+      // Inside a unit of work the statement is the transaction's own, on its connection.
+      return this.db.unitOfWorkOpen() ? this.enqueueInOneStatement(write) : this.linkMails.add(write);
+    }
     await this.db.transaction(async (tx) => {
       if (options.token) await insertOneTimeToken(tx, scope, options.token.token, options.token.supersede);
       await tx.query(
@@ -72,9 +103,7 @@ export class TypeormMailOutbox implements MailOutbox {
    * round trip instead of BEGIN, UPDATE, INSERT, INSERT, COMMIT. The UPDATE sees the table as it
    * was before the statement, so, as in the transaction, it never consumes the token it inserts.
    */
-  private async enqueueInOneStatement(scope: TenantScope, mail: NewOutboxMail, token: NewOneTimeToken, supersede: boolean): Promise<void> {
-    assertOneTimeToken(token);
-    const superseding = supersede && token.userId !== null;
+  private async enqueueInOneStatement({ scope, mail, token, superseding }: LinkMailWrite): Promise<void> {
     await this.db.query(
       `WITH ${
         superseding
@@ -105,6 +134,51 @@ export class TypeormMailOutbox implements MailOutbox {
         dateParam(token.createdAt),
         jsonParam(token.data ?? {}),
         dateParam(token.expiresAt),
+      ],
+    );
+  }
+
+  /**
+   * PostgreSQL: what `enqueueInOneStatement` writes, for several mails in one statement (their
+   * values as arrays, `unnest`): one round trip, one commit, all of them or none. No two of them
+   * supersede the same user's tokens of one purpose (`linkMails` keeps those apart), so the UPDATE
+   * consumes each older token at most once, and never one the statement inserts.
+   */
+  private async enqueueMany(writes: readonly LinkMailWrite[]): Promise<void> {
+    const column = <V>(value: (write: LinkMailWrite) => V) => writes.map(value);
+    await this.db.query(
+      `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
+                              $9::text[], $10::uuid[], $11::text[], $12::timestamptz[], $13::text[], $14::timestamptz[], $15::boolean[])
+           AS v (project_id, environment, id, recipient, template, sealed_payload, created_at, expires_at,
+                 purpose, user_id, token_hash, token_created_at, token_data, token_expires_at, superseding)),
+       superseded AS (
+         UPDATE one_time_tokens AS t SET consumed_at = v.token_created_at FROM v
+         WHERE v.superseding AND t.project_id = v.project_id AND t.environment = v.environment AND t.purpose = v.purpose
+           AND t.user_id = v.user_id AND t.consumed_at IS NULL
+         RETURNING 1),
+       token AS (
+         INSERT INTO one_time_tokens (token_hash, project_id, environment, purpose, user_id, data, created_at, expires_at, consumed_at, failed_attempts)
+         SELECT token_hash, project_id, environment, purpose, user_id, token_data::jsonb, token_created_at, token_expires_at, NULL, 0 FROM v
+         RETURNING 1)
+       INSERT INTO mail_outbox (${COLUMNS})
+       SELECT id, project_id, environment, recipient, template, sealed_payload, 'pending', 0, created_at, NULL, NULL, NULL, created_at, expires_at, NULL FROM v`,
+      [
+        column((w) => w.scope.projectId),
+        column((w) => w.scope.environment),
+        column((w) => w.mail.id),
+        column((w) => w.mail.to),
+        column((w) => w.mail.template),
+        column((w) => w.mail.sealedPayload),
+        column((w) => dateParam(w.mail.createdAt)),
+        column((w) => dateParam(w.mail.expiresAt)),
+        column((w) => w.token.purpose),
+        column((w) => w.token.userId),
+        column((w) => w.token.tokenHash),
+        column((w) => dateParam(w.token.createdAt)),
+        column((w) => jsonParam(w.token.data ?? {})),
+        column((w) => dateParam(w.token.expiresAt)),
+        column((w) => w.superseding),
       ],
     );
   }
