@@ -64,8 +64,9 @@ export class TypeormMailOutbox implements MailOutbox {
   private readonly linkMails = new NaturalBatch<LinkMailWrite>({
     many: (writes) => this.enqueueMany(writes),
     one: (write) => this.enqueueInOneStatement(write),
-    // Two mails superseding the same user's tokens of one purpose never share a statement.
-    keyOf: ({ scope, mail, token, superseding }) => (superseding ? `${scope.projectId}|${scope.environment}|${token.purpose}|${token.userId}` : mail.id),
+    // A user's two tokens of one purpose never share a statement: the later one's supersede sees
+    // the earlier one, as it would if each had a statement of its own.
+    keyOf: ({ scope, mail, token }) => (token.userId === null ? mail.id : `${scope.projectId}|${scope.environment}|${token.purpose}|${token.userId}`),
     maxItems: LINK_MAILS_PER_STATEMENT,
   });
 
@@ -141,7 +142,7 @@ export class TypeormMailOutbox implements MailOutbox {
   /**
    * PostgreSQL: what `enqueueInOneStatement` writes, for several mails in one statement (their
    * values as arrays, `unnest`): one round trip, one commit, all of them or none. No two of them
-   * supersede the same user's tokens of one purpose (`linkMails` keeps those apart), so the UPDATE
+   * are a token of the same user and purpose (`linkMails` keeps those apart), so the UPDATE
    * consumes each older token at most once, and never one the statement inserts.
    */
   private async enqueueMany(writes: readonly LinkMailWrite[]): Promise<void> {
