@@ -63,7 +63,7 @@ export class TypeormMailOutbox implements MailOutbox {
    */
   private readonly linkMails = new NaturalBatch<LinkMailWrite>({
     many: (writes) => this.enqueueMany(writes),
-    one: (write) => this.enqueueInOneStatement(write),
+    one: (write) => this.enqueueMany([write]),
     // A user's two tokens of one purpose never share a statement: the later one's supersede sees
     // the earlier one, as it would if each had a statement of its own.
     keyOf: ({ scope, mail, token }) => (token.userId === null ? mail.id : `${scope.projectId}|${scope.environment}|${token.purpose}|${token.userId}`),
@@ -86,7 +86,7 @@ export class TypeormMailOutbox implements MailOutbox {
       assertOneTimeToken(token);
       const write: LinkMailWrite = { scope, mail, token, superseding: supersede && token.userId !== null };
       // Inside a unit of work the statement is the transaction's own, on its connection.
-      return this.db.unitOfWorkOpen() ? this.enqueueInOneStatement(write) : this.linkMails.add(write);
+      return this.db.unitOfWorkOpen() ? this.enqueueMany([write]) : this.linkMails.add(write);
     }
     await this.db.transaction(async (tx) => {
       if (options.token) await insertOneTimeToken(tx, scope, options.token.token, options.token.supersede);
@@ -99,51 +99,12 @@ export class TypeormMailOutbox implements MailOutbox {
   }
 
   /**
-   * PostgreSQL: supersede, token and mail as ONE statement (data-modifying CTEs run once and to
-   * completion, and a statement is atomic on its own: both rows or neither), so a link mail is one
-   * round trip instead of BEGIN, UPDATE, INSERT, INSERT, COMMIT. The UPDATE sees the table as it
-   * was before the statement, so, as in the transaction, it never consumes the token it inserts.
-   */
-  private async enqueueInOneStatement({ scope, mail, token, superseding }: LinkMailWrite): Promise<void> {
-    await this.db.query(
-      `WITH ${
-        superseding
-          ? `superseded AS (
-         UPDATE one_time_tokens SET consumed_at = $12::timestamptz
-         WHERE project_id = $1 AND environment = $2 AND purpose = $9 AND user_id = $10 AND consumed_at IS NULL
-         RETURNING 1),
-       `
-          : ''
-      }token AS (
-         INSERT INTO one_time_tokens (token_hash, project_id, environment, purpose, user_id, data, created_at, expires_at, consumed_at, failed_attempts)
-         VALUES ($11, $1, $2, $9, $10, $13, $12, $14, NULL, 0)
-         RETURNING 1)
-       INSERT INTO mail_outbox (${COLUMNS})
-       VALUES ($3, $1, $2, $4, $5, $6, 'pending', 0, $7, NULL, NULL, NULL, $7, $8, NULL)`,
-      [
-        scope.projectId,
-        scope.environment,
-        mail.id,
-        mail.to,
-        mail.template,
-        mail.sealedPayload,
-        dateParam(mail.createdAt),
-        dateParam(mail.expiresAt),
-        token.purpose,
-        token.userId,
-        token.tokenHash,
-        dateParam(token.createdAt),
-        jsonParam(token.data ?? {}),
-        dateParam(token.expiresAt),
-      ],
-    );
-  }
-
-  /**
-   * PostgreSQL: what `enqueueInOneStatement` writes, for several mails in one statement (their
-   * values as arrays, `unnest`): one round trip, one commit, all of them or none. No two of them
-   * are a token of the same user and purpose (`linkMails` keeps those apart), so the UPDATE
-   * consumes each older token at most once, and never one the statement inserts.
+   * PostgreSQL: supersede, tokens and mails as ONE statement, for one mail or several (their values
+   * as arrays, `unnest`): data-modifying CTEs run once and to completion, and a statement is atomic
+   * on its own, so it is one round trip and one commit instead of BEGIN, UPDATE, INSERT, INSERT,
+   * COMMIT, all of it or none. The UPDATE sees the table as it was before the statement, so, as in
+   * the transaction, it never consumes a token it inserts; and no two of the mails are a token of
+   * the same user and purpose (`linkMails` keeps those apart), so it consumes each older token once.
    */
   private async enqueueMany(writes: readonly LinkMailWrite[]): Promise<void> {
     const column = <V>(value: (write: LinkMailWrite) => V) => writes.map(value);
