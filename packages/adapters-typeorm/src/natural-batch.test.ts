@@ -1,4 +1,4 @@
-import { NaturalBatch, type BatchWriter } from './natural-batch';
+import { NaturalBatch, type BatchWork } from './natural-batch';
 import { unavailable } from './unavailable';
 
 // The batch on its own, with a writer that records its statements: what goes alone, what goes
@@ -14,8 +14,8 @@ function recordingWriter(maxItems = 50) {
   const statements: { kind: 'many' | 'one'; ids: string[]; settle: (error?: unknown) => void }[] = [];
   const open = (kind: 'many' | 'one', items: readonly Item[]) =>
     new Promise<void>((resolve, reject) => statements.push({ kind, ids: items.map((item) => item.id), settle: (error) => (error === undefined ? resolve() : reject(error)) }));
-  const writer: BatchWriter<Item> = {
-    many: (items) => open('many', items),
+  const writer: BatchWork<Item> = {
+    many: (items) => open('many', items).then(() => items.map(() => undefined)),
     one: (item) => open('one', [item]),
     keyOf: (item) => item.key,
     maxItems,
@@ -109,6 +109,39 @@ describe('NaturalBatch', () => {
     expect(statements[2]).toMatchObject({ kind: 'one', ids: ['d'] });
     statements[2].settle();
     await expect(next).resolves.toBeUndefined();
+  });
+
+  it("answers each caller of a read with its own item's result; without keys, equal items share a statement", async () => {
+    const statements: { ids: string[]; answer: (results: readonly string[]) => void }[] = [];
+    const reads = new NaturalBatch<Item, string>({
+      many: (items) => new Promise((resolve) => statements.push({ ids: items.map((item) => item.id), answer: resolve })),
+      one: (item) => new Promise((resolve) => statements.push({ ids: [item.id], answer: ([result]) => resolve(result) })),
+      maxItems: 3,
+    });
+    const answers = ['a', 'b', 'b', 'c', 'd'].map((id) => reads.add(item(id, 'same-key')));
+    statements[0].answer(['row-a']);
+    await turn();
+    expect(statements.map(({ ids }) => ids)).toEqual([['a'], ['b', 'b', 'c']]);
+    statements[1].answer(['row-b', 'row-b2', 'row-c']);
+    await turn();
+    statements[2].answer(['row-d']);
+    await expect(Promise.all(answers)).resolves.toEqual(['row-a', 'row-b', 'row-b2', 'row-c', 'row-d']);
+  });
+
+  it('rejects every caller of a statement that answered a different number of results, rather than misplace one', async () => {
+    const statements: ((results: readonly string[]) => void)[] = [];
+    const reads = new NaturalBatch<Item, string>({
+      many: () => new Promise((resolve) => statements.push(resolve)),
+      one: (entry) => Promise.resolve(`row-${entry.id}`),
+      maxItems: 50,
+    });
+    // b and c arrive while a's statement is in flight, and go together.
+    const first = reads.add(item('a'));
+    const rest = [reads.add(item('b')), reads.add(item('c'))];
+    await expect(first).resolves.toBe('row-a');
+    await turn();
+    statements[0](['row-b']);
+    for (const answer of rest) await expect(answer).rejects.toThrow('a batch of 2 items answered 1 results');
   });
 
   it('refuses a size that cannot hold an item', () => {

@@ -62,7 +62,10 @@ export class TypeormMailOutbox implements MailOutbox {
    * their work) that arrive while one is being written go together in the next statement.
    */
   private readonly linkMails = new NaturalBatch<LinkMailWrite>({
-    many: (writes) => this.enqueueMany(writes),
+    many: async (writes) => {
+      await this.enqueueMany(writes);
+      return writes.map(() => undefined);
+    },
     one: (write) => this.enqueueMany([write]),
     // A user's two tokens of one purpose never share a statement: the later one's supersede sees
     // the earlier one, as it would if each had a statement of its own.

@@ -2,6 +2,7 @@ import type { CreateUserResult, TenantScope, User, UserListQuery, UserPage, User
 import type { Database, Sql } from './database';
 import type { UserRow } from './rows';
 import { containsPattern, likeCondition } from './like-pattern';
+import { NaturalBatch } from './natural-batch';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDate, readJson, readNullableDate } from './row-values';
 
@@ -9,8 +10,29 @@ import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDa
 export const USER_COLUMNS = ['id', 'email', 'password_hash', 'role', 'meta', 'email_verified', 'banned_at', 'created_at', 'last_login_at'] as const;
 const COLUMNS = USER_COLUMNS.join(', ');
 
+/** An address to look up in a tenant. */
+interface EmailLookup {
+  scope: TenantScope;
+  email: string;
+}
+
+/** The most addresses one lookup statement carries (`findManyByEmail`). */
+const LOOKUPS_PER_STATEMENT = 50;
+
 /** UserRepository on PostgreSQL or SQLite. Every statement filters on (project_id, environment). */
 export class TypeormUserRepository implements UserRepository {
+  /**
+   * PostgreSQL: lookups by address made outside a unit of work (a mail request's, after its answer;
+   * a sign-in's) that arrive while one is in flight go together in the next statement. A read
+   * has no commit to share, but each statement's parse and plan cost PostgreSQL several times its
+   * execution, and each is a round trip of the API's (bench/README.md, round 33).
+   */
+  private readonly byEmail = new NaturalBatch<EmailLookup, UserRow | undefined>({
+    many: (lookups) => this.findManyByEmail(lookups),
+    one: (lookup) => this.findOneByEmail(lookup),
+    maxItems: LOOKUPS_PER_STATEMENT,
+  });
+
   constructor(private readonly db: Database) {}
 
   /**
@@ -71,8 +93,32 @@ export class TypeormUserRepository implements UserRepository {
 
   async findByEmail(scope: TenantScope, email: string): Promise<User | null> {
     if (!isScope(scope) || !isText(email)) return null;
+    // Inside a unit of work the lookup is the transaction's own, on its connection.
+    const lookup = { scope, email };
+    const row = this.db.kind === 'postgres' && !this.db.unitOfWorkOpen() ? await this.byEmail.add(lookup) : await this.findOneByEmail(lookup);
+    return row ? toUser(row) : null;
+  }
+
+  private async findOneByEmail({ scope, email }: EmailLookup): Promise<UserRow | undefined> {
     const rows = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE project_id = $1 AND environment = $2 AND email = $3`, [scope.projectId, scope.environment, email]);
-    return rows.length ? toUser(rows[0]) : null;
+    return rows[0];
+  }
+
+  /**
+   * PostgreSQL: several lookups in one statement, their addresses as arrays (`unnest`), each row
+   * answered to its lookup by position (`WITH ORDINALITY`); (project_id, environment, email) is
+   * unique, so a lookup finds one row or none.
+   */
+  private async findManyByEmail(lookups: readonly EmailLookup[]): Promise<(UserRow | undefined)[]> {
+    const rows = await this.db.query<UserRow & { lookup: number | string }>(
+      `SELECT q.lookup, ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
+       FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS q (project_id, environment, email, lookup)
+       JOIN users AS u ON u.project_id = q.project_id AND u.environment = q.environment AND u.email = q.email`,
+      [lookups.map((l) => l.scope.projectId), lookups.map((l) => l.scope.environment), lookups.map((l) => l.email)],
+    );
+    const found: (UserRow | undefined)[] = lookups.map(() => undefined);
+    for (const row of rows) found[Number(row.lookup) - 1] = row;
+    return found;
   }
 
   async findById(scope: TenantScope, id: string): Promise<User | null> {
