@@ -21,6 +21,13 @@ export interface RowRecord {
    * the ceiling's per-second figure the median of the ceiling's.
    */
   inTurn?: { rows: number[]; ceilings: number[] };
+  /**
+   * A second ceiling measured in the same turns, each slice right after one of the ceiling's (the
+   * mail rows: the handler without delivery, since round 33; absent before): its per-second figure
+   * is the median of its slices; `ceilingAnswered` is the median of the first ceiling's answers a
+   * second, for a ceiling that delivers.
+   */
+  beside?: { name: string; perSecond: number; slices: number[]; ceilingAnswered?: number };
 }
 
 export interface BenchResults {
@@ -159,22 +166,35 @@ export class Bench {
    * moment: seven runs of one tree put `/me` at 54 to 86 % of its ceiling (bench/README.md, round
    * 25). `ceiling.name` names the ceiling in the row.
    */
-  async inTurn(row: TurnSide, ceiling: TurnSide & { name: string }, slices = IN_TURN_SLICES): Promise<RowRecord> {
-    const taken = { row: [] as LoadResult[], ceiling: [] as LoadResult[] };
+  async inTurn(row: TurnSide, ceiling: TurnSide & { name: string }, slices = IN_TURN_SLICES, beside?: TurnSide & { name: string }): Promise<RowRecord> {
+    const taken = { row: [] as LoadResult[], ceiling: [] as LoadResult[], beside: [] as LoadResult[] };
+    const measure = async ({ system, endpoint, url, make }: TurnSide) => (await this.row(system, endpoint, url, make, { record: false, warmUp: true })).result;
     for (const side of turns(slices, 'row' as const, 'ceiling' as const)) {
-      const { system, endpoint, url, make } = side === 'row' ? row : ceiling;
-      taken[side].push((await this.row(system, endpoint, url, make, { record: false, warmUp: true })).result);
+      taken[side].push(await measure(side === 'row' ? row : ceiling));
+      if (side === 'ceiling' && beside) taken.beside.push(await measure(beside));
     }
     const result = medianResult(taken.row);
+    const answered = taken.ceiling.map((slice) => slice.answeredRps).filter((rps): rps is number => rps !== undefined);
     const record: RowRecord = {
       system: row.system,
       endpoint: row.endpoint,
       result,
       ...dividedBy({ name: ceiling.name, perSecond: round(median(taken.ceiling.map((slice) => slice.rps))) }, result),
       inTurn: { rows: taken.row.map((slice) => slice.rps), ceilings: taken.ceiling.map((slice) => slice.rps) },
+      ...(beside
+        ? {
+            beside: {
+              name: beside.name,
+              perSecond: round(median(taken.beside.map((slice) => slice.rps))),
+              slices: taken.beside.map((slice) => slice.rps),
+              ...(answered.length === taken.ceiling.length ? { ceilingAnswered: round(median(answered)) } : {}),
+            },
+          }
+        : {}),
     };
     this.results.rows.push(record);
-    this.log(`${formatRow(record)}, in turn: ${record.inTurn!.rows.join(' / ')} against ${record.inTurn!.ceilings.join(' / ')} req/s`);
+    const besideText = record.beside ? `; ${record.beside.name} ${record.beside.slices.join(' / ')} req/s` : '';
+    this.log(`${formatRow(record)}, in turn: ${record.inTurn!.rows.join(' / ')} against ${record.inTurn!.ceilings.join(' / ')} req/s${besideText}`);
     return record;
   }
 

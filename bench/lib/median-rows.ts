@@ -29,7 +29,23 @@ export function medianRows(lists: RowRecord[][]): RowRecord[] {
         result: medianResult(same.map((row) => row.result)),
         ...(first.ceiling ? { ceiling: { name: first.ceiling.name, perSecond: round(median(ceilings)) } } : {}),
         ...(ratios.length === same.length && ratios.length > 0 ? { ratio: round(median(ratios), 3) } : {}),
+        ...medianBeside(same),
       },
     ];
   });
+}
+
+/** The second ceiling of rows measured in turn with two (Bench.inTurn's `beside`), when every copy has it. */
+function medianBeside(same: RowRecord[]): Pick<RowRecord, 'beside'> {
+  const all = same.map((row) => row.beside);
+  if (!all.every((beside): beside is NonNullable<RowRecord['beside']> => beside !== undefined)) return {};
+  const answered = all.map((beside) => beside.ceilingAnswered).filter((value): value is number => value !== undefined);
+  return {
+    beside: {
+      name: all[0].name,
+      perSecond: round(median(all.map((beside) => beside.perSecond))),
+      slices: all.flatMap((beside) => beside.slices),
+      ...(answered.length === all.length ? { ceilingAnswered: round(median(answered)) } : {}),
+    },
+  };
 }

@@ -30,7 +30,12 @@ export function summaryMarkdown(results: BenchResults): string {
     lines.push(
       '',
       `Measured in turn with their ceiling (${turned[0].inTurn!.rows.length} slices each, ABBA; the row's figures and the ceiling the medians of their slices), req/s per slice: ` +
-        turned.map((row) => `${row.system} ${row.endpoint} ${row.inTurn!.rows.join(' / ')} against ${row.inTurn!.ceilings.join(' / ')}`).join('; ') +
+        turned
+          .map(
+            (row) =>
+              `${row.system} ${row.endpoint} ${row.inTurn!.rows.join(' / ')} against ${row.inTurn!.ceilings.join(' / ')}${row.beside ? ` (${row.beside.name} ${row.beside.slices.join(' / ')})` : ''}`,
+          )
+          .join('; ') +
         '.',
     );
   }

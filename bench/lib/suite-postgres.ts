@@ -85,6 +85,8 @@ interface Minimal {
   refresh: WorkloadFactory;
   /** A mail request and its delivery (the mail rows' ceiling). */
   mail: WorkloadFactory;
+  /** The mail request alone, into an outbox nobody delivers from (the mail rows' second line). */
+  mailOnly: WorkloadFactory;
 }
 
 async function startMinimal(scope: RunScope, bench: Bench, project: BenchProject, seeder: Seeder, userIds: string[]): Promise<Minimal> {
@@ -115,6 +117,7 @@ async function startMinimal(scope: RunScope, bench: Bench, project: BenchProject
     me: () => rows.bearerGet('/me', {}, tokens),
     refresh: () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/refresh', {}, t)),
     mail: () => ({ ...rows.minimalMailRequest(SEEDED_USERS, '/mail-request-delivered'), drained: () => minimalOutboxDrained(child.url) }),
+    mailOnly: () => rows.minimalMailRequest(SEEDED_USERS, '/mail-request'),
   };
 }
 
@@ -124,7 +127,7 @@ async function minimalRows(bench: Bench, minimal: Minimal, options: { again?: bo
     ['hello (node:http)', 'hello', () => rows.get('/hello'), []],
     ['me (minimal)', 'me', minimal.me, ['minimal me']],
     ['refresh (minimal)', 'refresh', minimal.refresh, ['minimal refresh']],
-    ['mail request (minimal)', 'mail request', () => rows.minimalMailRequest(SEEDED_USERS, '/mail-request'), [MAIL_REQUEST_ONLY]],
+    ['mail request (minimal)', 'mail request', minimal.mailOnly, [MAIL_REQUEST_ONLY]],
     ['mail request + delivery (minimal)', 'mail request + delivery', minimal.mail, [MAIL_CEILING]],
   ];
   for (const [name, endpoint, make, dependants] of series) {
@@ -159,8 +162,11 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
       : (_name: string, endpoint: string, make: WorkloadFactory, ceiling: (c: number) => Ceiling | undefined) =>
           bench.row(system, endpoint, api.url, make, { ceiling: ceiling(bench.args.connections) });
   // A row divided by a minimal handler's ceiling, taken in turn with it.
-  const inTurn = async (endpoint: string, make: WorkloadFactory, ceilingName: string, ceiling: (handlers: Minimal) => WorkloadFactory) => {
-    if (minimal) await bench.inTurn({ system, endpoint, url: api.url, make }, { system: 'minimal (node:http+pg)', endpoint, url: minimal.child.url, make: ceiling(minimal), name: ceilingName });
+  // `beside`: a second ceiling measured in the same turns (the mail rows: the handler without delivery).
+  const inTurn = async (endpoint: string, make: WorkloadFactory, ceilingName: string, ceiling: (handlers: Minimal) => WorkloadFactory, beside?: [string, (handlers: Minimal) => WorkloadFactory]) => {
+    if (!minimal) return;
+    const side = (name: string, of: (handlers: Minimal) => WorkloadFactory) => ({ system: 'minimal (node:http+pg)', endpoint, url: minimal.child.url, make: of(minimal), name });
+    await bench.inTurn({ system, endpoint, url: api.url, make }, side(ceilingName, ceiling), undefined, beside && side(...beside));
   };
   if (bench.wants('login'))
     await seriesOrRow(
@@ -191,7 +197,7 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
   ];
   for (const [section, endpoint, make] of mailRows) {
     if (!bench.wants(section)) continue;
-    if (minimal) await inTurn(endpoint, make, `${MAIL_CEILING}, in turn`, (handlers) => handlers.mail);
+    if (minimal) await inTurn(endpoint, make, `${MAIL_CEILING}, in turn`, (handlers) => handlers.mail, [`${MAIL_REQUEST_ONLY}, in turn`, (handlers) => handlers.mailOnly]);
     else await bench.row(system, endpoint, api.url, make, { ceiling: mailCeiling, warmUp: true });
   }
   if (system !== 'svc · PostgreSQL' || !bench.wants('mixed')) return;

@@ -25,12 +25,25 @@ export function judgeTargets(results: BenchResults): BenchResults['targets'] {
   ratioTarget(pg('me'), 'me', 0.8, 20);
   ratioTarget(pg('magic-link request'), 'magic-link request', 0.75);
   ratioTarget(pg('password-reset request'), 'password-reset request', 0.75);
-  // The same rows against the request's transaction alone, which delivers no mail (the ceiling as first set).
+  // The same rows as the target was first measured: the requests answered a second against the
+  // request's transaction alone, which delivers no mail. Shown beside it: the row counted until
+  // its last mail is delivered, and what the delivering ceiling's own answers reach on this line
+  // (it delivers while it answers, as the service does; bench/README.md, round 33).
+  // Since round 33 that handler is measured in turn with the row and its ceiling (`beside`); a
+  // run before then has only its series, measured once at the start.
   for (const endpoint of ['magic-link request', 'password-reset request']) {
     const row = pg(endpoint);
-    const alone = results.sweep['mail request (minimal)']?.find((point) => point.connections === row?.result.connections);
-    const ratio = row && alone ? row.result.rps / alone.rps : undefined;
-    add(`${endpoint} >= 75 % of the minimal mail txn without delivery`, pct(ratio), ratio === undefined ? null : ratio >= 0.75);
+    const at = (sweep: string) => results.sweep[sweep]?.find((point) => point.connections === row?.result.connections);
+    const alone = row?.beside?.perSecond ?? at('mail request (minimal)')?.rps;
+    const delivering = row?.beside ? row.beside.ceilingAnswered : at('mail request + delivery (minimal)')?.answeredRps;
+    const answered = row?.result.answeredRps;
+    const ratio = answered !== undefined && alone ? answered / alone : undefined;
+    const beside = [
+      row && alone ? `until delivered ${pct(row.result.rps / alone)}` : null,
+      delivering !== undefined && alone ? `the delivering ceiling's answers ${pct(delivering / alone)}` : null,
+      row?.beside ? 'in turn' : null,
+    ].filter((text) => text !== null);
+    add(`${endpoint} answers >= 75 % of the minimal mail txn without delivery`, [pct(ratio), ...beside].join('; '), ratio === undefined ? null : ratio >= 0.75);
   }
   ratioTarget(find('session proxy → svc', 'GET session'), 'standalone proxy GET session', 0.65);
   ratioTarget(find('mounted proxy → svc', 'GET session'), 'mounted proxy GET session', 0.55);

@@ -152,6 +152,30 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
     expect(row.ratio).toBeGreaterThan(3);
   }, 60_000);
 
+  it("measures a second ceiling in the same turns when asked, each slice right after one of the first ceiling's", async () => {
+    const bench = quietBench();
+    const loads: string[] = [];
+    const side = (name: string, path: string) => () => (loads.push(name), { next: () => ({ method: 'GET' as const, path }) });
+    const row = await bench.inTurn(
+      { system: 'svc', endpoint: 'fast', url, make: side('row', '/ok') },
+      { system: 'minimal', endpoint: 'fast', url, make: side('ceiling', '/ok'), name: 'the same, in turn' },
+      2,
+      { system: 'minimal', endpoint: 'slow', url, make: side('beside', '/slow'), name: 'the slow one, in turn' },
+    );
+    // Each slice warmed up: the row, then the ceiling and the second one after each other, twice, the row.
+    expect(loads).toEqual(['row', 'row', 'ceiling', 'ceiling', 'beside', 'beside', 'ceiling', 'ceiling', 'beside', 'beside', 'row', 'row']);
+    expect(bench.results.rows).toEqual([row]);
+    const { slices, perSecond, name } = row.beside!;
+    expect(name).toBe('the slow one, in turn');
+    expect(slices).toHaveLength(2);
+    expect(perSecond).toBe(round((slices[0] + slices[1]) / 2));
+    // The row is still divided by the first ceiling; the second is 20 ms an answer against 2.
+    expect(row.ceiling!.name).toBe('the same, in turn');
+    expect(row.result.rps / perSecond).toBeGreaterThan(3);
+    // Neither ceiling delivers mail here, so there is no answered rate to keep.
+    expect(row.beside!.ceilingAnswered).toBeUndefined();
+  }, 60_000);
+
   it('counts answers other than the expected status as errors', async () => {
     const result = await runLoad({ url, connections: 1, seconds: 1, next: () => ({ method: 'GET', path: '/bad' }) });
     expect(result.requests).toBeGreaterThan(0);
@@ -265,6 +289,19 @@ describe('the 1M comparison (bench/lib/million.ts, median-rows.ts)', () => {
     expect(turns(4, '1k', '1M')).toEqual(['1k', '1M', '1M', '1k', '1k', '1M', '1M', '1k']);
     const order = turns(MILLION_SLICES, '1k', '1M');
     for (let pair = 0; pair < MILLION_SLICES; pair++) expect(new Set(order.slice(2 * pair, 2 * pair + 2))).toEqual(new Set(['1k', '1M']));
+  });
+
+  it('carries a second ceiling into the median row only when every copy has one', () => {
+    const mail = (rps: number, beside?: number): RowRecord => ({
+      system: 'svc',
+      endpoint: 'magic-link request',
+      result: { connections: 10, seconds: 5, rps, p50: 1, p99: 2, errors: 0, requests: rps * 5, answeredRps: rps * 1.2, drainMs: 100 },
+      ...(beside === undefined ? {} : { beside: { name: 'minimal mail txn, in turn', perSecond: beside, slices: [beside - 1, beside, beside + 1], ceilingAnswered: beside / 2 } }),
+    });
+    const [merged] = medianRows([[mail(100, 300)], [mail(90, 200)], [mail(120, 400)]]);
+    expect(merged.beside).toEqual({ name: 'minimal mail txn, in turn', perSecond: 300, slices: [299, 300, 301, 199, 200, 201, 399, 400, 401], ceilingAnswered: 150 });
+    expect(merged.result.answeredRps).toBe(120);
+    expect(medianRows([[mail(100, 300)], [mail(90)]])[0].beside).toBeUndefined();
   });
 
   it("makes each side's row the median of its slices, per endpoint", () => {

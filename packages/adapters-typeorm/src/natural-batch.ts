@@ -30,7 +30,8 @@ interface Waiting<T, R> {
  * Work handed in while a statement is in flight waits, and goes together in the next one, as a
  * database's group commit does. Alone, an item is done at once, by `one`, exactly as without
  * the batch; under load, one statement, one round trip (and for writes one commit) carry many
- * (bench/README.md, rounds 32 and 33; docs/decisions.md, "Mail requests write in batches").
+ * (bench/README.md, rounds 32 and 33; docs/decisions.md, "Mail requests write in batches" and
+ * "Lookups by address read in batches").
  *
  * Each caller still hears its own outcome. A statement that failed on one of its rows (a
  * constraint: the server undid all of it) is done again item by item, so that each caller
