@@ -164,7 +164,9 @@ export class Bench {
    * the ceiling's slices.
    * Measured minutes apart, a row and its ceiling each caught the machine's speed of their own
    * moment: seven runs of one tree put `/me` at 54 to 86 % of its ceiling (bench/README.md, round
-   * 25). `ceiling.name` names the ceiling in the row.
+   * 25). `ceiling.name` names the ceiling in the row. `beside`, when given, is a second ceiling
+   * taken in the same turns, a slice right after each of the first ceiling's, and recorded with
+   * the row (`RowRecord.beside`) without dividing it.
    */
   async inTurn(row: TurnSide, ceiling: TurnSide & { name: string }, slices = IN_TURN_SLICES, beside?: TurnSide & { name: string }): Promise<RowRecord> {
     const taken = { row: [] as LoadResult[], ceiling: [] as LoadResult[], beside: [] as LoadResult[] };
