@@ -159,9 +159,13 @@ export class Database implements Sql, UnitOfWork {
     return true;
   }
 
-  /** Whether the caller is inside an open unit of work, whose transaction its statements join. */
-  unitOfWorkOpen(): boolean {
-    return this.openUnit() !== undefined;
+  /**
+   * Whether the caller's statement may carry other callers' work too (a `NaturalBatch`): on
+   * PostgreSQL, outside an open unit of work. Inside one, statements are its transaction's own,
+   * on its connection; SQLite has one connection and no round trip to share.
+   */
+  mayShareStatements(): boolean {
+    return this.kind === 'postgres' && this.openUnit() === undefined;
   }
 
   private openUnit(): OpenUnit | undefined {

@@ -88,8 +88,7 @@ export class TypeormMailOutbox implements MailOutbox {
       const { token, supersede } = options.token;
       assertOneTimeToken(token);
       const write: LinkMailWrite = { scope, mail, token, superseding: supersede && token.userId !== null };
-      // Inside a unit of work the statement is the transaction's own, on its connection.
-      return this.db.unitOfWorkOpen() ? this.enqueueMany([write]) : this.linkMails.add(write);
+      return this.db.mayShareStatements() ? this.linkMails.add(write) : this.enqueueMany([write]);
     }
     await this.db.transaction(async (tx) => {
       if (options.token) await insertOneTimeToken(tx, scope, options.token.token, options.token.supersede);

@@ -9,6 +9,8 @@ import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDa
 /** The columns `toUser` reads (the session store's joined reads select them too). */
 export const USER_COLUMNS = ['id', 'email', 'password_hash', 'role', 'meta', 'email_verified', 'banned_at', 'created_at', 'last_login_at'] as const;
 const COLUMNS = USER_COLUMNS.join(', ');
+/** The same columns of `users AS u`, for statements that join it. */
+const U_COLUMNS = USER_COLUMNS.map((column) => `u.${column}`).join(', ');
 
 /** An address to look up in a tenant. */
 interface EmailLookup {
@@ -93,9 +95,8 @@ export class TypeormUserRepository implements UserRepository {
 
   async findByEmail(scope: TenantScope, email: string): Promise<User | null> {
     if (!isScope(scope) || !isText(email)) return null;
-    // Inside a unit of work the lookup is the transaction's own, on its connection.
     const lookup = { scope, email };
-    const row = this.db.kind === 'postgres' && !this.db.unitOfWorkOpen() ? await this.byEmail.add(lookup) : await this.findOneByEmail(lookup);
+    const row = this.db.mayShareStatements() ? await this.byEmail.add(lookup) : await this.findOneByEmail(lookup);
     return row ? toUser(row) : null;
   }
 
@@ -111,7 +112,7 @@ export class TypeormUserRepository implements UserRepository {
    */
   private async findManyByEmail(lookups: readonly EmailLookup[]): Promise<(UserRow | undefined)[]> {
     const rows = await this.db.query<UserRow & { lookup: number | string }>(
-      `SELECT q.lookup, ${USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
+      `SELECT q.lookup, ${U_COLUMNS}
        FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS q (project_id, environment, email, lookup)
        JOIN users AS u ON u.project_id = q.project_id AND u.environment = q.environment AND u.email = q.email`,
       [lookups.map((l) => l.scope.projectId), lookups.map((l) => l.scope.environment), lookups.map((l) => l.email)],
