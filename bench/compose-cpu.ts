@@ -16,8 +16,11 @@ type Compose = typeof import('../packages/adapters-smtp/src/mime-compose');
 type Message = typeof import('../packages/adapters-smtp/src/nodemailer-message');
 
 /** One measurement: `mails` compositions by the tree at `root`, for the file mailbox (`unix`) or SMTP. */
-function client(root: string, kind: string): void {
-  const { composeUnixMessage, composeSmtpMessage } = require(join(root, 'packages/adapters-smtp/src/mime-compose.ts')) as Compose;
+async function client(root: string, kind: string): Promise<void> {
+  const { composeUnixMessage, composeSmtpMessage, compositionChecked } = require(join(root, 'packages/adapters-smtp/src/mime-compose.ts')) as Partial<Compose> &
+    Pick<Compose, 'composeUnixMessage' | 'composeSmtpMessage'>;
+  // Trees since the check compose nothing until it passed (as the mailers await it); older ones have no check.
+  if (compositionChecked && !(await compositionChecked())) throw new Error(`${root}: the compositions disagree with the installed nodemailer`);
   const { nodemailerMessage } = require(join(root, 'packages/adapters-smtp/src/nodemailer-message.ts')) as Message;
   const mail = (n: number) => {
     const link = `https://app.acme.test/auth/magic?token=ml_live_${n.toString(36).padStart(43, 'x')}&project=4f9a7c1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b`;
@@ -67,5 +70,8 @@ async function compare(): Promise<void> {
   process.stdout.write(`${mails} mails per run after ${WARM_UP} of warm-up\n${rows.join('\n')}\n`);
 }
 
-if (role === 'client') client(resolve(flag('--root') ?? here), flag('--kind') ?? 'unix');
-else void compare();
+const main = role === 'client' ? client(resolve(flag('--root') ?? here), flag('--kind') ?? 'unix') : compare();
+main.catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Transporter } from 'nodemailer';
 import { createTransport } from './nodemailer-module';
 import { maskEmail, type Mailer, type OutgoingMail } from '@svc/core';
-import { composeUnixMessage } from './mime-compose';
+import { composeUnixMessage, compositionChecked } from './mime-compose';
 import { nodemailerMessage } from './nodemailer-message';
 
 /** What the file mailbox logs with; pino's logger fits. */
@@ -49,11 +49,13 @@ export class FileMailer implements Mailer {
 
   /**
    * The complete MIME message (headers, text and html parts) with LF line breaks. nodemailer's
-   * MIME tree written without streams (mime-compose.ts); a message that path does not cover is
+   * MIME tree written without streams (mime-compose.ts); a message that path does not cover, or
+   * every message when the installed nodemailer disagrees with it (`compositionChecked`), is
    * streamed by nodemailer's stream transport, made on the first such mail.
    */
   private async compose(message: OutgoingMail): Promise<Buffer> {
     const options = nodemailerMessage(this.options.from, message);
+    await compositionChecked();
     const composed = composeUnixMessage(options);
     if (composed) return composed;
     this.composer ??= createTransport({ streamTransport: true, buffer: true, newline: 'unix' });

@@ -1,7 +1,7 @@
 import { createTransport, type SendMailOptions } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { simpleParser } from 'mailparser';
-import { composeSmtpMessage, composeUnixMessage } from './mime-compose';
+import { composeSmtpMessage, composeUnixMessage, compositionChecked } from './mime-compose';
 import { nodemailerMessage } from './nodemailer-message';
 import { baseMail, type CompositionPath, mailFixtures } from './testing/mail-fixtures';
 
@@ -39,6 +39,11 @@ async function expectSameAsNodemailer(mail: SendMailOptions, path: CompositionPa
   expect(smtp?.envelope).toEqual(reference.envelope);
   expect(smtp?.messageId).toBe(reference.messageId);
 }
+
+// The compositions answer null until they were checked against the installed nodemailer, as the mailers await.
+beforeAll(async () => {
+  expect(await compositionChecked()).toBe(true);
+});
 
 describe('composeUnixMessage and composeSmtpMessage (composition without streams)', () => {
   it.each(mailFixtures)('write %s byte for byte as nodemailer streams it', async (_name, mail, path) => {

@@ -4,6 +4,8 @@ import type MailComposerClass from 'nodemailer/lib/mail-composer';
 import type * as MimeFuncs from 'nodemailer/lib/mime-funcs';
 import type MimeNode from 'nodemailer/lib/mime-node';
 import type { MimeNodeEnvelope } from 'nodemailer/lib/mime-node';
+import { nodemailerMessage } from './nodemailer-message';
+import { nodemailerTree, requireInternals } from './nodemailer-module';
 
 /** nodemailer's streaming body encoder (qp/index.js, base64/index.js), whose steps are synchronous. */
 interface BodyEncoder {
@@ -39,17 +41,18 @@ interface Encoders {
 
 let encoders: Encoders | undefined;
 
-/** nodemailer's composer, MIME functions and body encoders, required on first use (as nodemailer-module.ts does). */
+/** nodemailer's composer, MIME functions and body encoders, required on first use (nodemailer-module.ts). */
 function load(): Encoders {
   if (encoders) return encoders;
-  const MimeNodeClass = require('nodemailer/lib/mime-node') as new (contentType: string | false, options: object) => MimeNodeInternals;
+  const internals = requireInternals();
+  const MimeNodeClass = internals.MimeNode as new (contentType: string | false, options: object) => MimeNodeInternals;
   encoders = {
-    MailComposer: require('nodemailer/lib/mail-composer') as typeof MailComposerClass,
-    mimeFuncs: require('nodemailer/lib/mime-funcs') as typeof MimeFuncs,
+    MailComposer: internals.MailComposer as typeof MailComposerClass,
+    mimeFuncs: internals.mimeFuncs as typeof MimeFuncs,
     // A fixed base boundary: this node is never written, and it need not draw random bytes.
     scratch: new MimeNodeClass(false, { baseBoundary: 'unused' }),
-    qp: require('nodemailer/lib/qp') as Encoders['qp'],
-    base64: require('nodemailer/lib/base64') as Encoders['base64'],
+    qp: internals.qp as Encoders['qp'],
+    base64: internals.base64 as Encoders['base64'],
   };
   return encoders;
 }
@@ -72,6 +75,7 @@ function load(): Encoders {
  * nodemailer streams, byte for byte.
  */
 export function composeUnixMessage(mail: SendMailOptions): Buffer | null {
+  if (agreed !== true) return null;
   // The stream transport keeps the Bcc header in the file it writes; SMTP leaves it out.
   const composed = compose(mail, { keepBcc: true });
   // nodemailer's LeUnix stage, which drops every CR byte.
@@ -86,8 +90,79 @@ export function composeUnixMessage(mail: SendMailOptions): Buffer | null {
  * `composeUnixMessage`). The SMTP mailer hands these to nodemailer as `raw` and `envelope`.
  */
 export function composeSmtpMessage(mail: SendMailOptions): { raw: Buffer; envelope: MimeNodeEnvelope; messageId: string } | null {
+  if (agreed !== true) return null;
   const composed = compose(mail, { keepBcc: false });
   return composed && { raw: Buffer.from(composed.text, 'utf8'), envelope: composed.envelope(), messageId: composed.messageId };
+}
+
+/** Whether the compositions agreed with the installed nodemailer (`compositionChecked`); until then, and if not, nodemailer streams every message. */
+let agreed: boolean | undefined;
+let checking: Promise<boolean> | undefined;
+
+/**
+ * Checks once, before the first message, that this writer agrees with the nodemailer installed
+ * beside it, and resolves to whether it does. Both compositions call nodemailer's internals (its
+ * `lib/` modules and MimeNode's underscore methods), and reproduce what its streams write; the
+ * tests compare them byte for byte with the version in the lockfile, but the package depends on a
+ * caret range, so an application may install a later nodemailer whose internals moved. So a few
+ * samples (each transfer encoding, both paths, non-ASCII names) are composed both ways on the
+ * installed copy: if a module or method is missing, or any byte, envelope or Message-ID differs,
+ * `composeUnixMessage` and `composeSmtpMessage` answer null from then on, and the mailers have
+ * nodemailer stream every message, slower and never wrong. The mailers await this before
+ * composing; it costs a few milliseconds, once.
+ */
+export function compositionChecked(): Promise<boolean> {
+  checking ??= agreesWithNodemailer().then(
+    (agrees) => (agreed = agrees),
+    () => (agreed = false),
+  );
+  return checking;
+}
+
+const SAMPLE_LINK = 'https://app.example.test/auth/magic?token=ml_live_0123456789abcdefghijABCDEFGHIJ-_0123456789abc';
+/**
+ * The check's messages, shaped as the mailers shape theirs (`nodemailerMessage`), so that checking
+ * leaves the compositions' code tuned to the service's messages; their dates and boundaries are
+ * the current and random ones, as in the service's, and are set aside when comparing.
+ */
+const SAMPLES: SendMailOptions[] = [
+  // Quoted-printable parts (a long line) with an extra header: the service's link mails.
+  nodemailerMessage('svc <no-reply@localhost>', {
+    to: 'ada@example.test',
+    subject: 'Your sign-in link',
+    text: `Hello,\n\nuse this link to sign in:\n\n${SAMPLE_LINK}\n`,
+    html: `<p>Hello,</p><p><a href="${SAMPLE_LINK}">Sign in</a></p>`,
+    messageId: '<check-1@svc>',
+    headers: { 'x-svc-template': 'magic_link' },
+  }),
+  // Encoded words in the names and subject, a quoted-printable text and a base64 html part.
+  nodemailerMessage('Équipe Ünïcode <no-reply@localhost>', {
+    to: 'Zoë <zoe@example.test>',
+    subject: 'Votre lien de connexion à Café ☕',
+    text: `Bonjour Zoë, voilà : ${SAMPLE_LINK}\n`,
+    html: `<p>${'Привет, мир! '.repeat(8)}</p>`,
+    messageId: '<check-2@svc>',
+  }),
+  // One 7bit part: the Date after the transfer encoding.
+  nodemailerMessage('no-reply@localhost', { to: 'ada@example.test', subject: 'Hi', text: 'Hi.\n', html: '', messageId: '<check-3@svc>' }),
+  // Outside the direct shape (a Cc): nodemailer's tree written without streams.
+  { ...nodemailerMessage('svc <no-reply@localhost>', { to: 'ada@example.test', subject: 'Tree', text: 'Hi.\n', html: '<p>Hi.</p>', messageId: '<check-4@svc>' }), cc: 'Bob <bob@example.test>' },
+];
+
+/** A message with its Date header's value and its boundaries' random part set aside. */
+function unstamped(text: string): string {
+  return text.replace(/^Date: .*$/m, 'Date: -').replace(/_NmP-[0-9a-f]{16}-Part_/g, '_NmP--Part_');
+}
+
+async function agreesWithNodemailer(): Promise<boolean> {
+  for (const sample of SAMPLES) {
+    const composed = compose(sample, { keepBcc: false });
+    const root = nodemailerTree(sample);
+    const reference = (await root.build()).toString('utf8');
+    if (!composed || unstamped(composed.text) !== unstamped(reference) || composed.messageId !== root.messageId()) return false;
+    if (JSON.stringify(composed.envelope()) !== JSON.stringify(root.getEnvelope())) return false;
+  }
+  return true;
 }
 
 /** A message as `MimeNode.stream` then its LastNewline stage write it (CRLF), with its envelope and Message-ID. */
