@@ -109,6 +109,53 @@ describe('logIn', () => {
     await expect(service.logIn(key, { email: 'ada@example.test', password: PASSWORD }, { client })).rejects.toMatchObject({ code: 'service_unavailable' });
   });
 
+  it('reads whether the user has a second factor while the password is compared, and only for a known address', async () => {
+    const { service, key, deps, passwords } = await setup();
+    const events: string[] = [];
+    const verify = passwords.verify.bind(passwords);
+    let release: () => void = () => undefined;
+    jest.spyOn(passwords, 'verify').mockImplementation(async (password, hash) => {
+      events.push('compare started');
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      events.push('compare done');
+      return verify(password, hash);
+    });
+    const findTotp = deps.twoFactor.findTotp.bind(deps.twoFactor);
+    const read = jest.spyOn(deps.twoFactor, 'findTotp').mockImplementation(async (scope, userId) => {
+      events.push('second factor read');
+      return findTotp(scope, userId);
+    });
+    const login = service.logIn(key, { email: 'ada@example.test', password: PASSWORD });
+    while (!events.includes('compare started')) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    const result = await login;
+    expect(result.twoFactorRequired).toBe(false);
+    expect(events).toEqual(['second factor read', 'compare started', 'compare done']);
+    expect(read).toHaveBeenCalledTimes(1);
+    await expect(service.logIn(key, { email: 'nobody@example.test', password: PASSWORD })).rejects.toMatchObject({ code: 'invalid_credentials' });
+    expect(read).toHaveBeenCalledTimes(1);
+  });
+
+  it("fails the sign-in when the second factor's read fails, and tells a wrong password as such", async () => {
+    const { service, key, deps } = await setup();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      jest.spyOn(deps.twoFactor, 'findTotp').mockRejectedValue(new AuthError('service_unavailable'));
+      // A read that failed is never taken for "no second factor".
+      await expect(service.logIn(key, { email: 'ada@example.test', password: PASSWORD })).rejects.toMatchObject({ code: 'service_unavailable' });
+      await expect(service.logIn(key, { email: 'ada@example.test', password: 'wrong password' })).rejects.toMatchObject({ code: 'invalid_credentials' });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('does not find sandbox users with a production key', async () => {
     const { service } = await setup();
     const created = await service.admin.createProject({ name: 'Other' });

@@ -2,7 +2,7 @@ import type { TenantScope } from '../domain/environment';
 import { mustVerifyEmail, type Project } from '../domain/project';
 import type { SignInClient } from '../domain/known-device';
 import { isBanned, normalizeEmail, type User } from '../domain/user';
-import { completeFirstFactor, refuseSignIn, type FirstFactorDeps, type SignInResult } from './complete-first-factor';
+import { completeFirstFactor, hasSecondFactor, refuseSignIn, type FirstFactorDeps, type SignInResult } from './complete-first-factor';
 import type { AuthDeps, OptionalDeps } from './deps';
 import { isKnownClient } from './known-clients';
 import { sendEmailVerification } from './email/verify-email';
@@ -36,13 +36,19 @@ export async function logIn(
 ): Promise<SignInResult> {
   const user = await deps.users.findByEmail(scope, normalizeEmail(input.email));
   if (options.unknownClient && !(await isKnownClient(deps, scope, user?.id ?? null, options.client))) await options.unknownClient();
+  // Whether the user has a second factor is read while the password is compared: it decides
+  // nothing until the password matched, and a compare takes far longer than the read, so the
+  // answer's time still tells nothing. Unknown addresses read nothing, as before.
+  const secondFactor = user?.passwordHash ? hasSecondFactor(deps, scope, user.id) : undefined;
+  // Awaited below once the password matched; a refused sign-in leaves it, failed or not.
+  secondFactor?.catch(() => undefined);
   const matches = user?.passwordHash ? await deps.passwords.verify(input.password, user.passwordHash) : await deps.passwords.verifyDummy(input.password);
   if (!user || !matches) return refuseSignIn(deps, scope, { userId: user?.id, method: 'password', reason: 'invalid_credentials' });
   if (!isBanned(user) && mustVerifyEmail(project, user)) await refuseUnverified(deps, scope, project, user);
   // Banned is told only after the password matched (completeFirstFactor checks it): it reveals
   // nothing to a guesser. A user with TOTP on gets the second-factor challenge instead of tokens,
   // and its client becomes known only once the second factor is done too.
-  return completeFirstFactor(deps, scope, project, user, 'password', { client: options.client, rememberClient: true });
+  return completeFirstFactor(deps, scope, project, user, 'password', { client: options.client, rememberClient: true, secondFactor });
 }
 
 /**
