@@ -121,9 +121,9 @@ export function compositionChecked(): Promise<boolean> {
 
 const SAMPLE_LINK = 'https://app.example.test/auth/magic?token=ml_live_0123456789abcdefghijABCDEFGHIJ-_0123456789abc';
 /**
- * The check's messages, shaped as the mailers shape theirs (`nodemailerMessage`), so that checking
- * leaves the compositions' code tuned to the service's messages; their dates and boundaries are
- * the current and random ones, as in the service's, and are set aside when comparing.
+ * The check's messages, built as the mailers build theirs (`nodemailerMessage`), so that the check
+ * hands the compositions the same kind of object as every later call; their dates and boundaries
+ * are the current and random ones, as in the service's, and are set aside when comparing.
  */
 const SAMPLES: SendMailOptions[] = [
   // Quoted-printable parts (a long line) with an extra header: the service's link mails.
