@@ -2,13 +2,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
-import { createTransport, type SendMailOptions, type Transporter } from 'nodemailer';
+import type { SendMailOptions } from 'nodemailer';
 import type { FileMailer as FileMailerClass } from './file-mailer';
 import type * as MimeCompose from './mime-compose';
 import type * as NodemailerModule from './nodemailer-module';
 import type * as SmtpSend from './smtp-send';
-import { startTestSmtpServer, type ReceivedMail, type TestSmtpServer } from './testing';
 import { mailFixtures } from './testing/mail-fixtures';
+import { smtpTransportFixture } from './testing/smtp-transport';
 
 // The package depends on a caret range of nodemailer, and its compositions (mime-compose.ts) write
 // with nodemailer's internals (nodemailer-module.ts, `requireInternals`). These tests stand in for a
@@ -86,37 +86,21 @@ describe('compositionChecked: the compositions against the installed nodemailer'
 });
 
 describe('the mailers with a nodemailer the compositions disagree with', () => {
+  const smtp = smtpTransportFixture();
   let dir: string;
-  let server: TestSmtpServer;
-  let transport: Transporter;
-  beforeAll(async () => {
-    server = await startTestSmtpServer();
-    transport = createTransport({ url: server.url, pool: true, maxConnections: 1, connectionTimeout: 2000, greetingTimeout: 2000 });
-  });
-  afterAll(async () => {
-    transport.close();
-    await server.stop();
-  });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-mailbox-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** What the server received for one send. */
-  async function delivered(send: () => Promise<unknown>): Promise<ReceivedMail> {
-    const before = server.received.length;
-    await send();
-    expect(server.received).toHaveLength(before + 1);
-    return server.received[before];
-  }
-
   it.each(cases)('with %s, SMTP delivers the bytes nodemailer streams', async (_name, alter) => {
     await withNodemailer(alter, async ({ send }) => {
       const [, mail] = mailFixtures[0];
+      const transport = smtp.transport();
       const handed = jest.spyOn(transport, 'sendMail');
       try {
-        const streamed = await delivered(() => transport.sendMail(mail));
-        const sent = await delivered(() => send.sendOverSmtp(transport, mail));
+        const streamed = await smtp.delivered(() => transport.sendMail(mail));
+        const sent = await smtp.delivered(() => send.sendOverSmtp(transport, mail));
         // The parts, not a finished message: nodemailer composed it.
         expect((handed.mock.calls[1][0] as SendMailOptions).raw).toBeUndefined();
         expect(sent.bytes.equals(streamed.bytes)).toBe(true);

@@ -1,10 +1,11 @@
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { createTransport, type SendMailOptions, type Transporter } from 'nodemailer';
+import type { SendMailOptions } from 'nodemailer';
 import { MailDeliveryError } from '@svc/core';
 import { SmtpMailer, toDeliveryError } from './smtp-mailer';
 import { sendOverSmtp } from './smtp-send';
-import { startTestSmtpServer, type ReceivedMail, type TestSmtpServer } from './testing';
+import { startTestSmtpServer, type TestSmtpServer } from './testing';
 import { mailFixtures } from './testing/mail-fixtures';
+import { smtpTransportFixture } from './testing/smtp-transport';
 
 const message = (overrides = {}) => ({
   to: 'ada@example.test',
@@ -103,32 +104,16 @@ describe('SmtpMailer at a server that accepts connections and never answers', ()
 });
 
 describe('the composed message over SMTP (raw with its envelope) against the streamed one', () => {
-  let server: TestSmtpServer;
   // The SMTP mailer's kind of transport, without the mailer around it, so the fixtures' fixed
   // Date, Message-ID and boundary reach nodemailer on both paths.
-  let transport: Transporter;
-  beforeAll(async () => {
-    server = await startTestSmtpServer();
-    transport = createTransport({ url: server.url, pool: true, maxConnections: 1, connectionTimeout: 2000, greetingTimeout: 2000 });
-  });
-  afterAll(async () => {
-    transport.close();
-    await server.stop();
-  });
-
-  /** What the server received for one send. */
-  async function delivered(send: () => Promise<unknown>): Promise<ReceivedMail> {
-    const before = server.received.length;
-    await send();
-    expect(server.received).toHaveLength(before + 1);
-    return server.received[before];
-  }
+  const smtp = smtpTransportFixture();
 
   it.each(mailFixtures)('delivers %s with the same DATA bytes and envelope', async (_name, mail: SendMailOptions) => {
+    const transport = smtp.transport();
     const handed = jest.spyOn(transport, 'sendMail');
     try {
-      const streamed = await delivered(() => transport.sendMail(mail));
-      const composed = await delivered(() => sendOverSmtp(transport, mail));
+      const streamed = await smtp.delivered(() => transport.sendMail(mail));
+      const composed = await smtp.delivered(() => sendOverSmtp(transport, mail));
       // The second send handed nodemailer a finished message, not the parts to stream.
       const options = handed.mock.calls[1][0];
       expect(Buffer.isBuffer(options.raw)).toBe(true);
@@ -144,9 +129,10 @@ describe('the composed message over SMTP (raw with its envelope) against the str
 
   it('streams what the composition does not cover, as before', async () => {
     const [, mail] = mailFixtures[0];
+    const transport = smtp.transport();
     const handed = jest.spyOn(transport, 'sendMail');
     try {
-      const received = await delivered(() => sendOverSmtp(transport, { ...mail, text: Buffer.from('bytes\n') }));
+      const received = await smtp.delivered(() => sendOverSmtp(transport, { ...mail, text: Buffer.from('bytes\n') }));
       expect(handed.mock.calls[0][0].raw).toBeUndefined();
       expect(received.parsed.text).toBe('bytes\n');
     } finally {
