@@ -3,7 +3,6 @@ import { startTestSmtpServer, type ReceivedMail, type TestSmtpServer } from './t
 
 /** A test SMTP server and a pooled transport to it for one describe block (started before its tests, closed after). */
 export interface SmtpTransportFixture {
-  server(): TestSmtpServer;
   transport(): Transporter;
   /** What the server received for one send: exactly one mail more than before it. */
   delivered(send: () => Promise<unknown>): Promise<ReceivedMail>;
@@ -30,7 +29,6 @@ export function smtpTransportFixture(): SmtpTransportFixture {
     return value;
   };
   return {
-    server: () => started(server),
     transport: () => started(transport),
     async delivered(send) {
       const received = started(server).received;
