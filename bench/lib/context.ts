@@ -25,9 +25,11 @@ export interface RowRecord {
    * A second ceiling measured in the same turns, each slice right after one of the ceiling's (the
    * mail rows: the handler without delivery, since round 33; absent before): its per-second figure
    * is the median of its slices; `ceilingAnswered` is the median of the first ceiling's answers a
-   * second, for a ceiling that delivers.
+   * second, for a ceiling that delivers. `answeredShare`, in a row that is the median of several
+   * runs (median-rows.ts) only: the median of each run's answers a second divided by its own
+   * second ceiling, as a row's `ratio` is the median of its runs' ratios.
    */
-  beside?: { name: string; perSecond: number; slices: number[]; ceilingAnswered?: number };
+  beside?: { name: string; perSecond: number; slices: number[]; ceilingAnswered?: number; answeredShare?: number };
 }
 
 export interface BenchResults {

@@ -40,12 +40,14 @@ function medianBeside(same: RowRecord[]): Pick<RowRecord, 'beside'> {
   const all = same.map((row) => row.beside);
   if (!all.every((beside): beside is NonNullable<RowRecord['beside']> => beside !== undefined)) return {};
   const answered = all.map((beside) => beside.ceilingAnswered).filter((value): value is number => value !== undefined);
+  const shares = same.map((row, i) => (row.result.answeredRps === undefined ? undefined : row.result.answeredRps / all[i].perSecond)).filter((share): share is number => share !== undefined);
   return {
     beside: {
       name: all[0].name,
       perSecond: round(median(all.map((beside) => beside.perSecond))),
       slices: all.flatMap((beside) => beside.slices),
       ...(answered.length === all.length ? { ceilingAnswered: round(median(answered)) } : {}),
+      ...(shares.length === all.length ? { answeredShare: round(median(shares), 3) } : {}),
     },
   };
 }

@@ -37,7 +37,8 @@ export function judgeTargets(results: BenchResults): BenchResults['targets'] {
     const alone = row?.beside?.perSecond ?? at('mail request (minimal)')?.rps;
     const delivering = row?.beside ? row.beside.ceilingAnswered : at('mail request + delivery (minimal)')?.answeredRps;
     const answered = row?.result.answeredRps;
-    const ratio = answered !== undefined && alone ? answered / alone : undefined;
+    // A median row carries the median of its runs' own shares, as its `ratio` is (median-rows.ts).
+    const ratio = row?.beside?.answeredShare ?? (answered !== undefined && alone ? answered / alone : undefined);
     const beside = [
       row && alone ? `until delivered ${pct(row.result.rps / alone)}` : null,
       delivering !== undefined && alone ? `the delivering ceiling's answers ${pct(delivering / alone)}` : null,

@@ -299,7 +299,8 @@ describe('the 1M comparison (bench/lib/million.ts, median-rows.ts)', () => {
       ...(beside === undefined ? {} : { beside: { name: 'minimal mail txn, in turn', perSecond: beside, slices: [beside - 1, beside, beside + 1], ceilingAnswered: beside / 2 } }),
     });
     const [merged] = medianRows([[mail(100, 300)], [mail(90, 200)], [mail(120, 400)]]);
-    expect(merged.beside).toEqual({ name: 'minimal mail txn, in turn', perSecond: 300, slices: [299, 300, 301, 199, 200, 201, 399, 400, 401], ceilingAnswered: 150 });
+    // The answers' share is the median of each run's own (0.4, 0.54, 0.36), not 120 / 300.
+    expect(merged.beside).toEqual({ name: 'minimal mail txn, in turn', perSecond: 300, slices: [299, 300, 301, 199, 200, 201, 399, 400, 401], ceilingAnswered: 150, answeredShare: 0.4 });
     expect(merged.result.answeredRps).toBe(120);
     expect(medianRows([[mail(100, 300)], [mail(90)]])[0].beside).toBeUndefined();
   });

@@ -107,6 +107,10 @@ describe('judgeTargets (the verdicts of a run against bench/README.md targets)',
     expect(judgeTargets(results).find((t) => t.target === line)?.measured).toBe("100 %; until delivered 50 %; the delivering ceiling's answers 70 %; in turn");
     magicLink.beside.perSecond = magicLink.result.rps * 2.7;
     expect(verdict(results, line)).toBe(false);
+    // A median row is judged on the median of its runs' shares, which it carries.
+    magicLink.beside.answeredShare = 0.76;
+    expect(verdict(results, line)).toBe(true);
+    expect(judgeTargets(results).find((t) => t.target === line)?.measured).toMatch(/^76 %; /);
     magicLink.beside = undefined;
     // A run whose mail row has no answered rate (before the rows counted delivery) is not judged on it.
     magicLink.result = { ...magicLink.result, answeredRps: undefined };
