@@ -1,61 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { SendMailOptions } from 'nodemailer';
-import type MailComposerClass from 'nodemailer/lib/mail-composer';
 import type * as MimeFuncs from 'nodemailer/lib/mime-funcs';
 import type MimeNode from 'nodemailer/lib/mime-node';
 import type { MimeNodeEnvelope } from 'nodemailer/lib/mime-node';
 import { nodemailerMessage } from './nodemailer-message';
-import { nodemailerTree, requireInternals } from './nodemailer-module';
-
-/** nodemailer's streaming body encoder (qp/index.js, base64/index.js), whose steps are synchronous. */
-interface BodyEncoder {
-  push(chunk: string | Buffer, encoding?: BufferEncoding): boolean;
-  _transform(chunk: Buffer, encoding: 'buffer', done: (error?: Error | null) => void): void;
-  _flush(done: (error?: Error | null) => void): void;
-}
-
-/** An address as nodemailer's MimeNode parses it (addressparser, then its own normalisation). */
-interface ParsedAddress {
-  address?: string;
-}
-
-/**
- * The MimeNode methods the direct writer calls that nodemailer's types leave out: the ones its
- * own `encodeHeaderValue`, `getEnvelope` and `getTransferEncoding` call (mime-node/index.js).
- */
-interface MimeNodeInternals extends MimeNode {
-  _parseAddresses(value: string): ParsedAddress[];
-  _convertAddresses(addresses: ParsedAddress[], uniqueList?: ParsedAddress[]): string;
-  _getTextEncoding(value: string): 'Q' | 'B';
-  _normalizeHeaderKey(key: string): string;
-}
-
-interface Encoders {
-  MailComposer: typeof MailComposerClass;
-  mimeFuncs: typeof MimeFuncs;
-  /** A node with the options of every node of a message in the direct writer's shape, for its header and text-encoding methods. */
-  scratch: MimeNodeInternals;
-  qp: { Encoder: new (options: { binary: boolean }) => BodyEncoder };
-  base64: { Encoder: new (options: object) => BodyEncoder };
-}
-
-let encoders: Encoders | undefined;
-
-/** nodemailer's composer, MIME functions and body encoders, required on first use (nodemailer-module.ts). */
-function load(): Encoders {
-  if (encoders) return encoders;
-  const internals = requireInternals();
-  const MimeNodeClass = internals.MimeNode as new (contentType: string | false, options: object) => MimeNodeInternals;
-  encoders = {
-    MailComposer: internals.MailComposer as typeof MailComposerClass,
-    mimeFuncs: internals.mimeFuncs as typeof MimeFuncs,
-    // A fixed base boundary: this node is never written, and it need not draw random bytes.
-    scratch: new MimeNodeClass(false, { baseBoundary: 'unused' }),
-    qp: internals.qp as Encoders['qp'],
-    base64: internals.base64 as Encoders['base64'],
-  };
-  return encoders;
-}
+import { encodeWhole, type Encoders, loadEncoders, type MimeNodeInternals, type ParsedAddress } from './mime-encoders';
+import { nodemailerTree } from './nodemailer-module';
 
 /**
  * The complete RFC 5322 message for `mail` with LF line breaks, as nodemailer's stream transport
@@ -234,7 +184,7 @@ function composeDirect(mail: SendMailOptions): Composed | null {
   if (!text && !html) return null;
   // A Date as encodeHeaderValue() recognises one (from any realm), or a string.
   if (date !== undefined && typeof date !== 'string' && Object.prototype.toString.call(date) !== '[object Date]') return null;
-  const encoders = load();
+  const encoders = loadEncoders();
   const { mimeFuncs, scratch } = encoders;
   const extra = extraHeaders(headers, scratch);
   if (!extra) return null;
@@ -359,11 +309,11 @@ function part(type: string, content: string, encoders: Encoders): Part {
 
 /** nodemailer's MIME tree for `mail` written as `MimeNode.stream` writes it, or null. */
 function composeTree(mail: SendMailOptions, options: { keepBcc: boolean }): Composed | null {
-  const { MailComposer } = load();
+  const { MailComposer } = loadEncoders();
   const root = new MailComposer(mail).compile();
   if (!covered(root)) return null;
   root.keepBcc = options.keepBcc;
-  return { text: write(root, load()), envelope: () => root.getEnvelope(), messageId: root.messageId() };
+  return { text: write(root, loadEncoders()), envelope: () => root.getEnvelope(), messageId: root.messageId() };
 }
 
 /** Every node's body is absent or a string, and nothing was set that only the stream applies. */
@@ -394,24 +344,4 @@ function write(node: MimeNode, encoders: Encoders): string {
     out += `\r\n--${String(node.boundary)}--\r\n`;
   }
   return out;
-}
-
-/**
- * `body` through one of nodemailer's body encoders as a single chunk: its transform and flush
- * steps called directly (both finish before they return), its output collected instead of queued
- * on a stream, so the bytes are the ones the stream would give.
- */
-function encodeWhole(encoder: BodyEncoder, body: string): string {
-  const parts: string[] = [];
-  encoder.push = (chunk) => {
-    parts.push(typeof chunk === 'string' ? chunk : chunk.toString('latin1'));
-    return true;
-  };
-  encoder._transform(Buffer.from(body, 'utf8'), 'buffer', rethrow);
-  encoder._flush(rethrow);
-  return parts.join('');
-}
-
-function rethrow(error?: Error | null): void {
-  if (error) throw error;
 }
