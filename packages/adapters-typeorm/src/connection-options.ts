@@ -30,6 +30,13 @@ export interface OpenStorageOptions {
   poolSize?: number;
   /** Bounds on waiting for the database (database-timeouts.ts); each field defaults to DEFAULT_DATABASE_TIMEOUTS. */
   timeouts?: Partial<DatabaseTimeouts>;
+  /**
+   * PostgreSQL: the busiest statements are prepared on each connection, parsed and planned once
+   * (default true; prepared.ts). Set false behind a pooler that moves a client between server
+   * connections within a session: PgBouncer in transaction mode before 1.21, or without
+   * `max_prepared_statements`.
+   */
+  preparedStatements?: boolean;
   /** SQLite: below this many free bytes where the file lives, `probe` reports the disk full. Default 8 MiB. */
   sqliteMinFreeBytes?: number;
   /**
@@ -126,7 +133,7 @@ function connectionSettings(options: Pick<OpenStorageOptions, 'schema' | 'timeou
 }
 
 /** What the pool serving the ports' statements is opened with (see Database). */
-export type PoolSettings = Pick<OpenStorageOptions, 'databaseUrl' | 'schema' | 'poolSize' | 'timeouts'>;
+export type PoolSettings = Pick<OpenStorageOptions, 'databaseUrl' | 'schema' | 'poolSize' | 'timeouts' | 'preparedStatements'>;
 
 /** The pg pool the ports' statements go to: the DataSource's connection settings, `poolSize` connections. */
 export function servingPool(options: PoolSettings): Pool {

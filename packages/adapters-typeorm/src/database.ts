@@ -68,7 +68,7 @@ export class Database implements Sql, UnitOfWork {
     this.pool = options.pool ? servingPool(options.pool) : null;
     this.ownsDataSource = !options.sharesDataSource;
     this.timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, ...options.timeouts };
-    this.limits = { acquireMs: this.timeouts.acquireMs, answerMs: answerMsOf(this.timeouts) };
+    this.limits = { acquireMs: this.timeouts.acquireMs, answerMs: answerMsOf(this.timeouts), prepare: options.pool?.preparedStatements ?? true };
   }
 
   async query<T extends Row = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {

@@ -1,14 +1,21 @@
 import type { Pool, PoolClient } from 'pg';
 import { AuthError } from '@svc/core';
+import { preparedName, replanIfDue } from './prepared';
 import type { Row, Sql } from './sql';
 import { fromPostgresError, unavailable, unavailableReason, withDeadline } from './unavailable';
 
-/** How long this process waits on the pool and on each statement; 0 = no bound. */
+/** How this process sends statements to a pool: how long it waits on the pool and on each statement (0 = no bound), and whether it prepares. */
 export interface PgLimits {
   /** For a connection of the pool, opening one included. */
   acquireMs: number;
   /** For a statement's answer. Set above the server's statement_timeout, so this catches a silent server. */
   answerMs: number;
+  /**
+   * Whether the statements marked `prepared` go out named, so that each connection parses and
+   * plans them once (prepared.ts). Off for a pooler that hands one client's statements to several
+   * server connections (PgBouncer's transaction mode before 1.21).
+   */
+  prepare: boolean;
 }
 
 /**
@@ -38,17 +45,21 @@ function undefinedParameter(sql: string, params: readonly unknown[]): TypeError 
   return params.some((p) => p === undefined) ? new TypeError(`undefined SQL parameter in: ${sql}`) : undefined;
 }
 
-// Statements are unnamed on purpose (bench/README.md, rounds 1 and 6): named (prepared) ones get
-// generic plans, and one made before the tables had statistics read a refresh token through the
-// tenant's (project_id, environment) indexes, scanning all its sessions and tokens; with
-// plan_cache_mode = force_custom_plan they only save parsing, which did not show per request.
+/**
+ * What the driver is asked: the text, named when it is marked `prepared` and the pool prepares
+ * (the driver parses a name once per connection), unnamed otherwise.
+ */
+function queryOf(sql: string, params: readonly unknown[], limits: PgLimits): { text: string; values: unknown[]; name?: string } {
+  const name = limits.prepare ? preparedName(sql) : undefined;
+  return name === undefined ? { text: sql, values: [...params] } : { name, text: sql, values: [...params] };
+}
 
 /** One statement on `client`, bounded by `answerMs`; driver failures become `service_unavailable`. */
-async function statement<T extends Row>(client: PoolClient, sql: string, params: readonly unknown[], answerMs: number): Promise<T[]> {
+async function statement<T extends Row>(client: PoolClient, sql: string, params: readonly unknown[], limits: PgLimits): Promise<T[]> {
   const refused = undefinedParameter(sql, params);
   if (refused) throw refused;
   try {
-    return (await withDeadline(client.query<T>(sql, [...params]), answerMs, 'timeout')).rows;
+    return (await withDeadline(client.query<T>(queryOf(sql, params, limits)), limits.answerMs, 'timeout')).rows;
   } catch (error) {
     throw fromPostgresError(error) ?? error;
   }
@@ -57,11 +68,23 @@ async function statement<T extends Row>(client: PoolClient, sql: string, params:
 /**
  * The error to release a connection with, so that the pool closes it instead of reusing it: one
  * that did not answer in time may still be busy with the statement, and one whose socket failed
- * is gone. Server errors (lock timeout, read-only) leave the connection as good as before.
+ * is gone, and one whose prepared statements no longer match the server's (a migration changed
+ * what one answers, or a pooler moved the client: lostPrepared) would fail the same way again.
+ * Other server errors (lock timeout, read-only) leave the connection as good as before.
  */
 function brokenBy(error: unknown): Error | undefined {
   const reason = unavailableReason(error);
-  return reason === 'timeout' || reason === 'unreachable' ? (error as Error) : undefined;
+  return reason === 'timeout' || reason === 'unreachable' || reason === 'schema_changed' || lostPrepared(error) ? (error as Error) : undefined;
+}
+
+/**
+ * The server connection does not hold the statements the driver prepared on it, or holds one it
+ * did not (a pooler in front that moves a client between server connections: PgLimits.prepare).
+ * Closed, so that the driver's record and the server agree again on a fresh connection.
+ */
+function lostPrepared(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '26000' || code === '42P05';
 }
 
 /**
@@ -88,6 +111,7 @@ export function pgQuery<T extends Row>(pool: Pool, limits: PgLimits, sql: string
         client.release();
         return reject(refused);
       }
+      if (limits.prepare) replanIfDue(client);
       let late = false;
       const answerTimer = deadline(limits.answerMs, () => {
         late = true;
@@ -96,7 +120,7 @@ export function pgQuery<T extends Row>(pool: Pool, limits: PgLimits, sql: string
         client.release(failure);
         reject(failure);
       });
-      client.query<T>(sql, [...params], (queryError: Error | undefined, result: { rows: T[] } | undefined) => {
+      client.query<T>(queryOf(sql, params, limits), (queryError: Error | undefined, result: { rows: T[] } | undefined) => {
         clearTimeout(answerTimer);
         if (late) return; // its failure was answered at the deadline
         if (queryError || !result) {
@@ -119,11 +143,12 @@ function deadline(ms: number, expire: () => void): NodeJS.Timeout | undefined {
 /** BEGIN, the advisory lock, `work`, COMMIT on one connection of the pool; ROLLBACK when anything throws. */
 export async function pgTransaction<T>(pool: Pool, limits: PgLimits, work: (tx: Sql) => Promise<T>, lock: string | undefined): Promise<T> {
   const client = await acquire(pool, limits);
+  if (limits.prepare) replanIfDue(client);
   let broken: Error | undefined;
   const tx: Sql = {
     query: async <R extends Row = Row>(sql: string, params: readonly unknown[] = []) => {
       try {
-        return await statement<R>(client, sql, params, limits.answerMs);
+        return await statement<R>(client, sql, params, limits);
       } catch (error) {
         broken ??= brokenBy(error);
         throw error;
@@ -160,7 +185,7 @@ export async function pgProbeWrites(pool: Pool, limits: PgLimits, tables: Readon
   const statementMs = Math.max(lockMs + 1, Math.floor((ms * 3) / 4));
   await pgTransaction(
     pool,
-    { acquireMs: Math.min(limits.acquireMs || ms, ms), answerMs: ms },
+    { acquireMs: Math.min(limits.acquireMs || ms, ms), answerMs: ms, prepare: limits.prepare },
     async (tx) => {
       // Integers computed here: SET takes no parameters.
       await tx.query(`SET LOCAL lock_timeout = ${lockMs}`);

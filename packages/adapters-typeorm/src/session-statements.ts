@@ -1,6 +1,7 @@
 // The statements of TypeormSessionStore that read, with the rows they answer.
 import type { RefreshTokenRow, SessionRow, UserRow } from './rows';
 import { USER_COLUMNS } from './typeorm-user-repository';
+import { prepared } from './prepared';
 
 // The statements below read a token with its session, pinned to the scope: $1 project,
 // $2 environment, $3 the token's hash. Only the token is matched on the scope. Its session and
@@ -10,7 +11,13 @@ import { USER_COLUMNS } from './typeorm-user-repository';
 // about a quarter of the token read's planning (docs/decisions.md, "Tenant scope in joins").
 const TOKEN_AND_SESSION = `FROM refresh_tokens t
   JOIN sessions s ON s.id = t.session_id`;
-const PRESENTED = 'WHERE t.project_id = $1 AND t.environment = $2 AND t.token_hash = $3';
+// The token is found by its key alone (the primary key), and the scope is checked on that row with
+// IS NOT DISTINCT FROM, which no index serves (both columns are NOT NULL, so it means `=` here).
+// With `=`, a plan made from statistics of a table that has grown since may read the token through
+// the tenant's (project_id, environment, ...) indexes, every token of the tenant, where the custom
+// plan takes the key (prepared-plans.test.ts).
+export const TOKEN_KEY_IN_SCOPE = 'token_hash = $3 AND project_id IS NOT DISTINCT FROM $1 AND environment IS NOT DISTINCT FROM $2';
+const PRESENTED = 'WHERE t.token_hash = $3 AND t.project_id IS NOT DISTINCT FROM $1 AND t.environment IS NOT DISTINCT FROM $2';
 
 /** A token joined with its session, as TOKEN_IN_SCOPE selects it. */
 export type TokenWithSessionRow = Pick<RefreshTokenRow, 'token_hash' | 'session_id' | 'created_at' | 'expires_at' | 'used_at' | 'successor_hash'> &
@@ -28,12 +35,12 @@ export const TOKEN_IN_SCOPE = `
  * and signs (RefreshTokenWithHolder). Every further column, a timestamp or the user's meta above
  * all, is parsed by the driver on each refresh (bench/README.md, round 7).
  */
-export const TOKEN_WITH_HOLDER = `
+export const TOKEN_WITH_HOLDER = prepared(`
   SELECT u.id, u.email, u.role, u.banned_at, t.session_id, s.rotation_key,
          s.revoked_at AS session_revoked_at, s.created_at AS session_created_at
   ${TOKEN_AND_SESSION}
   JOIN users u ON u.id = s.user_id
-  ${PRESENTED}`;
+  ${PRESENTED}`);
 
 export type TokenWithHolderRow = Pick<UserRow, 'id' | 'email' | 'role' | 'banned_at'> & Pick<TokenWithSessionRow, 'session_id' | 'rotation_key' | 'session_revoked_at' | 'session_created_at'>;
 
@@ -41,11 +48,11 @@ export type TokenWithHolderRow = Pick<UserRow, 'id' | 'email' | 'role' | 'banned
  * A user with an EXISTS on one session (the same test as isActive), in one statement. $1 project,
  * $2 environment, $3 user id, $4 session id (NULL for an id that names no session).
  */
-export const USER_WITH_SESSION_STATE = `
+export const USER_WITH_SESSION_STATE = prepared(`
   SELECT ${USER_COLUMNS.join(', ')},
          EXISTS (SELECT 1 FROM sessions s WHERE s.project_id = $1 AND s.environment = $2 AND s.id = $4
                  AND s.user_id = $3 AND s.revoked_at IS NULL) AS session_active
-  FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`;
+  FROM users WHERE project_id = $1 AND environment = $2 AND id = $3`);
 
 export type UserWithSessionStateRow = UserRow & { session_active: unknown };
 

@@ -5,8 +5,10 @@ import { assertDate, assertScope, assertUuid, isScope, isUuid } from './guards';
 import type { AuditLogRow } from './rows';
 import { dateParam, jsonParam, readCount, readDate, readJson } from './row-values';
 import { insertWebhookMessages } from './typeorm-webhook-store';
+import { prepared } from './prepared';
 
 const COLUMNS = 'id, type, at, user_id, actor, client_address, user_agent, request_id, data, expires_at';
+const INSERT_ENTRY = prepared(`INSERT INTO audit_log (project_id, environment, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`);
 
 /** AuditLog on PostgreSQL or SQLite: inserts and reads only; the janitor's delete by expiry. */
 export class TypeormAuditLog implements AuditLog {
@@ -28,7 +30,7 @@ export class TypeormAuditLog implements AuditLog {
   }
 
   private async insert(sql: Sql, scope: TenantScope, entry: AuditEntry): Promise<void> {
-    await sql.query(`INSERT INTO audit_log (project_id, environment, ${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [
+    await sql.query(INSERT_ENTRY, [
       scope.projectId,
       scope.environment,
       entry.id,

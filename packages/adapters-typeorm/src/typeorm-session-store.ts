@@ -18,6 +18,7 @@ import { dateParam, readBoolean, readDate, readNullableDate } from './row-values
 import {
   SESSION_SUMMARY,
   TOKEN_IN_SCOPE,
+  TOKEN_KEY_IN_SCOPE,
   TOKEN_WITH_HOLDER,
   UNCLAIMED_IN_SCOPE,
   USER_WITH_SESSION_STATE,
@@ -28,10 +29,29 @@ import {
   type UserWithSessionStateRow,
 } from './session-statements';
 import { toUser } from './typeorm-user-repository';
+import { prepared } from './prepared';
 
 /** A new session row; the client's address and user agent are kept for the device list. */
 const INSERT_SESSION = `INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at, revoked_at, authenticated_at, client_address, user_agent)
    VALUES ($1, $2, $3, $4, $5, $6, NULL, $6, $7, $8)`;
+
+/** PostgreSQL: a session and its first token in one statement (TypeormSessionStore.create). */
+const OPEN_SESSION = prepared(`WITH opened AS (${INSERT_SESSION} RETURNING id, project_id, environment, created_at)
+   INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
+   SELECT $9::text, project_id, environment, id, created_at, $10::timestamptz FROM opened`);
+
+/** PostgreSQL: a rotation's claim and its successor in one statement (TypeormSessionStore.rotateInOneStatement). */
+const ROTATE = prepared(`WITH claimed AS (
+     UPDATE refresh_tokens SET used_at = $4::timestamptz, successor_hash = $5::text
+     WHERE ${TOKEN_KEY_IN_SCOPE}
+       AND used_at IS NULL AND expires_at > $4::timestamptz
+       AND EXISTS (SELECT 1 FROM sessions s
+                   WHERE s.project_id = refresh_tokens.project_id AND s.environment = refresh_tokens.environment
+                     AND s.id = refresh_tokens.session_id AND s.revoked_at IS NULL)
+     RETURNING project_id, environment, session_id)
+   INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
+   SELECT $5::text, project_id, environment, session_id, $4::timestamptz, $6::timestamptz FROM claimed
+   RETURNING session_id`);
 
 /** SessionStore on PostgreSQL or SQLite; `rotate` is a single conditional UPDATE. */
 export class TypeormSessionStore implements SessionStore {
@@ -64,12 +84,7 @@ export class TypeormSessionStore implements SessionStore {
     ];
     const tokenRow = [session.refreshTokenHash, dateParam(session.refreshExpiresAt)];
     if (this.db.kind === 'postgres') {
-      await this.db.query(
-        `WITH opened AS (${INSERT_SESSION} RETURNING id, project_id, environment, created_at)
-         INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
-         SELECT $9::text, project_id, environment, id, created_at, $10::timestamptz FROM opened`,
-        [...sessionRow, ...tokenRow],
-      );
+      await this.db.query(OPEN_SESSION, [...sessionRow, ...tokenRow]);
       return;
     }
     await this.db.transaction(async (tx) => {
@@ -152,20 +167,7 @@ export class TypeormSessionStore implements SessionStore {
    */
   private async rotateInOneStatement(scope: TenantScope, rotation: Rotation): Promise<RotationResult> {
     const { presentedHash, successorHash, now, expiresAt } = rotation;
-    const inserted = await this.db.query(
-      `WITH claimed AS (
-         UPDATE refresh_tokens SET used_at = $4::timestamptz, successor_hash = $5::text
-         WHERE project_id = $1 AND environment = $2 AND token_hash = $3
-           AND used_at IS NULL AND expires_at > $4::timestamptz
-           AND EXISTS (SELECT 1 FROM sessions s
-                       WHERE s.project_id = refresh_tokens.project_id AND s.environment = refresh_tokens.environment
-                         AND s.id = refresh_tokens.session_id AND s.revoked_at IS NULL)
-         RETURNING project_id, environment, session_id)
-       INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
-       SELECT $5::text, project_id, environment, session_id, $4::timestamptz, $6::timestamptz FROM claimed
-       RETURNING session_id`,
-      [scope.projectId, scope.environment, presentedHash, dateParam(now), successorHash, dateParam(expiresAt)],
-    );
+    const inserted = await this.db.query(ROTATE, [scope.projectId, scope.environment, presentedHash, dateParam(now), successorHash, dateParam(expiresAt)]);
     return inserted.length === 1 ? { status: 'rotated' } : unclaimed(this.db, scope, rotation);
   }
 

@@ -3,9 +3,13 @@ import type { Database } from './database';
 import type { TotpEnrollmentRow } from './rows';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, readDate, readNullableDate } from './row-values';
+import { prepared } from './prepared';
 
 /** $1 project, $2 environment, $3 user: one user's rows in its scope. */
 const USER_IN_SCOPE = 'project_id = $1 AND environment = $2 AND user_id = $3';
+
+/** Every sign-in with a password reads it. */
+const FIND_TOTP = prepared(`SELECT user_id, sealed_secret, status, last_used_step, created_at, enabled_at FROM totp_enrollments WHERE ${USER_IN_SCOPE}`);
 
 /** TwoFactorStore on PostgreSQL or SQLite; every code-accepting step is one conditional UPDATE. */
 export class TypeormTwoFactorStore implements TwoFactorStore {
@@ -13,11 +17,7 @@ export class TypeormTwoFactorStore implements TwoFactorStore {
 
   async findTotp(scope: TenantScope, userId: string): Promise<TotpEnrollment | null> {
     if (!isScope(scope) || !isUuid(userId)) return null;
-    const rows = await this.db.query<TotpEnrollmentRow>(`SELECT user_id, sealed_secret, status, last_used_step, created_at, enabled_at FROM totp_enrollments WHERE ${USER_IN_SCOPE}`, [
-      scope.projectId,
-      scope.environment,
-      userId,
-    ]);
+    const rows = await this.db.query<TotpEnrollmentRow>(FIND_TOTP, [scope.projectId, scope.environment, userId]);
     return rows.length ? toEnrollment(rows[0]) : null;
   }
 

@@ -5,12 +5,27 @@ import { containsPattern, likeCondition } from './like-pattern';
 import { NaturalBatch } from './natural-batch';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDate, readJson, readNullableDate } from './row-values';
+import { prepared } from './prepared';
 
 /** The columns `toUser` reads (the session store's joined reads select them too). */
 export const USER_COLUMNS = ['id', 'email', 'password_hash', 'role', 'meta', 'email_verified', 'banned_at', 'created_at', 'last_login_at'] as const;
 const COLUMNS = USER_COLUMNS.join(', ');
 /** The same columns of `users AS u`, for statements that join it. */
 const U_COLUMNS = USER_COLUMNS.map((column) => `u.${column}`).join(', ');
+
+const USER_BY_EMAIL = prepared(`SELECT ${COLUMNS} FROM users WHERE project_id = $1 AND environment = $2 AND email = $3`);
+
+/**
+ * PostgreSQL: several lookups in one statement, their addresses as arrays (`unnest`), each row
+ * answered to its lookup by position (`WITH ORDINALITY`); (project_id, environment, email) is
+ * unique, so a lookup finds one row or none. Not prepared: planned without the arrays, the join
+ * reads every user (prepared-plans.test.ts).
+ */
+const USERS_BY_EMAIL = `SELECT q.lookup, ${U_COLUMNS}
+   FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS q (project_id, environment, email, lookup)
+   JOIN users AS u ON u.project_id = q.project_id AND u.environment = q.environment AND u.email = q.email`;
+
+const RECORD_LOGIN = prepared('UPDATE users SET last_login_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3');
 
 /** An address to look up in a tenant. */
 interface EmailLookup {
@@ -101,22 +116,17 @@ export class TypeormUserRepository implements UserRepository {
   }
 
   private async findOneByEmail({ scope, email }: EmailLookup): Promise<UserRow | undefined> {
-    const rows = await this.db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE project_id = $1 AND environment = $2 AND email = $3`, [scope.projectId, scope.environment, email]);
+    const rows = await this.db.query<UserRow>(USER_BY_EMAIL, [scope.projectId, scope.environment, email]);
     return rows[0];
   }
 
-  /**
-   * PostgreSQL: several lookups in one statement, their addresses as arrays (`unnest`), each row
-   * answered to its lookup by position (`WITH ORDINALITY`); (project_id, environment, email) is
-   * unique, so a lookup finds one row or none.
-   */
+  /** USERS_BY_EMAIL. */
   private async findManyByEmail(lookups: readonly EmailLookup[]): Promise<(UserRow | undefined)[]> {
-    const rows = await this.db.query<UserRow & { lookup: number | string }>(
-      `SELECT q.lookup, ${U_COLUMNS}
-       FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS q (project_id, environment, email, lookup)
-       JOIN users AS u ON u.project_id = q.project_id AND u.environment = q.environment AND u.email = q.email`,
-      [lookups.map((l) => l.scope.projectId), lookups.map((l) => l.scope.environment), lookups.map((l) => l.email)],
-    );
+    const rows = await this.db.query<UserRow & { lookup: number | string }>(USERS_BY_EMAIL, [
+      lookups.map((l) => l.scope.projectId),
+      lookups.map((l) => l.scope.environment),
+      lookups.map((l) => l.email),
+    ]);
     const found: (UserRow | undefined)[] = lookups.map(() => undefined);
     for (const row of rows) found[Number(row.lookup) - 1] = row;
     return found;
@@ -131,7 +141,7 @@ export class TypeormUserRepository implements UserRepository {
   async recordLogin(scope: TenantScope, id: string, at: Date): Promise<void> {
     if (!isScope(scope) || !isUuid(id)) return;
     assertDate(at, 'at');
-    await this.db.query('UPDATE users SET last_login_at = $4 WHERE project_id = $1 AND environment = $2 AND id = $3', [scope.projectId, scope.environment, id, dateParam(at)]);
+    await this.db.query(RECORD_LOGIN, [scope.projectId, scope.environment, id, dateParam(at)]);
   }
 
   async setPassword(scope: TenantScope, id: string, passwordHash: string): Promise<boolean> {

@@ -18,9 +18,13 @@ import { claimLeased, releaseLeased } from './lease-claim';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isUuid } from './guards';
 import type { WebhookAttemptRow, WebhookEndpointRow, WebhookMessageRow } from './rows';
 import { dateParam, jsonParam, nullableDateParam, readBoolean, readCount, readDate, readJson, readNullableDate } from './row-values';
+import { prepared } from './prepared';
 
 const ENDPOINT_COLUMNS = `id, url, event_types, enabled, disabled_reason, sealed_secret, sealed_previous_secret,
   previous_secret_expires_at, created_at, updated_at`;
+
+/** A scope's endpoints: every recorded event reads them (createEventRecorder). */
+const LIST_ENDPOINTS = prepared(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND environment = $2 ORDER BY created_at, id`);
 const MESSAGE_COLUMN_NAMES = [
   'id',
   'project_id',
@@ -76,10 +80,7 @@ export class TypeormWebhookStore implements WebhookStore {
 
   async listEndpoints(scope: TenantScope): Promise<WebhookEndpoint[]> {
     if (!isScope(scope)) return [];
-    const rows = await this.db.query<WebhookEndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND environment = $2 ORDER BY created_at, id`, [
-      scope.projectId,
-      scope.environment,
-    ]);
+    const rows = await this.db.query<WebhookEndpointRow>(LIST_ENDPOINTS, [scope.projectId, scope.environment]);
     return rows.map(toEndpoint);
   }
 

@@ -5,7 +5,7 @@ import { pgDriver } from './connection-options';
  * Why the database cannot do a piece of work now. Published in the error's `details.reason`
  * (readiness names it); the answer to a client is the catalogue's generic message.
  */
-export type UnavailableReason = 'timeout' | 'lock_timeout' | 'read_only' | 'disk_full' | 'overloaded' | 'unreachable';
+export type UnavailableReason = 'timeout' | 'lock_timeout' | 'read_only' | 'disk_full' | 'overloaded' | 'unreachable' | 'schema_changed';
 
 /** The one error a database that cannot answer in time surfaces as: `service_unavailable`. */
 export function unavailable(reason: UnavailableReason, cause?: unknown): AuthError {
@@ -29,8 +29,17 @@ export function fromPostgresError(error: unknown): AuthError | null {
   const driverError = (error as { driverError?: unknown })?.driverError ?? error; // TypeORM's QueryFailedError wraps it
   // Only PostgreSQL's statements come here, so the driver is loaded already.
   if (!(driverError instanceof pgDriver().DatabaseError)) return driverError instanceof TypeError ? null : unavailable('unreachable', error);
-  const reason = postgresReason(driverError.code ?? '');
+  const reason = isStalePlan(driverError) ? 'schema_changed' : postgresReason(driverError.code ?? '');
   return reason === null ? null : unavailable(reason, error);
+}
+
+/**
+ * A prepared statement planned before a migration changed what it answers (prepared.ts): the
+ * connection is closed (pg-statements.ts, brokenBy), and the same statement on the next one is
+ * prepared anew, so a retry succeeds.
+ */
+function isStalePlan(error: { code?: string; message: string }): boolean {
+  return error.code === '0A000' && error.message.includes('cached plan must not change result type');
 }
 
 /** SQLSTATE (PostgreSQL appendix A) -> reason; null for codes that describe the request. */
