@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../src/composition/config';
+import { storageOptionsOf } from '../src/composition/container';
 import { RATE_LIMIT_NAMES } from '../src/http/middleware/rate-limit-rules';
 
 const HEX_KEY = 'ab'.repeat(32);
@@ -34,6 +35,7 @@ describe('loadConfig', () => {
       dataDir: resolve('data'),
       purgeIntervalSeconds: 3600,
       databaseTimeouts: { connectMs: 5000, acquireMs: 3000, statementMs: 5000, lockMs: 3000, keepAliveMs: 10_000 },
+      databasePreparedStatements: true,
       readyTimeoutMs: 2000,
       redisTimeoutMs: 100,
       shutdownTimeoutMs: 10_000,
@@ -51,13 +53,21 @@ describe('loadConfig', () => {
       SVC_READY_TIMEOUT_MS: '500',
       SVC_REDIS_TIMEOUT_MS: '50',
       SVC_SHUTDOWN_TIMEOUT_MS: '20000',
+      SVC_DB_PREPARED_STATEMENTS: 'false',
     });
     expect(config).toMatchObject({
       databaseTimeouts: { connectMs: 1000, acquireMs: 0, statementMs: 2500, lockMs: 750, keepAliveMs: 30_000 },
+      databasePreparedStatements: false,
       readyTimeoutMs: 500,
       redisTimeoutMs: 50,
       shutdownTimeoutMs: 20_000,
     });
+  });
+
+  it('hands the storage its PostgreSQL statements setting', () => {
+    const postgres = { DATABASE_URL: 'postgres://u:p@db:5432/svc' };
+    expect(storageOptionsOf(loadConfig(postgres)).preparedStatements).toBe(true);
+    expect(storageOptionsOf(loadConfig({ ...postgres, SVC_DB_PREPARED_STATEMENTS: 'false' })).preparedStatements).toBe(false);
   });
 
   it('reads every variable', () => {

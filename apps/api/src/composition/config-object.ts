@@ -35,6 +35,7 @@ const FIELDS: Record<string, [variable: string, text?: (value: never) => string]
   dataDir: ['SVC_DATA_DIR'],
   rateLimits: ['SVC_RATE_LIMITS', (value: object) => JSON.stringify(value, (key, v) => (key === 'whenStoreDown' ? undefined : v))],
   purgeIntervalSeconds: ['SVC_PURGE_INTERVAL_SECONDS'],
+  databasePreparedStatements: ['SVC_DB_PREPARED_STATEMENTS'],
   readyTimeoutMs: ['SVC_READY_TIMEOUT_MS'],
   redisTimeoutMs: ['SVC_REDIS_TIMEOUT_MS'],
   shutdownTimeoutMs: ['SVC_SHUTDOWN_TIMEOUT_MS'],

@@ -52,6 +52,12 @@ export interface Config {
   purgeIntervalSeconds: number;
   /** Bounds on waiting for the database (SVC_DB_*_TIMEOUT_MS, SVC_DB_KEEPALIVE_MS); past them a request is 503. */
   databaseTimeouts: DatabaseTimeouts;
+  /**
+   * PostgreSQL: prepare the busiest statements on each connection (SVC_DB_PREPARED_STATEMENTS,
+   * default true); false behind PgBouncer in transaction mode before 1.21 or without
+   * `max_prepared_statements`.
+   */
+  databasePreparedStatements: boolean;
   /** How long GET /readyz gives its probe of the database (SVC_READY_TIMEOUT_MS, default 2000). */
   readyTimeoutMs: number;
   /** How long a rate-limited request waits for Redis before the per-process fallback decides (SVC_REDIS_TIMEOUT_MS, default 100). */
@@ -162,6 +168,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
       lockMs: check('SVC_DB_LOCK_TIMEOUT_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.lockMs),
       keepAliveMs: check('SVC_DB_KEEPALIVE_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.keepAliveMs),
     },
+    databasePreparedStatements: check('SVC_DB_PREPARED_STATEMENTS', parseBoolean, true),
     readyTimeoutMs: check('SVC_READY_TIMEOUT_MS', intIn(100, 60_000), 2000),
     redisTimeoutMs: check('SVC_REDIS_TIMEOUT_MS', intIn(10, 10_000), 100),
     shutdownTimeoutMs: check('SVC_SHUTDOWN_TIMEOUT_MS', intIn(1000, 600_000), 10_000),

@@ -283,9 +283,11 @@ async function assertMasterKeyOpens(storage: Pick<TypeormStorage, 'signingKeys'>
 }
 
 /** Where the configured database is, in the adapter's terms (also used by `svc migrate`). */
-export function storageOptionsOf(config: Pick<RuntimeConfig, 'database' | 'databaseTimeouts'>): OpenStorageOptions {
+export function storageOptionsOf(config: Pick<RuntimeConfig, 'database' | 'databaseTimeouts' | 'databasePreparedStatements'>): OpenStorageOptions {
   const { database, databaseTimeouts: timeouts } = config;
-  return database.kind === 'postgres' ? { databaseUrl: database.url, schema: database.schema, timeouts } : { sqlitePath: database.path, timeouts };
+  return database.kind === 'postgres'
+    ? { databaseUrl: database.url, schema: database.schema, timeouts, preparedStatements: config.databasePreparedStatements }
+    : { sqlitePath: database.path, timeouts };
 }
 
 /**
