@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 
 // Statements PostgreSQL keeps parsed and planned on each connection (docs/decisions.md, "Prepared
-// statements"). Only the busiest, fixed texts are marked, each a lookup or a write by a full unique
-// key: PostgreSQL may switch such a statement to a generic plan after five runs, and
-// prepared-plans.test.ts checks that every marked statement's generic plan is its custom one, on
-// tables that have no statistics yet (a generic plan made before statistics once read a refresh
-// token through the tenant's indexes: bench/README.md, round 6). A text built per call (a list of
-// placeholders) is never marked: each variant would stay prepared on every connection.
+// statements"). Only the busiest, fixed texts are marked, each a lookup or a write by key (or one
+// scope's webhook endpoints): PostgreSQL may switch such a statement to a generic plan after five
+// runs, and prepared-plans.test.ts checks that every marked statement's generic plan is its custom
+// one, on tables without statistics, with them, and grown since (a generic plan made before
+// statistics once read a refresh token through the tenant's indexes: bench/README.md, round 6). A
+// text built per call (a list of placeholders) is never marked: each variant would stay prepared
+// on every connection.
 
 /** The name each marked text is prepared under: the same on every connection, different for any other text. */
 const names = new Map<string, string>();

@@ -11,13 +11,18 @@ import { prepared } from './prepared';
 // about a quarter of the token read's planning (docs/decisions.md, "Tenant scope in joins").
 const TOKEN_AND_SESSION = `FROM refresh_tokens t
   JOIN sessions s ON s.id = t.session_id`;
-// The token is found by its key alone (the primary key), and the scope is checked on that row with
-// IS NOT DISTINCT FROM, which no index serves (both columns are NOT NULL, so it means `=` here).
-// With `=`, a plan made from statistics of a table that has grown since may read the token through
-// the tenant's (project_id, environment, ...) indexes, every token of the tenant, where the custom
-// plan takes the key (prepared-plans.test.ts).
-export const TOKEN_KEY_IN_SCOPE = 'token_hash = $3 AND project_id IS NOT DISTINCT FROM $1 AND environment IS NOT DISTINCT FROM $2';
-const PRESENTED = 'WHERE t.token_hash = $3 AND t.project_id IS NOT DISTINCT FROM $1 AND t.environment IS NOT DISTINCT FROM $2';
+/**
+ * The presented token ($3) in its scope ($1, $2), `table` the alias and its dot: found by its key
+ * alone (the primary key), the scope checked on that row with IS NOT DISTINCT FROM, which no index
+ * serves (both columns are NOT NULL, so it means `=` here). With `=`, a plan made from statistics
+ * of a table that has grown since may read the token through the tenant's (project_id,
+ * environment, ...) indexes, every token of the tenant, where the custom plan takes the key
+ * (prepared-plans.test.ts).
+ */
+export function tokenKeyInScope(table = ''): string {
+  return `${table}token_hash = $3 AND ${table}project_id IS NOT DISTINCT FROM $1 AND ${table}environment IS NOT DISTINCT FROM $2`;
+}
+const PRESENTED = `WHERE ${tokenKeyInScope('t.')}`;
 
 /** A token joined with its session, as TOKEN_IN_SCOPE selects it. */
 export type TokenWithSessionRow = Pick<RefreshTokenRow, 'token_hash' | 'session_id' | 'created_at' | 'expires_at' | 'used_at' | 'successor_hash'> &

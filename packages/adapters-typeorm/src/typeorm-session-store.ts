@@ -18,10 +18,10 @@ import { dateParam, readBoolean, readDate, readNullableDate } from './row-values
 import {
   SESSION_SUMMARY,
   TOKEN_IN_SCOPE,
-  TOKEN_KEY_IN_SCOPE,
   TOKEN_WITH_HOLDER,
   UNCLAIMED_IN_SCOPE,
   USER_WITH_SESSION_STATE,
+  tokenKeyInScope,
   type TokenWithHolderRow,
   type TokenWithSessionRow,
   type UnclaimedRow,
@@ -43,7 +43,7 @@ const OPEN_SESSION = prepared(`WITH opened AS (${INSERT_SESSION} RETURNING id, p
 /** PostgreSQL: a rotation's claim and its successor in one statement (TypeormSessionStore.rotateInOneStatement). */
 const ROTATE = prepared(`WITH claimed AS (
      UPDATE refresh_tokens SET used_at = $4::timestamptz, successor_hash = $5::text
-     WHERE ${TOKEN_KEY_IN_SCOPE}
+     WHERE ${tokenKeyInScope()}
        AND used_at IS NULL AND expires_at > $4::timestamptz
        AND EXISTS (SELECT 1 FROM sessions s
                    WHERE s.project_id = refresh_tokens.project_id AND s.environment = refresh_tokens.environment
