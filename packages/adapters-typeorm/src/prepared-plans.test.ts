@@ -9,9 +9,11 @@ import { createTestSchema, describeWithPostgres } from './testing';
 // may switch each to a generic plan, made without the parameters' values. One made before the
 // tables had statistics once read a refresh token through the tenant's indexes where the custom
 // plan did not (bench/README.md, round 6). So every marked statement's generic plan must be its
-// custom one, on tables that hold rows but have never been analysed, and again once they are. (A
-// custom plan on unanalysed tables may itself read through the tenant's indexes; both are planned
-// again once autovacuum analyses the table.)
+// custom one, on tables that hold rows but have never been analysed, once they are, and once they
+// have grown tenfold since. (A custom plan on unanalysed tables may itself read through the
+// tenant's indexes; both are planned again once autovacuum analyses the table.) A generic plan
+// made on a tiny table is costed for the tiny table: the last suite checks that a connection plans
+// it again within REPLAN_INTERVAL_MS as the table grows (prepared.ts, replanIfDue).
 
 const PROJECT = '0b5e4c1e-0000-4000-8000-000000000001';
 const USERS = 2000;
