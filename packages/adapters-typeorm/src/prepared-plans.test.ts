@@ -17,6 +17,8 @@ import { createTestSchema, describeWithPostgres } from './testing';
 
 const PROJECT = '0b5e4c1e-0000-4000-8000-000000000001';
 const USERS = 2000;
+/** The id of user `n` of a generate_series, the same in the seed and its growth. */
+const user = `('00000000-0000-4000-8000-' || lpad(n::text, 12, '0'))::uuid`;
 
 /** Rows in the tables the marked statements read, with autovacuum off so that nothing analyses them. */
 async function seed(client: Client, users = USERS): Promise<void> {
@@ -29,38 +31,21 @@ async function seed(client: Client, users = USERS): Promise<void> {
      VALUES ($1, 'plans', 'FREE', '[]', '{}', '[]', 900, 2592000, 10, now(), now())`,
     [PROJECT],
   );
-  const user = (n: string) => `('00000000-0000-4000-8000-' || lpad(${n}::text, 12, '0'))::uuid`;
-  await client.query(
-    `INSERT INTO users (id, project_id, environment, email, role, meta, email_verified, created_at)
-     SELECT ${user('n')}, $1, 'production', 'user' || n || '@example.test', 'user', '{}', true, now() FROM generate_series(1, ${users}) AS n`,
-    [PROJECT],
-  );
-  await client.query(
-    `INSERT INTO sessions (id, project_id, environment, user_id, rotation_key, created_at)
-     SELECT ${user('n')}, $1, 'production', ${user('n')}, 'k', now() FROM generate_series(1, ${users}) AS n`,
-    [PROJECT],
-  );
-  await client.query(
-    `INSERT INTO refresh_tokens (token_hash, project_id, environment, session_id, created_at, expires_at)
-     SELECT 't' || n || '-' || g, $1, 'production', ${user('n')}, now(), now() + interval '1 day'
-     FROM generate_series(1, ${users}) AS n, generate_series(1, 2) AS g`,
-    [PROJECT],
-  );
+  await grow(client, 1, users);
   await client.query(
     `INSERT INTO totp_enrollments (project_id, environment, user_id, sealed_secret, status, created_at)
-     SELECT $1, 'production', ${user('n')}, 's', 'enabled', now() FROM generate_series(1, ${users} / 10) AS n`,
+     SELECT $1, 'production', ${user}, 's', 'enabled', now() FROM generate_series(1, ${users} / 10) AS n`,
     [PROJECT],
   );
   await client.query(
     `INSERT INTO audit_log (id, project_id, environment, type, at, actor, data, expires_at)
-     SELECT ${user('n')}, $1, 'production', 'user.signed_in', now(), '{}', '{}', now() + interval '90 days' FROM generate_series(1, ${users}) AS n`,
+     SELECT ${user}, $1, 'production', 'user.signed_in', now(), '{}', '{}', now() + interval '90 days' FROM generate_series(1, ${users}) AS n`,
     [PROJECT],
   );
 }
 
-/** Users `from` to `to` with a session and two tokens each, as a burst of sign-ups between two analyses would add them. */
+/** Users `from` to `to` with a session and two tokens each: the seed's, and a burst of sign-ups between two analyses. */
 async function grow(client: Client, from: number, to: number): Promise<void> {
-  const user = `('00000000-0000-4000-8000-' || lpad(n::text, 12, '0'))::uuid`;
   const range = `generate_series(${from}, ${to}) AS n`;
   await client.query(
     `INSERT INTO users (id, project_id, environment, email, role, meta, email_verified, created_at)
