@@ -8,7 +8,8 @@
 // bottleneck of a busy instance), `apiMainThreadSystemCpuUsPerRequest` the part of it spent in the kernel (system calls), `apiThreadsCpuUsPerRequest`
 // the process's CPU by kind of thread (bench/lib/proc-cpu.ts: `main`, V8's helpers, the libuv pool), `redisCpuUsPerRequest` the Redis
 // server's (the rate limits' scripts); `untilDeliveredMs` is the time from the first measured request until
-// the outbox is empty again, and `mailDelayMs` (mail rows) how long their mails waited from request to delivery (p50, p99, longest). --profile profiles the API, or the proxy in the proxy rows.
+// the outbox is empty again, and `mailDelayMs` (mail rows) how long their mails waited from request to delivery (p50, p99, longest). The proxy rows add
+// `proxyCpuUsPerRequest` (the proxy process, every thread) and `proxySystemCpuUsPerRequest` (the part of it in the kernel). --profile profiles the API, or the proxy in the proxy rows.
 // --gc runs the measured process with V8's --trace-gc-nvp and adds `gc`: its main isolate's collections during the measured
 // requests (scavenges, their median and longest pause, the median promoted to the old generation per scavenge; mark-compacts).
 // --minimal (refresh, me and the mail rows, whose minimal handler delivers its mails too): measures the minimal handler of the row (bench/servers/minimal-server.ts, the
@@ -297,13 +298,19 @@ async function main(): Promise<void> {
       const logFrom = pgLog ? statSync(pgLog).size : 0;
       const measuredLogFrom = gcTrace ? statSync(measuredLog).size : 0;
       const ioBefore = pgIo ? await postgresIo(database) : null;
-      const [apiBefore, mainBefore, mainSystemBefore, pgBefore, proxyBefore] = [ticks(pid), ticks(pid, true), ticks(pid, true, true), postgresTicks(database), proxyPid ? ticks(proxyPid) : 0];
+      const [apiBefore, mainBefore, mainSystemBefore, pgBefore] = [ticks(pid), ticks(pid, true), ticks(pid, true, true), postgresTicks(database)];
+      const [proxyBefore, proxySystemBefore] = proxyPid ? [ticks(proxyPid), ticks(proxyPid, false, true)] : [0, 0];
       const [threadsBefore, redisBefore] = [threadTicks(pid), redisTicks()];
       const started = Date.now();
       const { failed, p50, p99 } = await drive(requests);
       await drained(); // every mail the requests queued is delivered
       measuredMs = Date.now() - started;
-      const proxyUs = proxyPid ? { proxyCpuUsPerRequest: usPerRequest(ticks(proxyPid) - proxyBefore, requests) } : {};
+      const proxyUs = proxyPid
+        ? {
+            proxyCpuUsPerRequest: usPerRequest(ticks(proxyPid) - proxyBefore, requests),
+            proxySystemCpuUsPerRequest: usPerRequest(ticks(proxyPid, false, true) - proxySystemBefore, requests),
+          }
+        : {};
       const server = minimal ? { server: `minimal ${row}` } : {};
       const apiFigures = {
         apiCpuUsPerRequest: usPerRequest(ticks(pid) - apiBefore, requests),
