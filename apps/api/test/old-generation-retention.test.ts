@@ -27,9 +27,11 @@ describeWithRedis('what a finished call leaves in the old generation', (url) => 
     expect(bytes.nothing).toBeLessThan(50);
   });
 
-  it("leaves hundreds of bytes less per access token signed on libuv's pool", () => {
-    // About 250 to 300 bytes; the codec left 800 to 880 when its callback kept the resolvers.
-    expect(bytes.naiveSign - bytes.codecSign).toBeGreaterThan(250);
+  it("leaves well under what such a sign leaves per access token signed on libuv's pool", () => {
+    // Young collections land where they land, so one process reads a spread. Over 22 fresh
+    // processes the codec left 223 to 507 bytes less than the naive sign; with its callback keeping
+    // the resolvers, 13 read from 182 more to 75 less. 150 lies between the two spreads.
+    expect(bytes.naiveSign - bytes.codecSign).toBeGreaterThan(150);
   });
 
   it('leaves next to nothing once a rate limit hit or a Redis command has answered (ioredis patched)', () => {
