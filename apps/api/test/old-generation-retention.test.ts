@@ -27,7 +27,7 @@ describeWithRedis('what a finished call leaves in the old generation', (url) => 
     expect(bytes.nothing).toBeLessThan(50);
   });
 
-  it("leaves well under what such a sign leaves per access token signed on libuv's pool", () => {
+  it("leaves less per access token signed on libuv's pool than a pool sign that holds its resolvers", () => {
     // Young collections land where they land, so one process reads a spread. Over 22 fresh
     // processes the codec left 223 to 507 bytes less than the naive sign; with its callback keeping
     // the resolvers, 13 read from 182 more to 75 less. 150 lies between the two spreads.
