@@ -140,6 +140,11 @@ export function servingPool(options: PoolSettings): Pool {
   const pool = new (pgDriver().Pool)({
     connectionString: options.databaseUrl,
     connectionTimeoutMillis: timeoutsOf(options).connectMs,
+    // Each statement is sent when it is asked for, not once the one before it has answered: a
+    // transaction's BEGIN goes out with its first statement (pgTransaction), and a connection's
+    // DISCARD PLANS with the statement after it (replanIfDue). Statements that wait for each
+    // other's answers still do; each has its own answer or error, as before.
+    pipeline: true,
     ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
     ...connectionSettings(options),
   });

@@ -140,7 +140,19 @@ function deadline(ms: number, expire: () => void): NodeJS.Timeout | undefined {
   return ms > 0 ? setTimeout(expire, ms) : undefined;
 }
 
-/** BEGIN, the advisory lock, `work`, COMMIT on one connection of the pool; ROLLBACK when anything throws. */
+/**
+ * BEGIN, the advisory lock, `work`, COMMIT on one connection of the pool; ROLLBACK when anything
+ * throws.
+ *
+ * The pool's connections pipeline (servingPool), and BEGIN and the lock are not waited for: they
+ * go out with `work`'s first statement, which saves a transaction a round trip, two with a lock.
+ * The server runs them in order, so that statement still runs inside the transaction, after the
+ * lock is granted. This leans on BEGIN not failing on its own: on a connection the pool hands out
+ * (never one left inside a transaction: a failed ROLLBACK closes it, below) BEGIN fails only with
+ * the connection, and then so does everything sent after it (docs/decisions.md, "A transaction's
+ * first round trip"). When BEGIN or the lock fails (a lock_timeout), `work`'s statements fail
+ * after it as inside an aborted transaction; the error thrown is the first one.
+ */
 export async function pgTransaction<T>(pool: Pool, limits: PgLimits, work: (tx: Sql) => Promise<T>, lock: string | undefined): Promise<T> {
   const client = await acquire(pool, limits);
   if (limits.prepare) replanIfDue(client);
@@ -155,20 +167,28 @@ export async function pgTransaction<T>(pool: Pool, limits: PgLimits, work: (tx: 
       }
     },
   };
+  // hashtextextended turns the name into the 64-bit key the lock function wants; a rare hash
+  // collision only makes two unrelated sections wait for each other, never breaks them. The wait
+  // counts against lock_timeout like any other lock.
+  const opened = Promise.all([tx.query('BEGIN'), lock === undefined ? undefined : tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock])]);
+  // Awaited below, after `work` or once it failed; until then its failure is no unhandled rejection.
+  opened.catch(() => undefined);
   try {
-    await tx.query('BEGIN');
-    // hashtextextended turns the name into the 64-bit key the lock function wants; a rare hash
-    // collision only makes two unrelated sections wait for each other, never breaks them. The
-    // wait counts against lock_timeout like any other lock.
-    if (lock !== undefined) await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
     const result = await work(tx);
+    await opened;
     await tx.query('COMMIT');
     return result;
   } catch (error) {
+    // A statement of `work` failing behind a failed BEGIN or lock says only that the transaction
+    // was aborted; the failure that aborted it is the one to report.
+    const first = await opened.then(
+      () => error,
+      (openError: unknown) => openError,
+    );
     // A connection whose ROLLBACK fails is in an unknown state: it is closed, not reused. One
     // already known to be broken is not asked at all (it would only time out again).
     if (!broken) await tx.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-    throw error;
+    throw first;
   } finally {
     client.release(broken);
   }
