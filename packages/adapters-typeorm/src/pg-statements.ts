@@ -144,14 +144,14 @@ function deadline(ms: number, expire: () => void): NodeJS.Timeout | undefined {
  * BEGIN, the advisory lock, `work`, COMMIT on one connection of the pool; ROLLBACK when anything
  * throws.
  *
- * The pool's connections pipeline (servingPool), and BEGIN and the lock are not waited for: they
- * go out with `work`'s first statement, which saves a transaction a round trip, two with a lock.
- * The server runs them in order, so that statement still runs inside the transaction, after the
- * lock is granted. This leans on BEGIN not failing on its own: on a connection the pool hands out
- * (never one left inside a transaction: a failed ROLLBACK closes it, below) BEGIN fails only with
- * the connection, and then so does everything sent after it (docs/decisions.md, "A transaction's
- * first round trip"). When BEGIN or the lock fails (a lock_timeout), `work`'s statements fail
- * after it as inside an aborted transaction; the error thrown is the first one.
+ * The pool's connections pipeline (servingPool), and BEGIN is not waited for: it goes out with the
+ * statement after it (the lock, or `work`'s first), one round trip less a transaction. The server
+ * runs them in order, so that statement still runs inside the transaction. This leans on BEGIN not
+ * failing on its own: on a connection the pool hands out (never one left inside a transaction: a
+ * failed ROLLBACK closes it, below) BEGIN fails only with the connection, and then so does
+ * everything sent after it (docs/decisions.md, "A transaction's first round trip"). The lock is
+ * waited for, as before: a statement sent behind a lock that waits would wait within its own
+ * answer bound.
  */
 export async function pgTransaction<T>(pool: Pool, limits: PgLimits, work: (tx: Sql) => Promise<T>, lock: string | undefined): Promise<T> {
   const client = await acquire(pool, limits);
@@ -167,23 +167,24 @@ export async function pgTransaction<T>(pool: Pool, limits: PgLimits, work: (tx: 
       }
     },
   };
-  // hashtextextended turns the name into the 64-bit key the lock function wants; a rare hash
-  // collision only makes two unrelated sections wait for each other, never breaks them. The wait
-  // counts against lock_timeout like any other lock.
-  const opened = Promise.all([tx.query('BEGIN'), lock === undefined ? undefined : tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock])]);
-  // Awaited below, after `work` or once it failed; until then its failure is no unhandled rejection.
-  opened.catch(() => undefined);
+  const begun = tx.query('BEGIN');
+  // Awaited below, after `work` or once something failed; until then its failure is no unhandled rejection.
+  begun.catch(() => undefined);
   try {
+    // hashtextextended turns the name into the 64-bit key the lock function wants; a rare hash
+    // collision only makes two unrelated sections wait for each other, never breaks them. The
+    // wait counts against lock_timeout like any other lock.
+    if (lock !== undefined) await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
     const result = await work(tx);
-    await opened;
+    await begun;
     await tx.query('COMMIT');
     return result;
   } catch (error) {
-    // A statement of `work` failing behind a failed BEGIN or lock says only that the transaction
-    // was aborted; the failure that aborted it is the one to report.
-    const first = await opened.then(
+    // A statement failing behind a failed BEGIN says only that the connection failed; BEGIN's
+    // failure is the one to report.
+    const first = await begun.then(
       () => error,
-      (openError: unknown) => openError,
+      (beginError: unknown) => beginError,
     );
     // A connection whose ROLLBACK fails is in an unknown state: it is closed, not reused. One
     // already known to be broken is not asked at all (it would only time out again).

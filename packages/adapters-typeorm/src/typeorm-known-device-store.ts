@@ -1,8 +1,23 @@
 import type { KnownDeviceStore, TenantScope } from '@svc/core';
-import type { Database } from './database';
+import type { Database, Sql } from './database';
 import { assertLimit } from './bounded-delete';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam } from './row-values';
+
+const UPSERT = 'INSERT INTO known_devices (project_id, environment, user_id, fingerprint, first_seen_at, last_seen_at)';
+const ON_CONFLICT = `ON CONFLICT (project_id, environment, user_id, fingerprint) DO UPDATE SET last_seen_at =
+  CASE WHEN excluded.last_seen_at > known_devices.last_seen_at THEN excluded.last_seen_at ELSE known_devices.last_seen_at END`;
+
+/**
+ * PostgreSQL: the per-user lock ($6, as `Database.transaction` names it: hashtextextended of the
+ * name) and every fingerprint ($4, text[]) in one statement. No row comes out of the join before
+ * the lock's one-row subquery has been evaluated, so no row is written before the lock is held;
+ * held to the transaction's end, it covers the trim too.
+ */
+const LOCKED_UPSERT = `${UPSERT}
+  SELECT $1::uuid, $2::text, $3::uuid, f.fingerprint, $5::timestamptz, $5::timestamptz
+    FROM (SELECT pg_advisory_xact_lock(hashtextextended($6, 0))) AS locked, unnest($4::text[]) AS f (fingerprint)
+  ${ON_CONFLICT}`;
 
 /** KnownDeviceStore on PostgreSQL or SQLite. */
 export class TypeormKnownDeviceStore implements KnownDeviceStore {
@@ -12,6 +27,8 @@ export class TypeormKnownDeviceStore implements KnownDeviceStore {
    * Upserts each fingerprint (last seen only moves forward), then deletes the user's entries
    * beyond the `keep` most recently seen, in one transaction under a per-user lock, so concurrent
    * sign-ins of one user neither deadlock on each other's rows nor trim to fewer than `keep`.
+   * On PostgreSQL the lock is taken by the upsert's own statement, one round trip for both
+   * (LOCKED_UPSERT); a sign-in waits for this transaction beside its own.
    */
   async remember(scope: TenantScope, userId: string, fingerprints: readonly string[], options: { at: Date; keep: number }): Promise<void> {
     assertScope(scope);
@@ -21,25 +38,28 @@ export class TypeormKnownDeviceStore implements KnownDeviceStore {
     if (!Number.isInteger(options.keep) || options.keep < 0) throw new RangeError('keep must be a non-negative integer');
     const at = dateParam(options.at);
     const tenant = [scope.projectId, scope.environment, userId];
+    const distinct = [...new Set(fingerprints)];
+    const lock = `known-devices:${scope.projectId}:${scope.environment}:${userId}`;
+    const trim = (tx: Sql) =>
+      tx.query(
+        `DELETE FROM known_devices WHERE project_id = $1 AND environment = $2 AND user_id = $3 AND fingerprint NOT IN (
+           SELECT fingerprint FROM known_devices WHERE project_id = $1 AND environment = $2 AND user_id = $3
+           ORDER BY last_seen_at DESC, fingerprint LIMIT $4)`,
+        [...tenant, options.keep],
+      );
+    if (this.db.kind === 'postgres' && distinct.length > 0) {
+      await this.db.transaction(async (tx) => {
+        await tx.query(LOCKED_UPSERT, [...tenant, distinct, at, lock]);
+        await trim(tx);
+      });
+      return;
+    }
     await this.db.transaction(
       async (tx) => {
-        for (const fingerprint of new Set(fingerprints)) {
-          await tx.query(
-            `INSERT INTO known_devices (project_id, environment, user_id, fingerprint, first_seen_at, last_seen_at)
-             VALUES ($1, $2, $3, $4, $5, $5)
-             ON CONFLICT (project_id, environment, user_id, fingerprint) DO UPDATE SET last_seen_at =
-               CASE WHEN excluded.last_seen_at > known_devices.last_seen_at THEN excluded.last_seen_at ELSE known_devices.last_seen_at END`,
-            [...tenant, fingerprint, at],
-          );
-        }
-        await tx.query(
-          `DELETE FROM known_devices WHERE project_id = $1 AND environment = $2 AND user_id = $3 AND fingerprint NOT IN (
-             SELECT fingerprint FROM known_devices WHERE project_id = $1 AND environment = $2 AND user_id = $3
-             ORDER BY last_seen_at DESC, fingerprint LIMIT $4)`,
-          [...tenant, options.keep],
-        );
+        for (const fingerprint of distinct) await tx.query(`${UPSERT} VALUES ($1, $2, $3, $4, $5, $5) ${ON_CONFLICT}`, [...tenant, fingerprint, at]);
+        await trim(tx);
       },
-      { lock: `known-devices:${scope.projectId}:${scope.environment}:${userId}` },
+      { lock },
     );
   }
 
