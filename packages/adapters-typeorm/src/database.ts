@@ -6,7 +6,7 @@ import { servingPool, type PoolSettings } from './connection-options';
 import { DEFAULT_DATABASE_TIMEOUTS, answerMsOf, type DatabaseTimeouts } from './database-timeouts';
 import { pgProbeWrites, pgQuery, pgTransaction, type PgLimits } from './pg-statements';
 import { SqliteMutex } from './sqlite-mutex';
-import type { Row, Sql } from './sql';
+import { LOCK_SECTION, type Row, type Sql } from './sql';
 import { fromPostgresError, fromSqliteError } from './unavailable';
 
 /** The two databases this adapter speaks. */
@@ -141,7 +141,7 @@ export class Database implements Sql, UnitOfWork {
     const savepoint = `svc_${++unit.savepoints}`;
     await unit.tx.query(`SAVEPOINT ${savepoint}`);
     try {
-      if (lock !== undefined && this.kind === 'postgres') await unit.tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
+      if (lock !== undefined && this.kind === 'postgres') await unit.tx.query(LOCK_SECTION, [lock]);
       const result = await work(unit.tx);
       await unit.tx.query(`RELEASE SAVEPOINT ${savepoint}`);
       return result;
@@ -193,9 +193,7 @@ export class Database implements Sql, UnitOfWork {
     await runner.startTransaction();
     try {
       const tx = boundTo(runner, this.kind);
-      // hashtextextended turns the name into the 64-bit key the lock function wants; a rare hash
-      // collision only makes two unrelated sections wait for each other, never breaks them.
-      if (lock !== undefined) await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
+      if (lock !== undefined) await tx.query(LOCK_SECTION, [lock]);
       const result = await work(tx);
       await runner.commitTransaction();
       return result;

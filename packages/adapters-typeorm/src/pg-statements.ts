@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { AuthError } from '@svc/core';
 import { preparedName, replanIfDue } from './prepared';
-import type { Row, Sql } from './sql';
+import { LOCK_SECTION, type Row, type Sql } from './sql';
 import { fromPostgresError, unavailable, unavailableReason, withDeadline } from './unavailable';
 
 /** How this process sends statements to a pool: how long it waits on the pool and on each statement (0 = no bound), and whether it prepares. */
@@ -171,10 +171,7 @@ export async function pgTransaction<T>(pool: Pool, limits: PgLimits, work: (tx: 
   // Awaited below, after `work` or once something failed; until then its failure is no unhandled rejection.
   begun.catch(() => undefined);
   try {
-    // hashtextextended turns the name into the 64-bit key the lock function wants; a rare hash
-    // collision only makes two unrelated sections wait for each other, never breaks them. The
-    // wait counts against lock_timeout like any other lock.
-    if (lock !== undefined) await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [lock]);
+    if (lock !== undefined) await tx.query(LOCK_SECTION, [lock]);
     const result = await work(tx);
     await begun;
     await tx.query('COMMIT');

@@ -3,20 +3,21 @@ import type { Database, Sql } from './database';
 import { assertLimit } from './bounded-delete';
 import { assertDate, assertScope, assertText, assertUuid, isScope, isText, isUuid } from './guards';
 import { dateParam } from './row-values';
+import { sectionLock } from './sql';
 
 const UPSERT = 'INSERT INTO known_devices (project_id, environment, user_id, fingerprint, first_seen_at, last_seen_at)';
 const ON_CONFLICT = `ON CONFLICT (project_id, environment, user_id, fingerprint) DO UPDATE SET last_seen_at =
   CASE WHEN excluded.last_seen_at > known_devices.last_seen_at THEN excluded.last_seen_at ELSE known_devices.last_seen_at END`;
 
 /**
- * PostgreSQL: the per-user lock ($6, as `Database.transaction` names it: hashtextextended of the
- * name) and every fingerprint ($4, text[]) in one statement. No row comes out of the join before
+ * PostgreSQL: the per-user lock ($6, the section `Database.transaction` would lock: sectionLock)
+ * and every fingerprint ($4, text[]) in one statement. No row comes out of the join before
  * the lock's one-row subquery has been evaluated, so no row is written before the lock is held;
  * held to the transaction's end, it covers the trim too.
  */
 const LOCKED_UPSERT = `${UPSERT}
   SELECT $1::uuid, $2::text, $3::uuid, f.fingerprint, $5::timestamptz, $5::timestamptz
-    FROM (SELECT pg_advisory_xact_lock(hashtextextended($6, 0))) AS locked, unnest($4::text[]) AS f (fingerprint)
+    FROM (SELECT ${sectionLock('$6')}) AS locked, unnest($4::text[]) AS f (fingerprint)
   ${ON_CONFLICT}`;
 
 /** KnownDeviceStore on PostgreSQL or SQLite. */
