@@ -8,6 +8,7 @@ import { medianMemory, medianStartup } from './lib/built';
 import type { BenchResults } from './lib/context';
 import type { LoadResult } from './lib/load';
 import { median, round } from './lib/load';
+import { medianLoginAlone } from './lib/login-alone';
 import { medianResult, medianRows } from './lib/median-rows';
 import { summaryMarkdown } from './lib/report';
 import { readStoredRun } from './lib/stored-run';
@@ -49,6 +50,7 @@ const merged: BenchResults = {
   rows: medianRows(runs.map((run) => run.rows)),
   sweep,
   mixed: withMixed.length ? { login: medianResult(withMixed.map((run) => run.mixed!.login)), me: medianResult(withMixed.map((run) => run.mixed!.me)) } : undefined,
+  loginAlone: medianLoginAlone(runs.map((run) => run.loginAlone)),
   million: withMillion.length
     ? {
         users: withMillion[0].million!.users,

@@ -44,6 +44,28 @@ export function scryptCeiling(seconds: number): Promise<HashCeiling> {
   );
 }
 
+/**
+ * One bcrypt compare at a time for `seconds` (after one untimed): each compare's time in ms, in
+ * order. The floor of a login's answer at one connection, taken in turn with it (login-alone.ts).
+ */
+export async function bcryptComparesAlone(cost: number): Promise<(seconds: number) => Promise<number[]>> {
+  const hash = await bcrypt.hash('correct horse battery staple', cost);
+  const compare = () => bcrypt.compare('correct horse battery staple', hash).then(() => undefined);
+  await compare();
+  return (seconds) => timesAlone(compare, performance.now() + seconds * 1000, 3);
+}
+
+/** Times of `operation` run one at a time until `until` (performance.now()), at least `least` of them. */
+async function timesAlone(operation: () => Promise<void>, until: number, least: number, most = Number.POSITIVE_INFINITY): Promise<number[]> {
+  const times: number[] = [];
+  while (times.length < least || (performance.now() < until && times.length < most)) {
+    const t0 = performance.now();
+    await operation();
+    times.push(performance.now() - t0);
+  }
+  return times;
+}
+
 /** `POOL_SIZE` loops of async operations for `seconds`, after one untimed warm-up; then 3+ alone. */
 async function measure(name: string, seconds: number, operation: () => Promise<void>): Promise<HashCeiling> {
   await operation();
@@ -59,13 +81,7 @@ async function measure(name: string, seconds: number, operation: () => Promise<v
     }),
   );
   const perSecond = done / ((performance.now() - started) / 1000);
-  const times: number[] = [];
-  const aloneUntil = performance.now() + 1000;
-  while (times.length < 3 || (performance.now() < aloneUntil && times.length < 15)) {
-    const t0 = performance.now();
-    await operation();
-    times.push(performance.now() - t0);
-  }
+  const times = await timesAlone(operation, performance.now() + 1000, 3, 15);
   times.sort((a, b) => a - b);
   return { name, perSecond: round(perSecond), singleMs: round(times[Math.floor(times.length / 2)]), parallel: POOL_SIZE };
 }

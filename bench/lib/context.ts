@@ -2,6 +2,7 @@ import type { MemoryFigures, StartupFigures } from './built';
 import type { SearchLatency } from './user-search';
 import type { BenchArgs } from './args';
 import type { HashCeiling } from './ceilings';
+import type { LoginAlone } from './login-alone';
 import { median, runLoad, round, settle, type LoadResult } from './load';
 import { medianResult } from './median-rows';
 import { turns } from './turns';
@@ -53,6 +54,8 @@ export interface BenchResults {
   /** Series name -> one result per connection count (the chart). */
   sweep: Record<string, LoadResult[]>;
   mixed?: { login: LoadResult; me: LoadResult };
+  /** A login at one connection in turn with one compare alone (login-alone.ts); absent in runs before round 39. */
+  loginAlone?: LoginAlone;
   /**
    * `baseline`: the same rows at 1k users (older runs lack it). `slices`: since round 23 the two
    * sides are two new tenants alike but for their size, and each row is the median of this many

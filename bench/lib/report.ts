@@ -48,6 +48,14 @@ export function summaryMarkdown(results: BenchResults): string {
         `. The file mailboxes were ${machine.mailboxes === 'tmpfs' ? 'in memory (tmpfs)' : 'on the disk'}.`,
     );
   }
+  if (results.loginAlone) {
+    const alone = results.loginAlone;
+    lines.push(
+      '',
+      `Login at one connection in turn with one bcrypt compare alone (${alone.slices} slices each, ABBA; each side the median of its slices): ` +
+        `p50 ${alone.loginP50} ms against ${alone.compareMs} ms; per slice ${alone.logins.join(' / ')} ms against ${alone.compares.join(' / ')} ms.`,
+    );
+  }
   if (results.mixed) {
     const { login, me } = results.mixed;
     lines.push('', `Mixed: login at 16 connections ${login.rps} req/s while /me at ${me.connections} connections ${me.rps} req/s, p50 ${me.p50} ms, p99 ${me.p99} ms.`);

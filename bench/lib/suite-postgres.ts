@@ -9,6 +9,7 @@ import { runConcurrently, settle } from './load';
 import { MILLION_SLICES, seedUsersUpTo } from './million';
 import { turns } from './turns';
 import { dataDirWithMailbox } from './mailbox-folder';
+import { loginAloneInTurn } from './login-alone';
 import { measureUserSearch } from './user-search';
 import { startChild, type Child } from './processes';
 import * as rows from './rows';
@@ -168,13 +169,12 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
     const side = (name: string, of: (handlers: Minimal) => WorkloadFactory) => ({ system: 'minimal (node:http+pg)', endpoint, url: minimal.child.url, make: of(minimal), name });
     await bench.inTurn({ system, endpoint, url: api.url, make }, side(ceilingName, ceiling), undefined, beside && side(...beside));
   };
-  if (bench.wants('login'))
-    await seriesOrRow(
-      'login (svc)',
-      'login',
-      () => rows.logIn(project.apiKey, SEEDED_USERS),
-      () => hash('bcrypt compare'),
-    );
+  if (bench.wants('login')) {
+    const make = () => rows.logIn(project.apiKey, SEEDED_USERS);
+    await seriesOrRow('login (svc)', 'login', make, () => hash('bcrypt compare'));
+    // The series' point at one connection is charted; the target reads this (login-alone.ts).
+    if (system === 'svc · PostgreSQL') results.loginAlone = await loginAloneInTurn(bench, api.url, make);
+  }
   if (bench.wants('refresh')) {
     const make = () => refreshTokens(bench, seeder, project, userIds).then((t) => rows.refresh('/api/auth/refresh', key, t));
     await seriesOrRow('refresh (svc)', 'refresh', make, bench.ceilingFrom('minimal refresh', 'refresh (minimal)'), minimal !== null);

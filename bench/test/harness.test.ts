@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { summarizeProfile } from '../lib/cpuprofile';
 import { Bench, type BenchResults, type RowRecord } from '../lib/context';
 import { busyShareBetween, round, runLoad, TokenQueue } from '../lib/load';
+import { loginAloneInTurn } from '../lib/login-alone';
 import { medianRows } from '../lib/median-rows';
 import { MILLION_SLICES } from '../lib/million';
 import { turns } from '../lib/turns';
@@ -320,4 +321,64 @@ describe('the 1M comparison (bench/lib/million.ts, median-rows.ts)', () => {
     // A row one slice lacks is left out rather than judged on fewer slices.
     expect(medianRows([slice({ refresh: 30, me: 5 }), slice({ me: 4 })]).map((row) => row.endpoint)).toEqual(['me']);
   });
+});
+
+describe('login at one connection in turn with one compare alone (bench/lib/login-alone.ts)', () => {
+  let server: Server;
+  let url: string;
+  const arrivals: number[] = [];
+  let inFlight = 0;
+  let mostInFlight = 0;
+  beforeAll(async () => {
+    // A stand-in login that answers after a 40 ms timer (a bcrypt compare at cost 4 takes about 1 ms).
+    server = createServer((req, res) => {
+      arrivals.push(performance.now());
+      mostInFlight = Math.max(mostInFlight, (inFlight += 1));
+      const status = req.url === '/fail' ? 401 : 200;
+      setTimeout(() => {
+        inFlight -= 1;
+        res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      }, 40);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+
+  function benchAtCost4(): Bench {
+    const bench = quietBench();
+    (bench.args as { cost: number }).cost = 4;
+    return bench;
+  }
+
+  it('takes three slices of each side, one login at a time, and gives each side the median of its slices', async () => {
+    arrivals.length = 0;
+    const alone = await loginAloneInTurn(benchAtCost4(), url, () => ({ next: () => ({ method: 'POST', path: '/login', body: '{}' }) }));
+    expect(alone.slices).toBe(3);
+    expect(alone.logins).toHaveLength(3);
+    expect(alone.compares).toHaveLength(3);
+    for (const p50 of alone.logins) expect(p50).toBeGreaterThanOrEqual(39.5);
+    // The compares are bcrypt's own, far below the stand-in's 40 ms.
+    for (const ms of alone.compares) expect(ms).toBeGreaterThan(0);
+    for (const ms of alone.compares) expect(ms).toBeLessThan(30);
+    expect(alone.loginP50).toBe([...alone.logins].sort((a, b) => a - b)[1]);
+    expect(alone.compareMs).toBe([...alone.compares].sort((a, b) => a - b)[1]);
+    // One at a time: about 25 logins a second-long slice at 40 ms each, never two at once (each
+    // slice may leave its last request unanswered when it ends).
+    expect(mostInFlight).toBe(1);
+    expect(arrivals.length - alone.requests).toBeGreaterThanOrEqual(0);
+    expect(arrivals.length - alone.requests).toBeLessThanOrEqual(3);
+    expect(alone.requests).toBeGreaterThan(3 * 15);
+    expect(alone.requests).toBeLessThanOrEqual(3 * 26);
+  }, 60_000);
+
+  it('stops on a login that fails: its time would not be a login', async () => {
+    await expect(loginAloneInTurn(benchAtCost4(), url, () => ({ next: () => ({ method: 'POST', path: '/fail', body: '{}' }) }))).rejects.toThrow(/errors in a slice/);
+  }, 60_000);
 });
