@@ -51,7 +51,7 @@ describe('configFromObject', () => {
       trustProxy: ['loopback'],
     });
     expect(config.masterKey).toEqual(Buffer.alloc(32, 1));
-    expect(config.databaseTimeouts).toEqual({ connectMs: 5000, acquireMs: 3000, statementMs: 5000, lockMs: 250, keepAliveMs: 10_000 });
+    expect(config.databaseTimeouts).toEqual({ connectMs: 5000, acquireMs: 3000, statementMs: 5000, lockMs: 250, keepAliveMs: 10_000, idleMs: 300_000 });
     expect(config.database).toEqual({ kind: 'sqlite', path: resolve('here/auth.sqlite') });
     expect(config.trustProxy).toEqual(['loopback']);
     expect(configFromObject({ masterKey: '01'.repeat(32) }).masterKey).toEqual(Buffer.alloc(32, 1));

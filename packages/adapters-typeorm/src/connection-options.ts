@@ -129,6 +129,8 @@ function connectionSettings(options: Pick<OpenStorageOptions, 'schema' | 'timeou
     ...(timeouts.lockMs > 0 ? { lock_timeout: timeouts.lockMs } : {}),
     keepAlive: timeouts.keepAliveMs > 0,
     ...(timeouts.keepAliveMs > 0 ? { keepAliveInitialDelayMillis: timeouts.keepAliveMs } : {}),
+    // pg closes a connection idle for 10 s unless told otherwise; 0 here is pg's own "never".
+    idleTimeoutMillis: timeouts.idleMs,
   };
 }
 

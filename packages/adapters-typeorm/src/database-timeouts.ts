@@ -17,6 +17,14 @@ export interface DatabaseTimeouts {
   lockMs: number;
   /** TCP keepalive: the first probe after this much silence on a connection (so a dead peer is noticed); 0 = off. */
   keepAliveMs: number;
+  /**
+   * How long a pooled connection stays open unused (pg `idleTimeoutMillis`); 0 = until the pool
+   * closes. pg's own 10 s closed every connection of a quiet instance, so the first requests after
+   * each quiet spell opened new ones (a PostgreSQL process each, its catalog caches cold, the
+   * prepared statements prepared again): a refresh after 12 s of quiet answered in 1.5x the time
+   * (docs/operating.md, "Database timeouts and outages").
+   */
+  idleMs: number;
 }
 
 export const DEFAULT_DATABASE_TIMEOUTS: Readonly<DatabaseTimeouts> = {
@@ -25,6 +33,7 @@ export const DEFAULT_DATABASE_TIMEOUTS: Readonly<DatabaseTimeouts> = {
   statementMs: 5000,
   lockMs: 3000,
   keepAliveMs: 10_000,
+  idleMs: 300_000,
 };
 
 /**

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from 'pg';
 import { newId, projectFixture, seedScope, seedUser, userFixture } from '@svc/core/testing';
 import { DEFAULT_DATABASE_TIMEOUTS } from './database-timeouts';
 import { openStorage, type TypeormStorage } from './open-storage';
@@ -221,6 +223,30 @@ describeWithPostgres('openStorage on PostgreSQL', (url) => {
     }
     // close() ended the worker's pool too.
     await expect(storage.workerOutbox.stats()).rejects.toThrow();
+  });
+
+  it("closes a connection left unused for idleMs (0: only when the pool closes), not after pg's own 10 s", async () => {
+    const short = await openStorage({ databaseUrl: url, schema, timeouts: { idleMs: 200 } });
+    const never = await openStorage({ databaseUrl: url, schema, timeouts: { idleMs: 0 } });
+    const observer = new Client({ connectionString: url });
+    await observer.connect();
+    try {
+      const pidOf = async (storage: TypeormStorage) => ((await storage.database.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[])[0].pid;
+      const open = async (pid: number) => ((await observer.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount ?? 0) > 0;
+      const [neverPid, shortPid] = [await pidOf(never), await pidOf(short)];
+      // The backend ends a moment after the pool closes its connection.
+      const until = Date.now() + 3000;
+      while ((await open(shortPid)) && Date.now() < until) await sleep(100);
+      expect(await open(shortPid)).toBe(false);
+      expect(await open(neverPid)).toBe(true);
+      // The pool opens another for the next statement.
+      expect(await pidOf(short)).not.toBe(shortPid);
+      expect(DEFAULT_DATABASE_TIMEOUTS.idleMs).toBe(300_000);
+    } finally {
+      await observer.end();
+      await short.close();
+      await never.close();
+    }
   });
 
   it('holds the user limit and single-use rotation across two instances', async () => {

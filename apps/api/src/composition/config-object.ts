@@ -49,6 +49,7 @@ const TIMEOUT_VARIABLES: Record<keyof DatabaseTimeouts, string> = {
   statementMs: 'SVC_DB_STATEMENT_TIMEOUT_MS',
   lockMs: 'SVC_DB_LOCK_TIMEOUT_MS',
   keepAliveMs: 'SVC_DB_KEEPALIVE_MS',
+  idleMs: 'SVC_DB_IDLE_TIMEOUT_MS',
 };
 
 /** Problems name the field, not the variable it stands for. */

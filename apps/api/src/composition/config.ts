@@ -50,7 +50,7 @@ export interface Config {
   rateLimits: RateLimitRules;
   /** Seconds between the janitor's purges of expired rows (SVC_PURGE_INTERVAL_SECONDS, default 3600); 0 = off. */
   purgeIntervalSeconds: number;
-  /** Bounds on waiting for the database (SVC_DB_*_TIMEOUT_MS, SVC_DB_KEEPALIVE_MS); past them a request is 503. */
+  /** Bounds on waiting for the database (SVC_DB_*_TIMEOUT_MS, SVC_DB_KEEPALIVE_MS); past them a request is 503. SVC_DB_IDLE_TIMEOUT_MS: how long an unused connection stays open. */
   databaseTimeouts: DatabaseTimeouts;
   /**
    * PostgreSQL: prepare the busiest statements on each connection (SVC_DB_PREPARED_STATEMENTS,
@@ -167,6 +167,7 @@ export function loadConfig(env: Env = process.env, options: LoadConfigOptions = 
       statementMs: check('SVC_DB_STATEMENT_TIMEOUT_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.statementMs),
       lockMs: check('SVC_DB_LOCK_TIMEOUT_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.lockMs),
       keepAliveMs: check('SVC_DB_KEEPALIVE_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.keepAliveMs),
+      idleMs: check('SVC_DB_IDLE_TIMEOUT_MS', intIn(0, MAX_DATABASE_TIMEOUT_MS), DEFAULT_DATABASE_TIMEOUTS.idleMs),
     },
     databasePreparedStatements: check('SVC_DB_PREPARED_STATEMENTS', parseBoolean, true),
     readyTimeoutMs: check('SVC_READY_TIMEOUT_MS', intIn(100, 60_000), 2000),
