@@ -50,9 +50,11 @@ export function summaryMarkdown(results: BenchResults): string {
   }
   if (results.loginAlone) {
     const alone = results.loginAlone;
+    // Several runs as one (medians.ts) keep every run's slices, in order.
+    const runs = Math.round(alone.logins.length / alone.slices);
     lines.push(
       '',
-      `Login at one connection in turn with one bcrypt compare alone (${alone.slices} slices each, ABBA; each side the median of its slices): ` +
+      `Login at one connection in turn with one bcrypt compare alone (${alone.slices} slices each, ABBA; each side the median of its slices${runs > 1 ? `, then of the ${runs} runs` : ''}): ` +
         `p50 ${alone.loginP50} ms against ${alone.compareMs} ms; per slice ${alone.logins.join(' / ')} ms against ${alone.compares.join(' / ')} ms.`,
     );
   }
