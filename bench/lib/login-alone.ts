@@ -6,9 +6,10 @@ import { turns } from './turns';
 /**
  * A login at one connection and one bcrypt compare alone, measured in turn (bench/README.md,
  * round 39). The target is a login's answer at most 10 ms longer than its compare. The compare
- * of the run's ceilings is taken once, at its start, and a compare moves by 5 % or more between
- * two moments minutes apart on this machine (10 ms at cost 12): judged against it, the target was
- * decided by the machine's drift. Taken in turn (ABBA, turns.ts), both sides meet the same drift.
+ * of the run's hash ceilings is timed at the run's start and end (the faster pool's kept), minutes
+ * from the login row, and a compare moves by 3 to 5 % between such moments on this machine (6 to
+ * 11 ms at cost 12): judged against it, the target was decided by the machine's drift. Taken in
+ * turn (ABBA, turns.ts), both sides meet the same drift.
  */
 export interface LoginAlone {
   /** Slices of each side. */

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,17 +23,14 @@ function quietBench(): Bench {
   return bench;
 }
 
-describe('runLoad (autocannon, figures from the answers themselves)', () => {
+/** A local HTTP server for the enclosing suite: listening before its tests, closed after them. */
+function serveDuringSuite(handler: RequestListener): { url: string } {
+  const served = { url: '' };
   let server: Server;
-  let url: string;
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      if (req.url === '/bad') return void res.writeHead(500).end('{}');
-      const ms = req.url === '/slow' ? 20 : 2;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"path":"${req.url}"}`), ms);
-    });
+    server = createServer(handler);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    served.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(
     () =>
@@ -42,6 +39,19 @@ describe('runLoad (autocannon, figures from the answers themselves)', () => {
         server.close(() => resolve());
       }),
   );
+  return served;
+}
+
+describe('runLoad (autocannon, figures from the answers themselves)', () => {
+  const served = serveDuringSuite((req, res) => {
+    if (req.url === '/bad') return void res.writeHead(500).end('{}');
+    const ms = req.url === '/slow' ? 20 : 2;
+    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"path":"${req.url}"}`), ms);
+  });
+  let url: string;
+  beforeAll(() => {
+    url = served.url;
+  });
 
   it('counts requests, rate and latency, builds each request with next() and hands every answer to onResponse', async () => {
     let built = 0;
@@ -324,32 +334,19 @@ describe('the 1M comparison (bench/lib/million.ts, median-rows.ts)', () => {
 });
 
 describe('login at one connection in turn with one compare alone (bench/lib/login-alone.ts)', () => {
-  let server: Server;
-  let url: string;
   const arrivals: number[] = [];
   let inFlight = 0;
   let mostInFlight = 0;
-  beforeAll(async () => {
-    // A stand-in login that answers after a 40 ms timer (a bcrypt compare at cost 4 takes about 1 ms).
-    server = createServer((req, res) => {
-      arrivals.push(performance.now());
-      mostInFlight = Math.max(mostInFlight, (inFlight += 1));
-      const status = req.url === '/fail' ? 401 : 200;
-      setTimeout(() => {
-        inFlight -= 1;
-        res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
-      }, 40);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // A stand-in login that answers after a 40 ms timer (a bcrypt compare at cost 4 takes about 1 ms).
+  const served = serveDuringSuite((req, res) => {
+    arrivals.push(performance.now());
+    mostInFlight = Math.max(mostInFlight, (inFlight += 1));
+    const status = req.url === '/fail' ? 401 : 200;
+    setTimeout(() => {
+      inFlight -= 1;
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+    }, 40);
   });
-  afterAll(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
 
   function benchAtCost4(): Bench {
     const bench = quietBench();
@@ -359,7 +356,7 @@ describe('login at one connection in turn with one compare alone (bench/lib/logi
 
   it('takes three slices of each side, one login at a time, and gives each side the median of its slices', async () => {
     arrivals.length = 0;
-    const alone = await loginAloneInTurn(benchAtCost4(), url, () => ({ next: () => ({ method: 'POST', path: '/login', body: '{}' }) }));
+    const alone = await loginAloneInTurn(benchAtCost4(), served.url, () => ({ next: () => ({ method: 'POST', path: '/login', body: '{}' }) }));
     expect(alone.slices).toBe(3);
     expect(alone.logins).toHaveLength(3);
     expect(alone.compares).toHaveLength(3);
@@ -379,6 +376,6 @@ describe('login at one connection in turn with one compare alone (bench/lib/logi
   }, 60_000);
 
   it('stops on a login that fails: its time would not be a login', async () => {
-    await expect(loginAloneInTurn(benchAtCost4(), url, () => ({ next: () => ({ method: 'POST', path: '/fail', body: '{}' }) }))).rejects.toThrow(/errors in a slice/);
+    await expect(loginAloneInTurn(benchAtCost4(), served.url, () => ({ next: () => ({ method: 'POST', path: '/fail', body: '{}' }) }))).rejects.toThrow(/errors in a slice/);
   }, 60_000);
 });

@@ -153,6 +153,10 @@ export function servingPool(options: PoolSettings): Pool {
   // An idle connection that fails (a server restart, a cut network) leaves the pool, and the
   // next statement opens another; without a listener its 'error' event would end the process.
   pool.on('error', () => undefined);
+  // One that fails while it is handed out emits 'error' on its client, which the pool hears only
+  // while the client is idle: heard here, for good. The statement on it fails as well, or the next
+  // one does, and its holder releases it as broken (pg-statements.ts, brokenBy).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

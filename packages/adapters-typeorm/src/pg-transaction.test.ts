@@ -116,6 +116,26 @@ describeWithPostgres('a transaction on the serving pool', (url) => {
     }
   });
 
+  // pg-pool listens for a connection's 'error' only while the connection is idle in the pool; one
+  // that ends while handed out also emits it on its client, and unheard that event ends the process.
+  it('a connection cut while it is handed out (a restart, a failover): the work fails as service_unavailable, and nothing else is thrown', async () => {
+    const relay = await countingRelay(url);
+    const cut = await openStorage({ databaseUrl: relay.url, schema, poolSize: 1, migrationsRun: false });
+    try {
+      await cut.database.query('SELECT 1 AS one');
+      const work = cut.database.transaction(async (tx) => {
+        await tx.query('SELECT 1 AS one');
+        await relay.close();
+        // The cut reaches the client before its next statement.
+        await sleep(200);
+        return tx.query('SELECT 2 AS two');
+      });
+      await expect(work).rejects.toMatchObject({ code: 'service_unavailable' });
+    } finally {
+      await cut.close();
+    }
+  });
+
   it('starts the work only once the lock is granted', async () => {
     await holdSection('held-section');
     let started = false;

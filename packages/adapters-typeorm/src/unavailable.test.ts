@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { AuthError, isAuthError } from '@svc/core';
 import { openStorage, type TypeormStorage } from './open-storage';
@@ -135,6 +136,32 @@ describeWithPostgres('PostgreSQL failures', (url) => {
     );
     expect(unavailableReason(failed)).toBe('read_only');
     expect(isAuthError(failed, 'service_unavailable')).toBe(true);
+  });
+
+  // The server ends the session under the statement (pg_terminate_backend, as a restart or a
+  // failover does): it says so first (57P01), then closes. A cut without that word is in
+  // pg-transaction.test.ts.
+  it('a connection ended under a statement (a restart, a failover): service_unavailable, and the pool goes on', async () => {
+    const admin = new Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const runs = [() => storage.database.query('SELECT pg_sleep(0.4)'), () => storage.database.transaction((tx) => tx.query('SELECT pg_sleep(0.4)'))];
+      for (const run of runs) {
+        const pending = failureOf(run());
+        let ended = 0;
+        while (ended === 0) {
+          await sleep(20);
+          const { rows } = await admin.query<{ n: string }>(
+            "SELECT count(*) AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(0.4)' AND state = 'active') AS ended",
+          );
+          ended = Number(rows[0].n);
+        }
+        expect(isAuthError(await pending, 'service_unavailable')).toBe(true);
+      }
+      expect(await storage.database.query('SELECT 1 AS ok')).toEqual([{ ok: 1 }]);
+    } finally {
+      await admin.end();
+    }
   });
 
   it('a statement that is wrong stays what it is (a constraint, a syntax error)', async () => {
