@@ -81,6 +81,16 @@ describe('judgeTargets (the verdicts of a run against bench/README.md targets)',
     expect(verdict(results, 'standalone proxy GET session >= 65 %')).toBe(true);
     proxy.ratio = 0.64;
     expect(verdict(results, 'standalone proxy GET session >= 65 %')).toBe(false);
+    // A share that whole percents would round onto its line is shown to a tenth, whichever side it is on.
+    const measured = () => judgeTargets(results).find((t) => t.target.startsWith('standalone proxy'))?.measured;
+    proxy.ratio = 0.645;
+    expect([verdict(results, 'standalone proxy GET session >= 65 %'), measured()]).toEqual([false, '64.5 %']);
+    proxy.ratio = 0.651;
+    expect([verdict(results, 'standalone proxy GET session >= 65 %'), measured()]).toEqual([true, '65.1 %']);
+    proxy.ratio = 0.65;
+    expect(measured()).toBe('65 %');
+    proxy.ratio = 0.666;
+    expect(measured()).toBe('67 %');
     const mounted = { ...proxy, system: 'mounted proxy → svc', ratio: 0.55 };
     results.rows.push(mounted);
     expect(verdict(results, 'mounted proxy GET session >= 55 %')).toBe(true);
