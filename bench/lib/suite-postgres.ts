@@ -13,7 +13,7 @@ import { loginAloneInTurn } from './login-alone';
 import { measureUserSearch } from './user-search';
 import { startChild, type Child } from './processes';
 import * as rows from './rows';
-import { createProject, logIn, minimalOutboxDrained, outboxDrained, servicePasswordHash, startApi, startMountedProxy, startProxy, type BenchProject } from './svc';
+import { createProject, logIn, minimalOutboxDrained, outboxDrained, servicePasswordHash, startApi, startMinimalProxy, startMountedProxy, startProxy, type BenchProject } from './svc';
 
 export const SEEDED_USERS = 1000;
 /** The ceiling of magic-link and password-reset requests: a user lookup and one insert transaction. */
@@ -213,7 +213,8 @@ export async function apiRows(bench: Bench, api: Child, project: BenchProject, s
 
 /**
  * The session proxies' `GET session`, each divided by the API's own `/me` (what the proxy asks the
- * API for each answer), taken in turn with it (Bench.inTurn).
+ * API for each answer), taken in turn with it (Bench.inTurn); then the minimal proxy's the same
+ * way: the share any Node proxy asking /me once per answer reaches in the same run.
  */
 async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: BenchProject): Promise<void> {
   const { accessToken, refreshToken } = await logIn(api.url, project.apiKey, 'bench-user-5@example.test');
@@ -222,6 +223,7 @@ async function proxyRow(bench: Bench, scope: RunScope, api: Child, project: Benc
   for (const [system, start] of [
     ['session proxy → svc', () => startProxy(api.url, project.apiKey, join(scope.tmp, 'proxy.log'), bench.args.apiRoot)],
     ['mounted proxy → svc', () => startMountedProxy(api.url, project.apiKey, join(scope.tmp, 'mounted-proxy.log'), bench.args.apiRoot)],
+    ['minimal proxy → svc', () => startMinimalProxy(api.url, project.apiKey, join(scope.tmp, 'minimal-proxy.log'))],
   ] as const) {
     const proxy = await track(scope, start());
     try {

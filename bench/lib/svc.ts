@@ -75,6 +75,11 @@ export function startProxy(apiUrl: string, apiKey: string, logFile: string, root
   });
 }
 
+/** The minimal session proxy in front of `api` (bench/servers/minimal-proxy.ts): the proxies' floor. */
+export function startMinimalProxy(apiUrl: string, apiKey: string, logFile: string): Promise<Child> {
+  return startChild({ name: 'minimal session proxy', script: 'bench/servers/minimal-proxy.ts', env: { NODE_ENV: 'production', SVC_API_KEY: apiKey, SVC_API_URL: apiUrl }, logFile });
+}
+
 /** The proxy's Express router inside a customer's Express app (bench/servers/mounted-proxy.ts). */
 export function startMountedProxy(apiUrl: string, apiKey: string, logFile: string, root?: string | null): Promise<Child> {
   return startChild({

@@ -98,6 +98,18 @@ describe('judgeTargets (the verdicts of a run against bench/README.md targets)',
     expect(verdict(results, 'mounted proxy GET session >= 55 %')).toBe(false);
   });
 
+  it("shows the minimal proxy's share of /me beside both proxies' when the run has it, and judges by the proxies' own", () => {
+    const results = stored();
+    const proxy = row(results, 'session proxy → svc', 'GET session');
+    proxy.ratio = 0.62;
+    results.rows.push({ ...proxy, system: 'mounted proxy → svc', ratio: 0.6 });
+    const measured = (name: string) => judgeTargets(results).find((t) => t.target.startsWith(name))?.measured;
+    expect(measured('standalone proxy')).toBe('62 %');
+    results.rows.push({ ...proxy, system: 'minimal proxy → svc', ratio: 0.7 });
+    expect([measured('standalone proxy'), measured('mounted proxy')]).toEqual(['62 %; the minimal proxy 70 %', '60 %; the minimal proxy 70 %']);
+    expect([verdict(results, 'standalone proxy GET session >= 65 %'), verdict(results, 'mounted proxy GET session >= 55 %')]).toEqual([false, true]);
+  });
+
   it("also judges the mail rows' answers against the request-only handler (no delivery), at the same connection count", () => {
     const results = stored();
     const magicLink = row(results, 'svc · PostgreSQL', 'magic-link request');

@@ -21,7 +21,7 @@ const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 /** What every answer of the standalone server carries, as `writeHead` takes a head (name, value, ...). */
-const SECURITY_HEADERS: readonly string[] = [
+export const SECURITY_HEADERS: readonly string[] = [
   'Content-Security-Policy',
   CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options',
