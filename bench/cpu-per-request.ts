@@ -1,6 +1,6 @@
-// `tsx bench/cpu-per-request.ts [--api-root DIR | --built DIR] [--requests N] [--users N] [--pg-io] [--profile] [--gc] [--minimal] [--mail-on-disk] [--pg-log FILE] <row>`:
+// `tsx bench/cpu-per-request.ts [--api-root DIR | --built DIR] [--requests N] [--warm-up N] [--users N] [--pg-io] [--profile] [--gc] [--minimal] [--mail-on-disk] [--pg-log FILE] <row>`:
 // CPU time the API process and PostgreSQL's backends serving it spend per request of one row (magic-link, password-reset, refresh, me,
-// or proxy / mounted-proxy: GET session through the standalone or the mounted session proxy, whose own
+// or proxy / mounted-proxy / minimal-proxy: GET session through the standalone, the mounted or the minimal session proxy, whose own
 // process is measured too), read from /proc before and after N requests at 10 connections. On a machine shared with other
 // work req/s swings with the neighbours; CPU per request moves much less, so an A/B of a change
 // (--api-root on a checkout without it) reads better from it. `failed` counts non-2xx answers and
@@ -9,7 +9,10 @@
 // the process's CPU by kind of thread (bench/lib/proc-cpu.ts: `main`, V8's helpers, the libuv pool), `redisCpuUsPerRequest` the Redis
 // server's (the rate limits' scripts); `untilDeliveredMs` is the time from the first measured request until
 // the outbox is empty again, and `mailDelayMs` (mail rows) how long their mails waited from request to delivery (p50, p99, longest). The proxy rows add
-// `proxyCpuUsPerRequest` (the proxy process, every thread) and `proxySystemCpuUsPerRequest` (the part of it in the kernel). --profile profiles the API, or the proxy in the proxy rows.
+// `proxyCpuUsPerRequest` (the proxy process, every thread), `proxySystemCpuUsPerRequest` (the part of it in the kernel) and
+// `proxyThreadsCpuUsPerRequest` (the proxy's CPU by kind of thread, as the API's). --warm-up N: the untimed requests before the
+// measured ones (default 500). A freshly started server is still compiling its hot paths then: the proxy's V8 helper threads took
+// about five times the CPU per request after 500 as after 30,000 (bench/README.md, round 41). --profile profiles the API, or the proxy in the proxy rows.
 // --gc runs the measured process with V8's --trace-gc-nvp and adds `gc`: its main isolate's collections during the measured
 // requests (scavenges, their median and longest pause, the median promoted to the old generation per scavenge; mark-compacts).
 // --minimal (refresh, me and the mail rows, whose minimal handler delivers its mails too): measures the minimal handler of the row (bench/servers/minimal-server.ts, the
@@ -60,8 +63,9 @@ const minimal = isSet('--minimal');
 const mailOnDisk = isSet('--mail-on-disk');
 const users = Number(flag('--users') ?? 1000);
 const pgIo = isSet('--pg-io');
+const warmUp = Number(flag('--warm-up') ?? 500);
 const row = argv[0] ?? 'magic-link';
-const proxied = row === 'proxy' || row === 'mounted-proxy';
+const proxied = row === 'proxy' || row === 'mounted-proxy' || row === 'minimal-proxy';
 if (minimal && proxied) throw new Error('--minimal measures the refresh, me and mail rows only');
 if (builtDir && root) throw new Error('--built runs a built server instead of a checkout: leave out --api-root');
 if (builtDir && !existsSync(join(builtDir, 'dist', 'cli.js'))) throw new Error(`--built ${builtDir} holds no dist/cli.js: give a built server's app folder`);
@@ -77,6 +81,8 @@ function startProxyChild(apiUrl: string, apiKey: string, logFile: string, nodeFl
     const proxyEnv = { ...env, SVC_ACCOUNT_PLAN: 'PRO' };
     return startChild({ cwd: root ?? undefined, name: 'session proxy', script: 'apps/proxy/src/main.ts', env: proxyEnv, portVariable: 'PROXY_PORT', logFile, nodeFlags });
   }
+  // The floor (bench/servers/minimal-proxy.ts) is this checkout's: it has no code of the tree under test.
+  if (row === 'minimal-proxy') return startChild({ name: 'minimal session proxy', script: 'bench/servers/minimal-proxy.ts', env, logFile, nodeFlags });
   const mountedEnv = { ...env, ...(root ? { MOUNTED_PROXY_ROOT: root } : {}) };
   return startChild({ name: 'mounted session proxy', script: 'bench/servers/mounted-proxy.ts', env: mountedEnv, logFile, nodeFlags });
 }
@@ -289,7 +295,7 @@ async function main(): Promise<void> {
       return { failed: result.non2xx + result.errors, p50: result.latency.p50, p99: result.latency.p99 };
     };
     const measure = async (phase: string) => {
-      await drive(500); // warm-up (JIT, pools)
+      await drive(warmUp); // warm-up (JIT, pools)
       // The outbox worker (the API's, or the minimal handler's delivery) catches up.
       const drained = () => (bare && mailRow ? minimalOutboxDrained(bare.child.url) : outboxDrained(api.url));
       await drained();
@@ -301,6 +307,7 @@ async function main(): Promise<void> {
       const [apiBefore, mainBefore, mainSystemBefore, pgBefore] = [ticks(pid), ticks(pid, true), ticks(pid, true, true), postgresTicks(database)];
       const [proxyBefore, proxySystemBefore] = proxyPid ? [ticks(proxyPid), ticks(proxyPid, false, true)] : [0, 0];
       const [threadsBefore, redisBefore] = [threadTicks(pid), redisTicks()];
+      const proxyThreadsBefore = proxyPid ? threadTicks(proxyPid) : null;
       const started = Date.now();
       const { failed, p50, p99 } = await drive(requests);
       await drained(); // every mail the requests queued is delivered
@@ -309,6 +316,7 @@ async function main(): Promise<void> {
         ? {
             proxyCpuUsPerRequest: usPerRequest(ticks(proxyPid) - proxyBefore, requests),
             proxySystemCpuUsPerRequest: usPerRequest(ticks(proxyPid, false, true) - proxySystemBefore, requests),
+            ...(proxyThreadsBefore ? { proxyThreadsCpuUsPerRequest: threadCpuPerRequest(proxyThreadsBefore, threadTicks(proxyPid), requests) } : {}),
           }
         : {};
       const server = minimal ? { server: `minimal ${row}` } : {};
