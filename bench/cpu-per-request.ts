@@ -48,7 +48,7 @@ import { startChild, type Child } from './lib/processes';
 import { flagTaker, switchTaker } from './lib/pair-args';
 import { pidsNamed, pidsWhere, threadCpuPerRequest, threadTicks, ticks, ticksOf, usPerRequest } from './lib/proc-cpu';
 import * as rows from './lib/rows';
-import { clearRedisPrefix, createProject, logIn, minimalOutboxDrained, outboxDrained, servicePasswordHash, startApi } from './lib/svc';
+import { clearRedisPrefix, createProject, logIn, minimalOutboxDrained, outboxDrained, servicePasswordHash, startApi, startMinimalProxy, startMountedProxy, startProxy } from './lib/svc';
 
 const argv = process.argv.slice(2);
 const flag = flagTaker(argv);
@@ -72,19 +72,13 @@ if (builtDir && !existsSync(join(builtDir, 'dist', 'cli.js'))) throw new Error(`
 const mailRow = row === 'magic-link' || row === 'password-reset';
 
 /**
- * The session proxy in front of `apiUrl` as the bench's proxy rows start it (bench/lib/svc.ts),
- * here with node flags of its own (--cpu-prof on the proxy rather than the API).
+ * The session proxy of the row in front of `apiUrl`, as the bench's proxy rows start it
+ * (bench/lib/svc.ts), here with node flags of its own (--cpu-prof on the proxy rather than the API).
  */
 function startProxyChild(apiUrl: string, apiKey: string, logFile: string, nodeFlags: string[]): Promise<Child> {
-  const env = { NODE_ENV: 'production', SVC_API_KEY: apiKey, SVC_API_URL: apiUrl };
-  if (row === 'proxy') {
-    const proxyEnv = { ...env, SVC_ACCOUNT_PLAN: 'PRO' };
-    return startChild({ cwd: root ?? undefined, name: 'session proxy', script: 'apps/proxy/src/main.ts', env: proxyEnv, portVariable: 'PROXY_PORT', logFile, nodeFlags });
-  }
-  // The floor (bench/servers/minimal-proxy.ts) is this checkout's: it has no code of the tree under test.
-  if (row === 'minimal-proxy') return startChild({ name: 'minimal session proxy', script: 'bench/servers/minimal-proxy.ts', env, logFile, nodeFlags });
-  const mountedEnv = { ...env, ...(root ? { MOUNTED_PROXY_ROOT: root } : {}) };
-  return startChild({ name: 'mounted session proxy', script: 'bench/servers/mounted-proxy.ts', env: mountedEnv, logFile, nodeFlags });
+  if (row === 'proxy') return startProxy(apiUrl, apiKey, logFile, root, nodeFlags);
+  if (row === 'minimal-proxy') return startMinimalProxy(apiUrl, apiKey, logFile, nodeFlags);
+  return startMountedProxy(apiUrl, apiKey, logFile, root, nodeFlags);
 }
 
 /**

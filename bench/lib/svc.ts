@@ -62,8 +62,12 @@ export function startApi(options: StartApiOptions): Promise<Child> {
   });
 }
 
-/** The standalone session proxy in front of `api`, with the project's production key. */
-export function startProxy(apiUrl: string, apiKey: string, logFile: string, root?: string | null): Promise<Child> {
+/**
+ * The standalone session proxy in front of `api`, with the project's production key. `nodeFlags`
+ * (here and in the other proxies' starters): node flags of the proxy's own (cpu-per-request.ts
+ * profiles the proxy rather than the API).
+ */
+export function startProxy(apiUrl: string, apiKey: string, logFile: string, root?: string | null, nodeFlags: string[] = []): Promise<Child> {
   return startChild({
     cwd: root ?? undefined,
     name: 'session proxy',
@@ -72,21 +76,26 @@ export function startProxy(apiUrl: string, apiKey: string, logFile: string, root
     env: { NODE_ENV: 'production', SVC_API_KEY: apiKey, SVC_API_URL: apiUrl, SVC_ACCOUNT_PLAN: 'PRO' },
     portVariable: 'PROXY_PORT',
     logFile,
+    nodeFlags,
   });
 }
 
-/** The minimal session proxy in front of `api` (bench/servers/minimal-proxy.ts): the proxies' floor. */
-export function startMinimalProxy(apiUrl: string, apiKey: string, logFile: string): Promise<Child> {
-  return startChild({ name: 'minimal session proxy', script: 'bench/servers/minimal-proxy.ts', env: { NODE_ENV: 'production', SVC_API_KEY: apiKey, SVC_API_URL: apiUrl }, logFile });
+/**
+ * The minimal session proxy in front of `api` (bench/servers/minimal-proxy.ts): the proxies' floor,
+ * always this checkout's (it holds no code of a tree under test).
+ */
+export function startMinimalProxy(apiUrl: string, apiKey: string, logFile: string, nodeFlags: string[] = []): Promise<Child> {
+  return startChild({ name: 'minimal session proxy', script: 'bench/servers/minimal-proxy.ts', env: { NODE_ENV: 'production', SVC_API_KEY: apiKey, SVC_API_URL: apiUrl }, logFile, nodeFlags });
 }
 
 /** The proxy's Express router inside a customer's Express app (bench/servers/mounted-proxy.ts). */
-export function startMountedProxy(apiUrl: string, apiKey: string, logFile: string, root?: string | null): Promise<Child> {
+export function startMountedProxy(apiUrl: string, apiKey: string, logFile: string, root?: string | null, nodeFlags: string[] = []): Promise<Child> {
   return startChild({
     name: 'mounted session proxy',
     script: 'bench/servers/mounted-proxy.ts',
     env: { NODE_ENV: 'production', SVC_API_KEY: apiKey, SVC_API_URL: apiUrl, ...(root ? { MOUNTED_PROXY_ROOT: root } : {}) },
     logFile,
+    nodeFlags,
   });
 }
 
