@@ -2,10 +2,12 @@ import { createServer, type RequestListener, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type RequestHandler } from 'express';
 import type { ProxyServerConfig } from './config';
-import { createProxyCore } from './core/proxy-core';
+import type { ProxyAnswer } from './core/exchange';
+import { createProxyCore, type RouteMatch } from './core/proxy-core';
 import { drainOnStop } from './drain';
+import { MeAsker } from './node-me';
 import { compileTrust, NodeProxyRequest, pathOf, stripSvcHeaders, writeAnswer } from './node-request';
-import { proxySvcClient } from './svc-client';
+import { proxyDispatcher, proxySvcClient } from './svc-client';
 
 // The demo and anything else served from PROXY_STATIC_DIR load only their own files: no inline
 // script, no third-party origin, no framing.
@@ -62,24 +64,41 @@ function expressApp(config: ProxyServerConfig): Express {
  * request to the proxy's core, without Express's app and routers on the way (a page view is one
  * such request); the health check, the static folder (optional, on the same origin) and the 404
  * page are an Express app.
+ *
+ * A signed-in page view's `GET session` takes the core's shortcut when it offers one: /me asked
+ * straight through the client's connection pool (`MeAsker`), and the user written out, without
+ * the SDK's and the route's layers on the way; anything but the user goes to the route. Not with
+ * a client of the caller's own (`proxy.svc`), which every call must then go through.
  */
 export function createProxyServerListener(config: ProxyServerConfig, onError: (error: unknown) => void = () => {}): RequestListener {
   const core = createProxyCore({ ...config.proxy, onError }, proxySvcClient);
+  const me = config.proxy.svc ? null : new MeAsker(proxyDispatcher(), core.options.baseUrl, core.options.apiKey);
   const trust = compileTrust(config.trustProxy);
   const app = expressApp(config);
+  // Nothing has set a header on `res`: the security headers go out with the answer's, in one head.
+  const write = (res: ServerResponse, answer: ProxyAnswer) => writeAnswer(res, answer, SECURITY_HEADERS);
+  const route = (request: NodeProxyRequest, match: RouteMatch | null, res: ServerResponse) =>
+    core.answer(request, match).then(
+      (answer) => write(res, answer),
+      (error: unknown) => {
+        onError(error);
+        res.destroy();
+      },
+    );
   return (req, res) => {
     const path = pathOf(req.url ?? '/');
     const subPath = core.subPath(path);
     // The health check wins, as it did when everything was one Express app (routeBasePath `/`).
     if (subPath === null || path === '/healthz') return void app(req, res);
     stripSvcHeaders(req);
-    // Nothing has set a header on `res`: the security headers go out with the answer's, in one head.
-    core.answer(new NodeProxyRequest(req, path, trust), core.match(req.method ?? 'GET', subPath)).then(
-      (answer) => writeAnswer(res, answer, SECURITY_HEADERS),
-      (error: unknown) => {
-        onError(error);
-        res.destroy();
-      },
+    const request = new NodeProxyRequest(req, path, trust);
+    const match = core.match(req.method ?? 'GET', subPath);
+    const shortcut = me ? core.sessionShortcut(request, match) : null;
+    if (!me || !shortcut) return void route(request, match, res);
+    me.ask(
+      shortcut.call,
+      (user) => write(res, shortcut.answer(user)),
+      () => void route(request, match, res),
     );
   };
 }

@@ -1,7 +1,7 @@
 import { BrandingCache, BRANDING_TTL_MS } from '../src/core/branding-cache';
-import { ADAPTERS, CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type TestProject, json } from './helpers';
+import { SESSION_ADAPTERS, CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type TestProject, json } from './helpers';
 
-describe.each(ADAPTERS)('poweredByService in GET session (%s)', (adapter) => {
+describe.each(SESSION_ADAPTERS)('poweredByService in GET session (%s)', (adapter) => {
   let api: RealApi;
   let project: TestProject;
   let jar: CookieJar;
@@ -52,6 +52,25 @@ describe('BrandingCache', () => {
     expect(BRANDING_TTL_MS).toBe(300_000);
   });
 
+  it('knows the answer without a call only while a settled, unexpired one is cached, or with accountPlan', async () => {
+    let now = 0;
+    let answer: (value: { poweredByService: boolean }) => void = () => {};
+    const cache = new BrandingCache({ branding: () => new Promise((resolve) => (answer = resolve)) }, options, () => now);
+    expect(cache.known()).toBeUndefined();
+    const asked = cache.poweredByService();
+    expect(cache.known()).toBeUndefined();
+    answer({ poweredByService: true });
+    await asked;
+    expect(cache.known()).toBe(true);
+    now = BRANDING_TTL_MS + 1;
+    expect(cache.known()).toBeUndefined();
+    const failing = new BrandingCache({ branding: () => Promise.reject(new Error('down')) }, { ...options, brandingFallbackPoweredBy: true });
+    expect(await failing.poweredByService()).toBe(true);
+    expect(failing.known()).toBeUndefined();
+    expect(new BrandingCache({ branding: () => Promise.reject(new Error('unasked')) }, { ...options, accountPlan: 'FREE' }).known()).toBe(true);
+    expect(new BrandingCache({ branding: () => Promise.reject(new Error('unasked')) }, { ...options, accountPlan: 'PRO' }).known()).toBe(false);
+  });
+
   it('answers brandingFallbackPoweredBy when the call fails, and asks again next time', async () => {
     let calls = 0;
     const failing = {
@@ -67,7 +86,7 @@ describe('BrandingCache', () => {
     expect(calls).toBe(3);
   });
 
-  it.each(ADAPTERS)('uses the fallback in a running proxy whose API is unreachable (%s)', async (adapter) => {
+  it.each(SESSION_ADAPTERS)('uses the fallback in a running proxy whose API is unreachable (%s)', async (adapter) => {
     const proxy = await startProxy({ adapter, apiKey: 'svc_sbx_k', baseUrl: 'http://127.0.0.1:9', brandingFallbackPoweredBy: true });
     const res = await fetch(`${proxy.url}/api/session/session`, { headers: { Cookie: 'svc_at=x' } });
     // /me cannot be asked either: the proxy says so (502) rather than "signed out".

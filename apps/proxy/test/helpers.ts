@@ -1,10 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import express from 'express';
 import { createSvcClient, type HttpRequester, type SvcClient } from '@svc/sdk';
 import { undiciRequester } from '@svc/sdk/node';
-import { createSessionProxy, requireUser, type RequireUserOptions, type SessionProxyOptions } from '../src';
+import { createProxyServerListener, createSessionProxy, requireUser, type RequireUserOptions, type SessionProxyOptions } from '../src';
 import { normalizeBasePath } from '../src/core/options';
 import { createSessionHandler, createUserGuard, type ClientIpReader } from '@svc/proxy/web';
 
@@ -24,7 +24,14 @@ export interface RunningProxy {
  * web-standard handler and guard served by `@hono/node-server` (Request in, Response out).
  */
 export const ADAPTERS = ['express', 'express after express.json()', 'web'] as const;
-type Adapter = (typeof ADAPTERS)[number];
+
+/**
+ * The adapters plus the standalone server (`createProxyServerListener`) with its own client, as
+ * `svc-proxy` runs: its `GET session` takes the shortcut past the SDK (server.ts), so the suites
+ * about that route run against it too. Its calls are recorded by a relay in front of the API.
+ */
+export const SESSION_ADAPTERS = [...ADAPTERS, 'standalone'] as const;
+type Adapter = (typeof SESSION_ADAPTERS)[number];
 
 /** A guarded route at GET /api/private in the host app; `reached` sees the headers its handler got. */
 interface GuardedRoute {
@@ -50,6 +57,7 @@ const USER_HEADERS = ['x-svc-user-id', 'x-svc-user-email', 'x-svc-user-role'];
  * call (to count branding and refresh calls).
  */
 export async function startProxy(options: StartProxyOptions): Promise<RunningProxy> {
+  if (options.adapter === 'standalone') return startStandalone(options);
   const upstream: string[] = [];
   const send = undiciRequester();
   const recording: HttpRequester = (url, request) => {
@@ -68,6 +76,40 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
         server.close(() => resolve());
       }),
   };
+}
+
+/** The standalone server's listener with its default client, calling the API through a relay that records each call. */
+async function startStandalone(options: StartProxyOptions): Promise<RunningProxy> {
+  if (options.guarded || options.mount || options.clientIp || options.svc) throw new TypeError("the standalone server has no guard, host app or client of the caller's own");
+  const upstream: string[] = [];
+  const relay = await listen(createServer((req, res) => forward(options.baseUrl, req, res, upstream)));
+  const config = { port: 0, host: '127.0.0.1', staticDir: null, trustProxy: false, proxy: { ...options, baseUrl: relay.url } };
+  const server = await listen(createServer(createProxyServerListener(config)));
+  return { url: server.url, upstream, close: async () => void (await Promise.all([server.close(), relay.close()])) };
+}
+
+async function listen(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Sends a request on to `target` as it came, and its answer back as it came; records `METHOD /path`. */
+function forward(target: string, req: IncomingMessage, res: ServerResponse, upstream: string[]): void {
+  const url = new URL(req.url ?? '/', target);
+  upstream.push(`${req.method} ${url.pathname}`);
+  const out = httpRequest(url, { method: req.method, headers: req.headers }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+    answer.pipe(res);
+  });
+  out.on('error', () => res.destroy());
+  req.pipe(out);
 }
 
 function expressHost(options: StartProxyOptions, svc: SvcClient): Server {

@@ -1,10 +1,10 @@
 import { createSvcClient } from '@svc/sdk';
 import { RefreshFlights } from '../src/core/refresh-flights';
-import { ADAPTERS, CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
+import { SESSION_ADAPTERS, CookieJar, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
 
 // Parallel tabs share one refresh cookie. The API's replay detection is strict (grace 0), so
 // without the proxy's single flight the second refresh would revoke every session of the user.
-describe.each(ADAPTERS)('refresh single flight (%s)', (adapter) => {
+describe.each(SESSION_ADAPTERS)('refresh single flight (%s)', (adapter) => {
   let api: RealApi;
   let project: TestProject;
   let proxy: RunningProxy;

@@ -1,9 +1,9 @@
 import { createSvcClient } from '@svc/sdk';
 import { REFRESH_COOKIE_MAX_AGE_SECONDS } from '../src';
-import { ADAPTERS, CookieJar, PASSWORD, postJson, setCookiesOf, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
+import { SESSION_ADAPTERS, CookieJar, PASSWORD, postJson, setCookiesOf, startProxy, startRealApi, type RealApi, type RunningProxy, type TestProject, json } from './helpers';
 
 // The proxy's session routes against the real API, over real HTTP, reading raw Set-Cookie lines.
-describe.each(ADAPTERS)('session routes (%s)', (adapter) => {
+describe.each(SESSION_ADAPTERS)('session routes (%s)', (adapter) => {
   let api: RealApi;
   let project: TestProject;
   let proxy: RunningProxy;
@@ -117,7 +117,7 @@ describe.each(ADAPTERS)('session routes (%s)', (adapter) => {
   });
 });
 
-describe.each(ADAPTERS)('cookie options (%s)', (adapter) => {
+describe.each(SESSION_ADAPTERS)('cookie options (%s)', (adapter) => {
   let api: RealApi;
   let project: TestProject;
 

@@ -47,9 +47,12 @@ export interface SvcClientOptions {
   request?: HttpRequester;
   /** Backoff for calls that are safe to repeat; `{ retries: 0 }` turns it off. */
   retry?: Partial<RetryOptions>;
-  /** Per-attempt timeout in ms. Default 10000. */
+  /** Per-attempt timeout in ms. Default {@link DEFAULT_TIMEOUT_MS}. */
   timeoutMs?: number;
 }
+
+/** How long one attempt of a call may take, unless `timeoutMs` says otherwise. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Options of calls made for a signed-in user: the access token is required. */
 export type UserCallOptions = CallOptions & { accessToken: string };
@@ -77,7 +80,7 @@ export function createSvcClient(options: SvcClientOptions) {
     baseUrl: resolveBaseUrl(options.baseUrl),
     request: options.request ?? fetchRequester(options.fetch ?? globalThis.fetch),
     retry: { ...DEFAULT_RETRY, ...options.retry },
-    timeoutMs: options.timeoutMs ?? 10_000,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   };
   const post = <T>(path: string, body: unknown, call: CallOptions | undefined, retrySafe = false) => send<T>(transport, { method: 'POST', path, body, call, retrySafe });
   const get = <T>(path: string, call: CallOptions | undefined, extra: Partial<CallSpec> = {}) => send<T>(transport, { method: 'GET', path, call, retrySafe: true, ...extra });

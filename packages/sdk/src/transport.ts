@@ -133,13 +133,23 @@ function urlOf(baseUrl: string, spec: CallSpec): string {
   return `${baseUrl}${spec.path}${query}`;
 }
 
-function request(options: TransportOptions, spec: CallSpec, limits: AttemptLimits): HttpRequest {
+/**
+ * The headers of a call without a body: the project key (undefined: none), then what `call` says
+ * of the end user. A caller that sends a call of its own (the session proxy's `GET session`
+ * shortcut) sends these, so the API sees the same request either way.
+ */
+export function callHeaders(apiKey: string | undefined, call: CallOptions | undefined): Record<string, string> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (spec.withKey !== false) headers['X-API-Key'] = options.apiKey;
-  if (spec.call?.clientIp) headers['X-Svc-Client-Ip'] = spec.call.clientIp;
-  if (spec.call?.deviceId) headers['X-Svc-Device-Id'] = spec.call.deviceId;
-  if (spec.call?.userAgent) headers['X-Svc-User-Agent'] = spec.call.userAgent;
-  if (spec.call?.accessToken) headers.Authorization = `Bearer ${spec.call.accessToken}`;
+  if (apiKey !== undefined) headers['X-API-Key'] = apiKey;
+  if (call?.clientIp) headers['X-Svc-Client-Ip'] = call.clientIp;
+  if (call?.deviceId) headers['X-Svc-Device-Id'] = call.deviceId;
+  if (call?.userAgent) headers['X-Svc-User-Agent'] = call.userAgent;
+  if (call?.accessToken) headers.Authorization = `Bearer ${call.accessToken}`;
+  return headers;
+}
+
+function request(options: TransportOptions, spec: CallSpec, limits: AttemptLimits): HttpRequest {
+  const headers = callHeaders(spec.withKey === false ? undefined : options.apiKey, spec.call);
   if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
   return {
     method: spec.method,

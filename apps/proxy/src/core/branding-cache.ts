@@ -11,7 +11,8 @@ export const BRANDING_TTL_MS = 5 * 60 * 1000;
  * cached, so the next request asks again.
  */
 export class BrandingCache {
-  private readonly entries = new Map<string, { value: Promise<boolean>; expiresAt: number }>();
+  /** Per API key: the call's answer, until when it counts, and the answer itself once it came. */
+  private readonly entries = new Map<string, { value: Promise<boolean>; expiresAt: number; settled?: boolean }>();
 
   constructor(
     private readonly svc: Pick<SvcClient, 'branding'>,
@@ -24,8 +25,12 @@ export class BrandingCache {
     const key = this.options.apiKey;
     const cached = this.entries.get(key);
     if (cached && cached.expiresAt > this.now()) return cached.value;
-    const value = this.svc.branding().then(
-      (branding) => branding.poweredByService,
+    const value: Promise<boolean> = this.svc.branding().then(
+      ({ poweredByService }) => {
+        const entry = this.entries.get(key);
+        if (entry?.value === value) entry.settled = poweredByService;
+        return poweredByService;
+      },
       (error: unknown) => {
         this.entries.delete(key);
         this.options.onError(error);
@@ -34,5 +39,16 @@ export class BrandingCache {
     );
     this.entries.set(key, { value, expiresAt: this.now() + BRANDING_TTL_MS });
     return value;
+  }
+
+  /**
+   * What `poweredByService()` would resolve to, when that is known now without a call: the
+   * configured plan's, or a cached answer of the API that has not expired. Undefined otherwise
+   * (never asked, being asked, expired, or the last call failed).
+   */
+  known(): boolean | undefined {
+    if (this.options.accountPlan !== null) return this.options.accountPlan === 'FREE';
+    const cached = this.entries.get(this.options.apiKey);
+    return cached && cached.expiresAt > this.now() ? cached.settled : undefined;
   }
 }

@@ -1,4 +1,4 @@
-import type { SvcClient } from '@svc/sdk';
+import type { SvcClient, UserCallOptions, UserMe } from '@svc/sdk';
 import { BODY_LIMIT_BYTES, isJsonMediaType } from './body';
 import { BrandingCache } from './branding-cache';
 import { isForeignPost } from './checks';
@@ -12,7 +12,7 @@ import { selfServiceRoutes } from './routes/self-service-routes';
 import { mailRoutes } from './routes/mail-routes';
 import { federationRoutes } from './routes/federation-routes';
 import type { ProxyRoute } from './routes/route';
-import { sessionRoutes } from './routes/session-routes';
+import { answerSession, getSessionRoute, sessionRoutes } from './routes/session-routes';
 import { signInRoutes } from './routes/sign-in-routes';
 import type { ProxyContext } from './session';
 
@@ -23,6 +23,18 @@ const PROXY_ROUTES: readonly ProxyRoute[] = [...sessionRoutes, ...signInRoutes, 
 export interface RouteMatch {
   route: ProxyRoute;
   params: Record<string, string>;
+}
+
+/**
+ * A `GET session` an adapter may answer from a /me call of its own: when /me answers the user
+ * for `call`, the route's answer is `answer(user)`. Any other outcome (another status, a network
+ * error, an answer without a user) is the route's to handle: the adapter hands the request to
+ * `answer()`, which asks again (bench/README.md, round 42).
+ */
+interface SessionShortcut {
+  /** The /me call: the access cookie and the end user's address, as the route sends them. */
+  readonly call: UserCallOptions;
+  answer(user: UserMe): ProxyAnswer;
 }
 
 /** The session proxy's rules, free of any framework: the adapters feed it requests and write out its answers. */
@@ -38,6 +50,13 @@ export interface ProxyCore {
    * origin_not_allowed), then the route runs, or 404 when there is none. Never throws.
    */
   answer(request: ProxyRequest, match: RouteMatch | null): Promise<ProxyAnswer>;
+  /**
+   * The shortcut for `match` when it is GET session (not HEAD) from a browser with one access
+   * cookie, and whether the badge shows is known without a call; null otherwise. When /me
+   * answers the user the route sets no cookie either: cookies change only on copies, a refused
+   * token or a ban, which the shortcut leaves to the route.
+   */
+  sessionShortcut(request: ProxyRequest, match: RouteMatch | null): SessionShortcut | null;
 }
 
 export function createProxyCore(options: SessionProxyOptions, defaultClient: (apiKey: string, baseUrl: string | undefined) => SvcClient): ProxyCore {
@@ -96,6 +115,21 @@ export function createProxyCore(options: SessionProxyOptions, defaultClient: (ap
         answerError(ex, error, resolved.onError);
       }
       return ex.answer;
+    },
+    sessionShortcut(request, match) {
+      if (match?.route !== getSessionRoute || request.method !== 'GET') return null;
+      const poweredByService = ctx.branding.known();
+      if (poweredByService === undefined) return null;
+      const ex = new Exchange(request, resolved.cookieNames);
+      const { access, duplicated } = ex.cookies;
+      if (duplicated || !access) return null;
+      return {
+        call: { accessToken: access, clientIp: ex.clientIp },
+        answer(user) {
+          answerSession(ex, user, poweredByService);
+          return ex.answer;
+        },
+      };
     },
   };
 }

@@ -1,32 +1,42 @@
-import { isSvcError } from '@svc/sdk';
+import { isSvcError, type UserMe } from '@svc/sdk';
 import { isUnauthenticated } from '../errors';
+import type { Exchange } from '../exchange';
 import { currentSession, refreshInto } from '../session';
 import { optionalString } from './bodies';
 import type { ProxyRoute } from './route';
 
+/** GET session's answer for a signed-in user: the route's, and the standalone server's shortcut's (proxy-core.ts). */
+export function answerSession(ex: Exchange, user: UserMe, poweredByService: boolean): void {
+  ex.answer.headers['Cache-Control'] = 'no-store';
+  ex.ok({ user, poweredByService });
+}
+
+/** GET session: the signed-in user, through the access cookie or else a refresh. */
+export const getSessionRoute: ProxyRoute = {
+  method: 'GET',
+  path: '/session',
+  async handle(ctx, ex) {
+    ex.answer.headers['Cache-Control'] = 'no-store';
+    // Branding is asked in parallel: it is cached, and never worth a second round trip.
+    const [session, poweredByService] = await Promise.all([
+      currentSession(ctx, ex).catch((error: unknown) => {
+        // A banned user's cookies are useless from now on; drop them, then report the ban.
+        if (isSvcError(error) && error.code === 'user_banned') ctx.cookies.clear(ex);
+        throw error;
+      }),
+      ctx.branding.poweredByService(),
+    ]);
+    if (!session) {
+      ctx.cookies.clear(ex);
+      return ex.fail(401, 'invalid_token', 'No active session: sign in.');
+    }
+    answerSession(ex, session.user, poweredByService);
+  },
+};
+
 /** GET session, POST refresh, POST logout. */
 export const sessionRoutes: ProxyRoute[] = [
-  {
-    method: 'GET',
-    path: '/session',
-    async handle(ctx, ex) {
-      ex.answer.headers['Cache-Control'] = 'no-store';
-      // Branding is asked in parallel: it is cached, and never worth a second round trip.
-      const [session, poweredByService] = await Promise.all([
-        currentSession(ctx, ex).catch((error: unknown) => {
-          // A banned user's cookies are useless from now on; drop them, then report the ban.
-          if (isSvcError(error) && error.code === 'user_banned') ctx.cookies.clear(ex);
-          throw error;
-        }),
-        ctx.branding.poweredByService(),
-      ]);
-      if (!session) {
-        ctx.cookies.clear(ex);
-        return ex.fail(401, 'invalid_token', 'No active session: sign in.');
-      }
-      ex.ok({ user: session.user, poweredByService });
-    },
-  },
+  getSessionRoute,
   {
     method: 'POST',
     path: '/refresh',
