@@ -75,15 +75,16 @@ export function createProxyServerListener(config: ProxyServerConfig, onError: (e
   const me = config.proxy.svc ? null : new MeAsker(proxyDispatcher(), core.options.baseUrl, core.options.apiKey);
   const trust = compileTrust(config.trustProxy);
   const app = expressApp(config);
+  const fail = (res: ServerResponse, error: unknown) => {
+    onError(error);
+    res.destroy();
+  };
   // Nothing has set a header on `res`: the security headers go out with the answer's, in one head.
   const write = (res: ServerResponse, answer: ProxyAnswer) => writeAnswer(res, answer, SECURITY_HEADERS);
   const route = (request: NodeProxyRequest, match: RouteMatch | null, res: ServerResponse) =>
     core.answer(request, match).then(
       (answer) => write(res, answer),
-      (error: unknown) => {
-        onError(error);
-        res.destroy();
-      },
+      (error: unknown) => fail(res, error),
     );
   return (req, res) => {
     const path = pathOf(req.url ?? '/');
@@ -97,7 +98,14 @@ export function createProxyServerListener(config: ProxyServerConfig, onError: (e
     if (!me || !shortcut) return void route(request, match, res);
     me.ask(
       shortcut.call,
-      (user) => write(res, shortcut.answer(user)),
+      (user) => {
+        // Called from undici's handler, which must not see it throw.
+        try {
+          write(res, shortcut.answer(user));
+        } catch (error) {
+          fail(res, error);
+        }
+      },
       () => void route(request, match, res),
     );
   };

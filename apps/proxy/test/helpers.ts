@@ -88,7 +88,8 @@ async function startStandalone(options: StartProxyOptions): Promise<RunningProxy
   return { url: server.url, upstream, close: async () => void (await Promise.all([server.close(), relay.close()])) };
 }
 
-async function listen(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+/** Listens on a free loopback port; `close` ends every connection, then the server. */
+export async function listen(server: Server): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -6,7 +6,7 @@ import { createProxyServerListener } from '../src';
 import type { ProxyRequest } from '../src/core/exchange';
 import { createProxyCore } from '../src/core/proxy-core';
 import { MeAsker } from '../src/node-me';
-import { CookieJar, json, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type TestProject } from './helpers';
+import { CookieJar, json, listen, PASSWORD, postJson, startProxy, startRealApi, type RealApi, type TestProject } from './helpers';
 
 // The standalone server answers a signed-in `GET session` from a /me call of its own
 // (server.ts, node-me.ts), and hands anything else to the route. These tests hold it to the
@@ -135,19 +135,8 @@ describe('the standalone server against the real API', () => {
   afterAll(() => api.close());
 
   /** The standalone server's listener; with `svc`, every request goes through the route. */
-  async function listen(svc?: SvcClient): Promise<{ url: string; close(): Promise<void> }> {
-    const listener = createProxyServerListener({ port: 0, host: null, staticDir: null, trustProxy: false, proxy: { apiKey: project.live, baseUrl: api.url, svc } });
-    const server = createServer(listener);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: () =>
-        new Promise((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    };
-  }
+  const start = (svc?: SvcClient) =>
+    listen(createServer(createProxyServerListener({ port: 0, host: null, staticDir: null, trustProxy: false, proxy: { apiKey: project.live, baseUrl: api.url, svc } })));
 
   const view = async (res: Response) => ({
     status: res.status,
@@ -156,8 +145,8 @@ describe('the standalone server against the real API', () => {
   });
 
   it('answers a signed-in GET session byte for byte as the route does, head included', async () => {
-    const shortcut = await listen();
-    const routeOnly = await listen(createSvcClient({ apiKey: project.live, baseUrl: api.url }));
+    const shortcut = await start();
+    const routeOnly = await start(createSvcClient({ apiKey: project.live, baseUrl: api.url }));
     try {
       jar = new CookieJar().store(await postJson(shortcut, '/api/session/signup', { email: 'short@example.com', password: PASSWORD }));
       const get = (server: { url: string }) => fetch(`${server.url}/api/session/session`, { headers: { Cookie: jar.header() } });
