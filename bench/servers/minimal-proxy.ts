@@ -7,6 +7,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
 import { SECURITY_HEADERS } from '../../apps/proxy/src/server';
+import { callHeaders } from '../../packages/sdk/src';
 
 const env = (name: string) => process.env[name] ?? fail(`${name} is required`);
 const api = new URL(env('SVC_API_URL')).origin;
@@ -18,7 +19,7 @@ const server = createServer((req, res) => {
   if (req.url === '/healthz') return answer(res, 200, '{"data":{"status":"ok"}}');
   const token = accessToken(req.headers.cookie);
   if (!token) return answer(res, 401, '{"error":"invalid_token","message":"No active session: sign in."}');
-  const headers = { Accept: 'application/json', 'X-API-Key': apiKey, 'X-Svc-Client-Ip': req.socket.remoteAddress ?? '', Authorization: `Bearer ${token}` };
+  const headers = callHeaders(apiKey, { clientIp: req.socket.remoteAddress, accessToken: token });
   agent.dispatch({ origin: api, path: '/api/auth/me', method: 'GET', headers }, new MeCall(res));
 });
 server.keepAliveTimeout = 65_000;
